@@ -1,0 +1,266 @@
+package notation
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"pbem/engine"
+)
+
+// Problem is one thing wrong with a record, printed by `pbem check` as
+// FILE:LINE:COL: game N, ply P "TOKEN": MESSAGE.
+type Problem struct {
+	File      string
+	Line, Col int
+	Game      int    // 1-based game number in the file
+	Ply       int    // 1-based ply number (0 before the first ply)
+	Token     string // the offending token as written
+	Msg       string
+	// Board is the position before an illegal ply (empty otherwise).
+	Board string
+}
+
+func (p *Problem) String() string {
+	return fmt.Sprintf("%s:%d:%d: game %d, ply %d %s: %s", p.File, p.Line, p.Col, p.Game, p.Ply, strconv.Quote(p.Token), p.Msg)
+}
+
+func (p *Problem) Error() string { return p.String() }
+
+// Lookup finds the codec of a game id. Its error is shown to the user as
+// is (e.g. `unknown game "chess"; expected one of ...`).
+type Lookup func(id string) (Codec, error)
+
+// Game is a record that has been checked: the position after every ply of
+// the main line and the canonical spelling of every ply.
+type Game struct {
+	Record  *Record
+	Codec   Codec
+	Options engine.Options
+	Sides   []string
+	// Lines[i] is the game after i plies of the main line (Lines[0] the
+	// start); when a ply was illegal the slice stops before it.
+	Lines []*engine.Line
+	Moves []engine.Move
+	// Outcome is the end decided by the rules (or repetition) at the last
+	// position, if any.
+	Outcome engine.Outcome
+	// Plies counts the plies checked, variations included.
+	Plies int
+}
+
+// Final is the position after the last legal ply of the main line.
+func (g *Game) Final() *engine.Line { return g.Lines[len(g.Lines)-1] }
+
+// Terminations that allow a decided result on a position the rules have not
+// ended.
+var terminations = []string{"resign", "agreement", "time", "forfeit"}
+
+var dateRE = regexp.MustCompile(`^([0-9]{4}|\?\?\?\?)\.([0-9]{2}|\?\?)\.([0-9]{2}|\?\?)$`)
+
+// Options derives the game options from the tags (Players, Board,
+// FirstPlayer) and the side names. It returns the problem with the tag.
+func options(r *Record, rules engine.Rules) (engine.Options, []string, *Problem) {
+	var o engine.Options
+	tagProblem := func(name, format string, args ...any) *Problem {
+		t := r.tag(name)
+		return &Problem{File: r.File, Game: r.Index, Line: t.Pos.Line, Col: t.Pos.Col, Token: t.Value, Msg: fmt.Sprintf(format, args...)}
+	}
+	if v, ok := r.Tag("Players"); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return o, nil, tagProblem("Players", "bad [Players %q]; expected a number of seats such as \"4\"", v)
+		}
+		o.Players = n
+	}
+	if v, ok := r.Tag("Board"); ok {
+		o.Board = v
+	}
+	sides, err := rules.Sides(o)
+	if err != nil {
+		name := "Players"
+		if _, ok := r.Tag("Board"); ok {
+			name = "Board"
+		}
+		if _, ok := r.Tag(name); !ok {
+			name = "Game"
+		}
+		return o, nil, tagProblem(name, "%v", err)
+	}
+	if v, ok := r.Tag("FirstPlayer"); ok {
+		i := slices.Index(sides, v)
+		if i < 0 {
+			return o, nil, tagProblem("FirstPlayer", "bad [FirstPlayer %q]; expected one of %s", v, strings.Join(sides, ", "))
+		}
+		o.First = i
+	}
+	return o, sides, nil
+}
+
+func (r *Record) tag(name string) Tag {
+	for _, t := range r.Tags {
+		if t.Name == name {
+			return t
+		}
+	}
+	return Tag{Pos: r.Pos}
+}
+
+// Check validates a record: tags, every ply of the main line and of every
+// variation, move numbers, and the result. It reports every problem it can
+// find; after an illegal ply the rest of that line cannot be checked. It
+// fills in the canonical spelling of every legal ply. The returned Game is
+// nil when the game itself is unknown or its tags unusable.
+func Check(r *Record, lookup Lookup) (*Game, []*Problem) {
+	var problems []*Problem
+	id, ok := r.Tag("Game")
+	if !ok {
+		return nil, []*Problem{{File: r.File, Game: r.Index, Line: r.Pos.Line, Col: r.Pos.Col, Token: firstToken(r),
+			Msg: `missing [Game] tag; expected the game id first, as in [Game "castles"]`}}
+	}
+	codec, err := lookup(id)
+	if err != nil {
+		t := r.tag("Game")
+		return nil, []*Problem{{File: r.File, Game: r.Index, Line: t.Pos.Line, Col: t.Pos.Col, Token: id, Msg: err.Error()}}
+	}
+	for _, t := range r.Tags {
+		if t.Name == "Date" && !dateRE.MatchString(t.Value) {
+			problems = append(problems, &Problem{File: r.File, Game: r.Index, Line: t.Pos.Line, Col: t.Pos.Col, Token: t.Value,
+				Msg: fmt.Sprintf("bad [Date %q]; expected YYYY.MM.DD with ?? for unknown parts", t.Value)})
+		}
+	}
+	o, sides, p := options(r, codec.Rules())
+	if p != nil {
+		return nil, append(problems, p)
+	}
+	start, err := codec.Rules().Start(o)
+	if err != nil {
+		t := r.tag("Game")
+		return nil, append(problems, &Problem{File: r.File, Game: r.Index, Line: t.Pos.Line, Col: t.Pos.Col, Token: id, Msg: err.Error()})
+	}
+	g := &Game{Record: r, Codec: codec, Options: o, Sides: sides}
+	c := &checker{g: g, first: o.First, n: len(sides)}
+	g.Lines = []*engine.Line{engine.NewLine(start)}
+	main, ok := c.line(r.Main, g.Lines[0], 0, -1, &g.Moves)
+	problems = append(problems, c.problems...)
+	g.Lines = append(g.Lines[:1], main[1:]...)
+	if !ok {
+		return g, problems
+	}
+	g.Outcome = g.Final().Outcome()
+	problems = append(problems, c.result(r)...)
+	return g, problems
+}
+
+func firstToken(r *Record) string {
+	if len(r.Tags) > 0 {
+		return r.Tags[0].Name
+	}
+	if len(r.Main.Plies) > 0 {
+		return r.Main.Plies[0].Text
+	}
+	return r.Result
+}
+
+type checker struct {
+	g        *Game
+	first, n int
+	problems []*Problem
+	rounds   map[*engine.Line]int
+}
+
+func (c *checker) add(pos Pos, ply int, tok, format string, args ...any) *Problem {
+	p := &Problem{File: c.g.Record.File, Game: c.g.Record.Index, Line: pos.Line, Col: pos.Col, Ply: ply, Token: tok, Msg: fmt.Sprintf(format, args...)}
+	c.problems = append(c.problems, p)
+	return p
+}
+
+// roundOf numbers a ply: mover moves after prev (-1 at the start of the
+// game) in round prevRound. A round opens with the side that moves first;
+// a ply opens a new round when its mover does not come after the previous
+// mover in seat order counted from the first side (this also holds when
+// seats are skipped). The castles setup ply is round 0.
+func (c *checker) roundOf(prevRound, prev, mover int) (int, bool) {
+	cyc := func(x int) int { return (x - c.first + c.n) % c.n }
+	if prev < 0 {
+		if cyc(mover) == 0 {
+			return 1, true
+		}
+		return 0, false
+	}
+	if cyc(mover) <= cyc(prev) {
+		return prevRound + 1, true
+	}
+	return prevRound, false
+}
+
+// line checks the plies of l from position at (after ply number base, whose
+// mover was prevMover, in round prevRound). It returns the positions after
+// each legal ply (at included first) and whether every ply was legal. Moves
+// of the main line are appended to moves when it is not nil.
+func (c *checker) line(l *Line, at *engine.Line, base, prevMover int, moves *[]engine.Move) ([]*engine.Line, bool) {
+	lines := []*engine.Line{at}
+	prevRound := 0
+	if base > 0 {
+		prevRound = c.roundAt(at)
+	}
+	for i, p := range l.Plies {
+		ply := base + i + 1
+		s := at.State()
+		// Variations are alternatives to this ply: they start from at.
+		for _, v := range p.Variations {
+			c.line(v, at, ply-1, prevMover, nil)
+		}
+		if o := at.Outcome(); o.Over {
+			c.add(p.Pos, ply, p.Text, "illegal: the game is already over (%s); no ply may follow", o.Reason)
+			return lines, false
+		}
+		mover := s.ToMove()
+		round, opens := c.roundOf(prevRound, prevMover, mover)
+		if p.HasNumber && (p.Number != round || p.Continues == opens) {
+			want := fmt.Sprintf("%d.", round)
+			if !opens {
+				want = fmt.Sprintf("%d...", round)
+			}
+			c.add(p.NumberPos, ply, p.NumberTok, "move number %s disagrees with the plies; expected %s", p.NumberTok, want)
+		}
+		m, err := c.g.Codec.Decode(s, p.Text)
+		var next *engine.Line
+		if err == nil {
+			next, err = at.Play(m)
+		}
+		if err != nil {
+			col := p.Pos
+			var se *SyntaxError
+			if errors.As(err, &se) {
+				col.Col += se.Offset
+			}
+			pr := c.add(col, ply, p.Text, "%s", err.Error())
+			pr.Board = s.Render(-1)
+			return lines, false
+		}
+		p.Canon = c.g.Codec.Encode(s, m)
+		p.round, p.opens = round, opens
+		c.g.Plies++
+		if moves != nil {
+			*moves = append(*moves, m)
+		}
+		at, prevMover, prevRound = next, mover, round
+		c.setRound(at, round)
+		lines = append(lines, at)
+	}
+	return lines, true
+}
+
+// roundAt returns the round of the last ply that led to a position.
+func (c *checker) roundAt(l *engine.Line) int { return c.rounds[l] }
+
+func (c *checker) setRound(l *engine.Line, r int) {
+	if c.rounds == nil {
+		c.rounds = map[*engine.Line]int{}
+	}
+	c.rounds[l] = r
+}

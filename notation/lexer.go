@@ -1,0 +1,280 @@
+package notation
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/alecthomas/participle/v2/lexer"
+)
+
+// Token types of the record lexer. The lexer is hand-written (a
+// lexer.Definition) because record files are large and a runtime regexp
+// lexer would dominate the checker's time; participle remains the grammar.
+const (
+	tEOF lexer.TokenType = lexer.EOF
+	tLBrack lexer.TokenType = -(iota + 1)
+	tRBrack
+	tLParen
+	tRParen
+	tString
+	tComment
+	tNumber // move number: 12. or 12...
+	tNAG    // $12
+	tAnnot  // ! ? !! ?? !? ?! + #
+	tResult // 1-0 0-1 1/2-1/2 * or a ranking such as G>R=B
+	tWord   // a ply, or a tag name
+	tInvalid
+)
+
+var symbols = map[string]lexer.TokenType{
+	"EOF": tEOF, "LBrack": tLBrack, "RBrack": tRBrack, "LParen": tLParen,
+	"RParen": tRParen, "String": tString, "Comment": tComment, "Number": tNumber,
+	"NAG": tNAG, "Annot": tAnnot, "Result": tResult, "Word": tWord, "Invalid": tInvalid,
+}
+
+// describe names a token for error messages.
+func describe(t lexer.Token) string {
+	switch t.Type {
+	case tEOF:
+		return "end of file"
+	case tComment:
+		return "comment"
+	case tString:
+		return "string " + t.Value
+	}
+	return strconv.Quote(t.Value)
+}
+
+type definition struct{}
+
+func (definition) Symbols() map[string]lexer.TokenType { return symbols }
+
+func (definition) Lex(filename string, r io.Reader) (lexer.Lexer, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	toks, _ := lexAll(filename, data)
+	return &sliceLexer{toks: toks}, nil
+}
+
+// sliceLexer feeds participle already-lexed tokens.
+type sliceLexer struct {
+	toks []lexer.Token
+	i    int
+}
+
+func (s *sliceLexer) Next() (lexer.Token, error) {
+	if s.i >= len(s.toks) {
+		// The last token is always EOF.
+		return s.toks[len(s.toks)-1], nil
+	}
+	t := s.toks[s.i]
+	s.i++
+	return t, nil
+}
+
+// lexAll splits data into tokens, always ending with EOF. Bytes that start
+// no token become tInvalid tokens; invalid maps each such token's offset to
+// a message that says what was wrong.
+func lexAll(filename string, data []byte) (toks []lexer.Token, invalid map[int]string) {
+	l := &lexState{data: data, line: 1, col: 1, file: filename}
+	toks = make([]lexer.Token, 0, len(data)/5+1)
+	for {
+		l.skipSpace()
+		if l.off >= len(data) {
+			toks = append(toks, lexer.Token{Type: tEOF, Pos: l.pos()})
+			return toks, l.invalid
+		}
+		toks = l.next(toks)
+	}
+}
+
+type lexState struct {
+	data      []byte
+	off       int
+	line, col int
+	file      string
+	invalid   map[int]string
+}
+
+func (l *lexState) pos() lexer.Position {
+	return lexer.Position{Filename: l.file, Offset: l.off, Line: l.line, Column: l.col}
+}
+
+// advance moves over n bytes, keeping line and column (columns count bytes).
+func (l *lexState) advance(n int) {
+	for _, c := range l.data[l.off : l.off+n] {
+		if c == '\n' {
+			l.line++
+			l.col = 1
+		} else {
+			l.col++
+		}
+	}
+	l.off += n
+}
+
+func (l *lexState) skipSpace() {
+	for l.off < len(l.data) {
+		switch l.data[l.off] {
+		case ' ', '\t', '\r', '\f', '\v':
+			l.col++
+			l.off++
+		case '\n':
+			l.line++
+			l.col = 1
+			l.off++
+		default:
+			return
+		}
+	}
+}
+
+func isSpecial(c byte) bool {
+	switch c {
+	case ' ', '\t', '\r', '\n', '\f', '\v', '[', ']', '(', ')', '{', '}', ';', '"', '$':
+		return true
+	}
+	return c < 0x20 || c == 0x7f
+}
+
+func (l *lexState) emit(toks []lexer.Token, typ lexer.TokenType, n int) []lexer.Token {
+	p := l.pos()
+	v := string(l.data[l.off : l.off+n])
+	l.advance(n)
+	return append(toks, lexer.Token{Type: typ, Value: v, Pos: p})
+}
+
+func (l *lexState) bad(toks []lexer.Token, n int, format string, args ...any) []lexer.Token {
+	if l.invalid == nil {
+		l.invalid = map[int]string{}
+	}
+	l.invalid[l.off] = fmt.Sprintf(format, args...)
+	return l.emit(toks, tInvalid, n)
+}
+
+func (l *lexState) next(toks []lexer.Token) []lexer.Token {
+	d := l.data[l.off:]
+	switch c := d[0]; c {
+	case '[':
+		return l.emit(toks, tLBrack, 1)
+	case ']':
+		return l.emit(toks, tRBrack, 1)
+	case '(':
+		return l.emit(toks, tLParen, 1)
+	case ')':
+		return l.emit(toks, tRParen, 1)
+	case '{':
+		end := bytes.IndexByte(d, '}')
+		if end < 0 {
+			return l.bad(toks, 1, `unterminated comment: "{" has no closing "}"`)
+		}
+		return l.emit(toks, tComment, end+1)
+	case '}':
+		return l.bad(toks, 1, `unexpected "}" outside a comment`)
+	case ';':
+		end := bytes.IndexByte(d, '\n')
+		if end < 0 {
+			end = len(d)
+		}
+		return l.emit(toks, tComment, end)
+	case '"':
+		for i := 1; i < len(d); i++ {
+			switch d[i] {
+			case '\\':
+				i++
+			case '"':
+				return l.emit(toks, tString, i+1)
+			case '\n':
+				return l.bad(toks, i, `unterminated string: a tag value ends with '"' on its line`)
+			}
+		}
+		return l.bad(toks, len(d), `unterminated string: a tag value ends with '"' on its line`)
+	case '$':
+		n := 1
+		for n < len(d) && d[n] >= '0' && d[n] <= '9' {
+			n++
+		}
+		if n == 1 {
+			return l.bad(toks, 1, `"$" must be followed by digits (a NAG such as $12)`)
+		}
+		return l.emit(toks, tNAG, n)
+	default:
+		if c < 0x20 || c == 0x7f {
+			return l.bad(toks, 1, "unexpected control byte %#02x", c)
+		}
+	}
+	// A word: everything up to the next special byte.
+	n := 0
+	for n < len(d) && !isSpecial(d[n]) {
+		n++
+	}
+	w := d[:n]
+	// A leading move number: 12. or 12... possibly glued to a ply (1.e4).
+	if digits := leadingDigits(w); digits > 0 && digits < n && w[digits] == '.' {
+		m := digits
+		for m < n && w[m] == '.' {
+			m++
+		}
+		return l.emit(toks, tNumber, m)
+	}
+	if isResult(w) {
+		return l.emit(toks, tResult, n)
+	}
+	// Trailing annotations split off the ply: Qa1-d4!? -> Qa1-d4 !?
+	a := n
+	for a > 0 && isAnnotByte(w[a-1]) {
+		a--
+	}
+	if a > 0 {
+		toks = l.emit(toks, tWord, a)
+	}
+	for a < n {
+		k := annotLen(w[a:n])
+		toks = l.emit(toks, tAnnot, k)
+		a += k
+	}
+	return toks
+}
+
+func leadingDigits(w []byte) int {
+	n := 0
+	for n < len(w) && w[n] >= '0' && w[n] <= '9' {
+		n++
+	}
+	return n
+}
+
+func isAnnotByte(c byte) bool { return c == '!' || c == '?' || c == '+' || c == '#' }
+
+func annotLen(w []byte) int {
+	if len(w) >= 2 && (w[0] == '!' || w[0] == '?') && (w[1] == '!' || w[1] == '?') {
+		return 2
+	}
+	return 1
+}
+
+// isResult reports a result token: 1-0 0-1 1/2-1/2 * or a ranking of side
+// letters joined by > and = (G>R=B).
+func isResult(w []byte) bool {
+	switch string(w) {
+	case "1-0", "0-1", "1/2-1/2", "*":
+		return true
+	}
+	if len(w) < 3 || len(w)%2 == 0 {
+		return false
+	}
+	for i, c := range w {
+		if i%2 == 0 {
+			if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z') {
+				return false
+			}
+		} else if c != '>' && c != '=' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,423 @@
+// Package notation reads and writes game records: the record grammar (a
+// participle grammar over a hand-written lexer), the record checker behind
+// `pbem check`, the canonical writer, and the Codec interface each game's
+// move notation implements (notation/<game>).
+package notation
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/alecthomas/participle/v2"
+	"github.com/alecthomas/participle/v2/lexer"
+)
+
+// Pos is a place in a record file: 1-based line and column (in bytes), and
+// the 0-based byte offset.
+type Pos struct {
+	Line, Col, Offset int
+}
+
+func toPos(p lexer.Position) Pos { return Pos{Line: p.Line, Col: p.Column, Offset: p.Offset} }
+
+// Tag is a tag pair, [Name "Value"].
+type Tag struct {
+	Name, Value string
+	Pos         Pos
+}
+
+// Record is one game as written: tags, movetext and result token.
+type Record struct {
+	File  string
+	Index int // 1-based number of the game in its file
+	Pos   Pos
+	Tags  []Tag
+	Main  *Line
+	// Result is the result token as written ("1-0", "*", "G>R=B").
+	Result    string
+	ResultPos Pos
+}
+
+// Tag returns the value of the first tag named name (case-sensitive) and
+// whether there is one.
+func (r *Record) Tag(name string) (string, bool) {
+	for _, t := range r.Tags {
+		if t.Name == name {
+			return t.Value, true
+		}
+	}
+	return "", false
+}
+
+// SetTag replaces the value of tag name, or adds it.
+func (r *Record) SetTag(name, value string) {
+	for i := range r.Tags {
+		if r.Tags[i].Name == name {
+			r.Tags[i].Value = value
+			return
+		}
+	}
+	r.Tags = append(r.Tags, Tag{Name: name, Value: value})
+}
+
+// Line is a sequence of plies: the main line or a variation.
+type Line struct {
+	Comments []string // comments before the first ply
+	Plies    []*Ply
+	Pos      Pos // of the opening "(" for a variation
+}
+
+// Ply is one ply with what is written around it.
+type Ply struct {
+	Text string // as written
+	Pos  Pos
+	// Number is the move number written before the ply (HasNumber), with
+	// Continues for the N... form.
+	HasNumber bool
+	Number    int
+	Continues bool
+	NumberPos Pos
+	NumberTok string
+	Annots    []string // ! ? !! ?? !? ?! + #
+	NAGs      []int
+	Comments  []string   // comments after the ply
+	Variations []*Line   // alternatives to this ply
+
+	// Filled in by Check (or a Builder).
+	Canon string // canonical spelling
+	round int
+	opens bool
+}
+
+// grammar: one game. A file is split into games before parsing (see split),
+// so that a syntax error costs one game and checking resumes at the next.
+type gGame struct {
+	Pos    lexer.Position
+	Tags   []*gTag  `parser:"@@*"`
+	Body   []*gElem `parser:"@@*"`
+	Result *gResult `parser:"@@"`
+}
+
+type gTag struct {
+	Pos   lexer.Position
+	Name  string `parser:"LBrack @Word"`
+	Value string `parser:"@String RBrack"`
+}
+
+type gElem struct {
+	Pos       lexer.Position
+	Number    string      `parser:"  @Number"`
+	Ply       string      `parser:"| @Word"`
+	Annot     string      `parser:"| @Annot"`
+	NAG       string      `parser:"| @NAG"`
+	Comment   string      `parser:"| @Comment"`
+	Variation *gVariation `parser:"| @@"`
+}
+
+type gVariation struct {
+	Pos  lexer.Position
+	Body []*gElem `parser:"LParen @@* RParen"`
+}
+
+type gResult struct {
+	Pos   lexer.Position
+	Value string `parser:"@Result"`
+}
+
+var parser = participle.MustBuild[gGame](
+	participle.Lexer(definition{}),
+	participle.UseLookahead(1),
+)
+
+// Parse reads every game of a record file. Games with a syntax error are
+// reported in problems (one each) and left out of the records; reading
+// resumes at the next game.
+func Parse(file string, data []byte) (records []*Record, problems []*Problem) {
+	toks, invalid := lexAll(file, data)
+	for i, chunk := range split(toks) {
+		rec, p := parseGame(file, i+1, chunk, invalid)
+		if p != nil {
+			problems = append(problems, p)
+			continue
+		}
+		records = append(records, rec)
+	}
+	return records, problems
+}
+
+// split cuts the token stream into games: a game ends after a result token
+// outside any variation, or before a "[" that follows movetext (a game
+// without a result), or at the end of the file. Every chunk ends with EOF.
+func split(toks []lexer.Token) [][]lexer.Token {
+	var out [][]lexer.Token
+	start, depth, movetext, inTag := 0, 0, false, false
+	cut := func(end int, eof lexer.Token) {
+		c := make([]lexer.Token, 0, end-start+1)
+		c = append(c, toks[start:end]...)
+		eof.Type = tEOF
+		eof.Value = ""
+		out = append(out, append(c, eof))
+		start, depth, movetext, inTag = end, 0, false, false
+	}
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		switch t.Type {
+		case tEOF:
+			if i > start {
+				cut(i, t)
+			}
+			return out
+		case tLBrack:
+			if movetext && depth == 0 {
+				cut(i, t)
+			}
+			inTag = true
+		case tRBrack:
+			inTag = false
+		case tLParen:
+			depth++
+			movetext = true
+		case tRParen:
+			if depth > 0 {
+				depth--
+			}
+			movetext = true
+		case tResult:
+			if depth == 0 && !inTag {
+				cut(i+1, toks[i+1])
+			}
+		case tWord, tString:
+			if !inTag {
+				movetext = true
+			}
+		default:
+			movetext = true
+		}
+	}
+	return out
+}
+
+func parseGame(file string, n int, toks []lexer.Token, invalid map[int]string) (*Record, *Problem) {
+	pl, err := lexer.Upgrade(&sliceLexer{toks: toks})
+	if err == nil {
+		var g *gGame
+		g, err = parser.ParseFromLexer(pl)
+		if err == nil {
+			return build(file, n, g)
+		}
+	}
+	return nil, syntaxProblem(file, n, toks, invalid, err)
+}
+
+// syntaxProblem turns a participle error into a located problem that names
+// what was found and what was expected.
+func syntaxProblem(file string, n int, toks []lexer.Token, invalid map[int]string, err error) *Problem {
+	p := &Problem{File: file, Game: n, Msg: err.Error()}
+	var at lexer.Token
+	if pe, ok := err.(participle.Error); ok {
+		pos := pe.Position()
+		for _, t := range toks {
+			if t.Pos.Offset == pos.Offset {
+				at = t
+				break
+			}
+		}
+		at.Pos = pos
+		p.Msg = pe.Message()
+		if ue, ok := err.(*participle.UnexpectedTokenError); ok {
+			at = ue.Unexpected
+			p.Msg = "unexpected " + describe(at) + "; expected " + expectation(toks, at)
+		}
+	}
+	if at.Type == tInvalid {
+		p.Msg = invalid[at.Pos.Offset]
+	}
+	p.Line, p.Col, p.Token = at.Pos.Line, at.Pos.Column, at.Value
+	// Count the plies before the error.
+	for _, t := range toks {
+		if t.Pos.Offset >= at.Pos.Offset {
+			break
+		}
+		if t.Type == tWord {
+			p.Ply++
+		}
+	}
+	p.Ply++
+	return p
+}
+
+// expectation says what the grammar wanted instead of t, in words.
+func expectation(toks []lexer.Token, t lexer.Token) string {
+	depth, inTags := 0, true
+	var prev lexer.Token
+	for _, x := range toks {
+		if x.Pos.Offset >= t.Pos.Offset && x.Type != tEOF || x.Type == tEOF && t.Type == tEOF && x.Pos == t.Pos {
+			break
+		}
+		switch x.Type {
+		case tLParen:
+			depth++
+			inTags = false
+		case tRParen:
+			depth--
+		case tLBrack, tRBrack, tString:
+		case tWord:
+			if prev.Type != tLBrack {
+				inTags = false
+			}
+		default:
+			inTags = false
+		}
+		prev = x
+	}
+	switch {
+	case prev.Type == tLBrack:
+		return `a tag name, as in [Game "castles"]`
+	case prev.Type == tWord && inTags && t.Type != tString:
+		return `a quoted tag value, as in [Game "castles"]`
+	case prev.Type == tString && inTags:
+		return `"]" to close the tag`
+	case depth > 0 && t.Type == tEOF:
+		return `")" to close the variation, then a result`
+	case depth > 0:
+		return `a ply, comment or ")" to close the variation`
+	case t.Type == tEOF:
+		return "a result (1-0, 0-1, 1/2-1/2 or *) to end the game"
+	case t.Type == tRParen:
+		return `a ply, comment or result ("(" opens a variation before ")" closes it)`
+	}
+	return "a tag, ply, move number, comment, variation or result"
+}
+
+// build turns a parsed game into a Record, checking what the grammar does
+// not: annotations and NAGs follow a ply, a move number precedes one.
+func build(file string, n int, g *gGame) (*Record, *Problem) {
+	r := &Record{File: file, Index: n, Pos: toPos(g.Pos)}
+	for _, t := range g.Tags {
+		v, err := unquote(t.Value)
+		if err != nil {
+			return nil, &Problem{File: file, Game: n, Line: t.Pos.Line, Col: t.Pos.Column, Token: t.Name, Msg: err.Error()}
+		}
+		r.Tags = append(r.Tags, Tag{Name: t.Name, Value: v, Pos: toPos(t.Pos)})
+	}
+	plies := 0
+	main, p := buildLine(file, n, g.Body, &plies)
+	if p != nil {
+		return nil, p
+	}
+	r.Main = main
+	r.Result, r.ResultPos = g.Result.Value, toPos(g.Result.Pos)
+	return r, nil
+}
+
+func buildLine(file string, n int, body []*gElem, plies *int) (*Line, *Problem) {
+	l := &Line{}
+	var last *Ply
+	var num *gElem
+	problem := func(e *gElem, tok, format string, args ...any) *Problem {
+		return &Problem{File: file, Game: n, Ply: *plies + 1, Line: e.Pos.Line, Col: e.Pos.Column, Token: tok, Msg: fmt.Sprintf(format, args...)}
+	}
+	for _, e := range body {
+		if num != nil && e.Ply == "" && e.Comment == "" {
+			return nil, problem(num, num.Number, "move number %s is not followed by a ply", num.Number)
+		}
+		switch {
+		case e.Number != "":
+			if num != nil {
+				return nil, problem(e, e.Number, "move number %s follows move number %s; expected a ply", e.Number, num.Number)
+			}
+			num = e
+		case e.Ply != "":
+			*plies++
+			last = &Ply{Text: e.Ply, Pos: toPos(e.Pos)}
+			if num != nil {
+				digits := strings.TrimRight(num.Number, ".")
+				dots := len(num.Number) - len(digits)
+				v, err := strconv.Atoi(digits)
+				if err != nil || (dots != 1 && dots != 3) {
+					return nil, problem(num, num.Number, "bad move number %s; expected N. or N...", num.Number)
+				}
+				last.HasNumber, last.Number, last.Continues = true, v, dots == 3
+				last.NumberPos, last.NumberTok = toPos(num.Pos), num.Number
+				num = nil
+			}
+			l.Plies = append(l.Plies, last)
+		case e.Annot != "":
+			if last == nil {
+				return nil, problem(e, e.Annot, "annotation %s must follow a ply", e.Annot)
+			}
+			last.Annots = append(last.Annots, e.Annot)
+		case e.NAG != "":
+			if last == nil {
+				return nil, problem(e, e.NAG, "NAG %s must follow a ply", e.NAG)
+			}
+			v, err := strconv.Atoi(e.NAG[1:])
+			if err != nil || v > 255 {
+				return nil, problem(e, e.NAG, "bad NAG %s; expected $0 to $255", e.NAG)
+			}
+			last.NAGs = append(last.NAGs, v)
+		case e.Comment != "":
+			c := commentText(e.Comment)
+			if last == nil {
+				l.Comments = append(l.Comments, c)
+			} else {
+				last.Comments = append(last.Comments, c)
+			}
+		case e.Variation != nil:
+			if last == nil {
+				return nil, problem(e, "(", "a variation must follow the ply it is an alternative to")
+			}
+			before := *plies
+			*plies-- // the variation replaces the ply before it
+			v, p := buildLine(file, n, e.Variation.Body, plies)
+			if p != nil {
+				return nil, p
+			}
+			*plies = before
+			v.Pos = toPos(e.Pos)
+			if len(v.Plies) == 0 {
+				return nil, problem(e, "(", "empty variation; expected at least one ply")
+			}
+			last.Variations = append(last.Variations, v)
+		}
+	}
+	if num != nil {
+		return nil, problem(num, num.Number, "move number %s is not followed by a ply", num.Number)
+	}
+	return l, nil
+}
+
+func commentText(c string) string {
+	if strings.HasPrefix(c, "{") {
+		c = c[1 : len(c)-1]
+	} else {
+		c = c[1:]
+	}
+	return strings.Join(strings.Fields(c), " ")
+}
+
+// unquote reads a tag value: "..." with \" and \\ escapes only.
+func unquote(s string) (string, error) {
+	s = s[1 : len(s)-1]
+	if !strings.Contains(s, `\`) {
+		return s, nil
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' {
+			i++
+			if i >= len(s) || (s[i] != '"' && s[i] != '\\') {
+				return "", fmt.Errorf(`bad escape in tag value; expected \" or \\`)
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String(), nil
+}
+
+// quote writes a tag value with \" and \\ escapes.
+func quote(s string) string {
+	s = strings.ReplaceAll(s, `\`, `\\`)
+	return `"` + strings.ReplaceAll(s, `"`, `\"`) + `"`
+}
