@@ -169,7 +169,7 @@ func split(toks []lexer.Token) [][]lexer.Token {
 			}
 			return out
 		case tLBrack:
-			if movetext && depth == 0 {
+			if movetext {
 				cut(i, t)
 			}
 			inTag = true
@@ -199,6 +199,14 @@ func split(toks []lexer.Token) [][]lexer.Token {
 }
 
 func parseGame(file string, n int, toks []lexer.Token, invalid map[int]string) (*Record, *Problem) {
+	for _, t := range toks {
+		if t.Type == tInvalid {
+			return nil, syntaxProblem(file, n, toks, invalid, participle.Errorf(t.Pos, "%s", invalid[t.Pos.Offset]))
+		}
+	}
+	if t, msg, ok := balance(toks); !ok {
+		return nil, syntaxProblem(file, n, toks, invalid, participle.Errorf(t.Pos, "%s", msg))
+	}
 	pl, err := lexer.Upgrade(&sliceLexer{toks: toks})
 	if err == nil {
 		var g *gGame
@@ -234,18 +242,55 @@ func syntaxProblem(file string, n int, toks []lexer.Token, invalid map[int]strin
 		p.Msg = invalid[at.Pos.Offset]
 	}
 	p.Line, p.Col, p.Token = at.Pos.Line, at.Pos.Column, at.Value
-	// Count the plies before the error.
-	for _, t := range toks {
-		if t.Pos.Offset >= at.Pos.Offset {
-			break
-		}
-		if t.Type == tWord {
-			p.Ply++
-		}
-	}
-	p.Ply++
+	p.Ply = plyAt(toks, at.Pos.Offset)
 	return p
 }
+
+// plyAt numbers the ply at offset as the checker would: plies of a
+// variation replace the ply before it.
+func plyAt(toks []lexer.Token, offset int) int {
+	count := 0
+	var stack []int
+	for i, t := range toks {
+		if t.Pos.Offset >= offset {
+			break
+		}
+		switch {
+		case t.Type == tWord && (i == 0 || toks[i-1].Type != tLBrack):
+			count++
+		case t.Type == tLParen:
+			stack = append(stack, count)
+			count = max(count-1, 0)
+		case t.Type == tRParen && len(stack) > 0:
+			count = stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+		}
+	}
+	return count + 1
+}
+
+// balance finds the first unbalanced parenthesis of a game, which the
+// grammar alone reports poorly.
+func balance(toks []lexer.Token) (lexer.Token, string, bool) {
+	depth := 0
+	for _, t := range toks {
+		switch t.Type {
+		case tLParen:
+			depth++
+		case tRParen:
+			if depth == 0 {
+				return t, `unexpected ")"; expected a ply, comment or result ("(" opens a variation before ")" closes it)`, false
+			}
+			depth--
+		case tResult, tEOF, tLBrack:
+			if depth > 0 {
+				return t, "unexpected " + describe(t) + `; expected a ply, comment or ")" to close the variation`, false
+			}
+		}
+	}
+	return lexer.Token{}, "", true
+}
+
 
 // expectation says what the grammar wanted instead of t, in words.
 func expectation(toks []lexer.Token, t lexer.Token) string {
