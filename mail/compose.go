@@ -1,0 +1,174 @@
+package mail
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"mime"
+	"net/mail"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	gomail "github.com/emersion/go-message/mail"
+	"github.com/emersion/go-message/textproto"
+)
+
+// Compose renders o as a plain-text RFC 5322 message with CRLF line endings:
+// From, To, Cc, Reply-To, Subject, Date, Message-ID, In-Reply-To,
+// References, MIME-Version and Content-Type text/plain; charset=utf-8.
+//
+// The body is sent as 7bit when it is ASCII, else as 8bit, so every line
+// arrives exactly as written, trailing spaces included (the signature
+// separator "-- " survives; quoted-printable would encode its space and
+// some clients then lose it). Only a body with a line longer than 998 bytes,
+// which SMTP cannot carry as is, is sent as base64. Header values are
+// stripped of line breaks, and non-ASCII text is RFC 2047 encoded.
+//
+// Compose is deterministic: the same Outgoing gives the same bytes, provided
+// o.Date is set.
+func Compose(o *Outgoing) []byte {
+	var h gomail.Header
+	date := o.Date
+	if date.IsZero() {
+		date = time.Now()
+	}
+	body, cte := encodeBody(o.Text)
+
+	// textproto writes fields in reverse order of addition.
+	h.Set("Content-Transfer-Encoding", cte)
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("MIME-Version", "1.0")
+	if len(o.References) > 0 {
+		h.Set("References", msgIDs(o.References))
+	}
+	if o.InReplyTo != "" {
+		h.Set("In-Reply-To", msgIDs([]string{o.InReplyTo}))
+	}
+	if o.MessageID != "" {
+		h.Set("Message-Id", msgIDs([]string{o.MessageID}))
+	}
+	h.Set("Date", date.Format("Mon, 02 Jan 2006 15:04:05 -0700"))
+	h.Set("Subject", mime.QEncoding.Encode("utf-8", oneLine(o.Subject)))
+	if o.ReplyTo != nil {
+		h.Set("Reply-To", formatAddress(*o.ReplyTo))
+	}
+	if len(o.Cc) > 0 {
+		h.Set("Cc", formatAddresses(o.Cc))
+	}
+	h.Set("To", formatAddresses(o.To))
+	h.Set("From", formatAddress(o.From))
+
+	var buf bytes.Buffer
+	buf.Grow(len(body) + 512)
+	if err := writeHeader(&buf, h); err != nil {
+		// Only invalid UTF-8 in header keys fails, and ours are constants.
+		panic("mail: Compose: " + err.Error())
+	}
+	buf.Write(body)
+	return buf.Bytes()
+}
+
+// encodeBody returns the body with CRLF line endings, ending in CRLF, and its
+// Content-Transfer-Encoding.
+func encodeBody(text string) ([]byte, string) {
+	text = strings.ToValidUTF8(text, "\uFFFD")
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	text = strings.ReplaceAll(text, "\r", "\n")
+	text = strings.ReplaceAll(text, "\x00", "")
+	text = strings.TrimSuffix(text, "\n")
+	lines := strings.Split(text, "\n")
+	ascii, long := true, false
+	for _, l := range lines {
+		if len(l) > 998 {
+			long = true
+		}
+		for i := 0; i < len(l); i++ {
+			if l[i] >= utf8.RuneSelf {
+				ascii = false
+				break
+			}
+		}
+	}
+	if long {
+		enc := base64.StdEncoding.EncodeToString([]byte(strings.Join(lines, "\r\n") + "\r\n"))
+		var b strings.Builder
+		for len(enc) > 76 {
+			b.WriteString(enc[:76])
+			b.WriteString("\r\n")
+			enc = enc[76:]
+		}
+		b.WriteString(enc)
+		b.WriteString("\r\n")
+		return []byte(b.String()), "base64"
+	}
+	body := []byte(strings.Join(lines, "\r\n") + "\r\n")
+	if ascii {
+		return body, "7bit"
+	}
+	return body, "8bit"
+}
+
+// oneLine removes line breaks and control characters from a header value.
+func oneLine(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\t' || r == '\r' || r == '\n':
+			return ' '
+		case r < ' ' || r == 0x7f:
+			return -1
+		}
+		return r
+	}, s)
+}
+
+func formatAddress(a Address) string {
+	addr := (&mail.Address{Name: oneLine(a.Name), Address: strings.Join(strings.Fields(oneLine(a.Addr)), "")}).String()
+	return addr
+}
+
+func formatAddresses(list []Address) string {
+	parts := make([]string, len(list))
+	for i, a := range list {
+		parts[i] = formatAddress(a)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// msgIDs formats identifiers as "<a> <b>", dropping characters that cannot
+// appear in one.
+func msgIDs(ids []string) string {
+	parts := make([]string, 0, len(ids))
+	for _, id := range ids {
+		id = strings.Map(func(r rune) rune {
+			if r <= ' ' || r == '<' || r == '>' || r == 0x7f {
+				return -1
+			}
+			return r
+		}, id)
+		if id != "" {
+			parts = append(parts, "<"+id+">")
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// NewMessageID returns a fresh Message-ID (without angle brackets) for the
+// given domain: 24 random hex digits, "@", domain. Create it once, when the
+// reply is created, and store it with the reply.
+func NewMessageID(domain string) string {
+	var b [12]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // crypto/rand never fails on supported platforms
+	}
+	if domain == "" {
+		domain = "localhost"
+	}
+	return hex.EncodeToString(b[:]) + "@" + domain
+}
+
+func writeHeader(buf *bytes.Buffer, h gomail.Header) error {
+	return textproto.WriteHeader(buf, h.Header.Header)
+}

@@ -1,0 +1,30 @@
+// Package mail connects the referee to a mailbox: it parses inbound MIME
+// messages into plain text ([Parse]), composes plain-text replies
+// ([Compose]), polls an IMAP mailbox with IDLE and a fallback poll
+// ([Poller]), and delivers queued replies over SMTP with retries ([Sender]).
+//
+// The package knows nothing of games. The application plugs in through
+// three small interfaces:
+//
+//   - [Handler] receives each inbound message; returning nil means its
+//     effect (including any replies written to the outbox) is durably
+//     committed.
+//   - [Rejecter] (optional) is told about messages that are moved to the
+//     Rejected folder, so that the application can queue a reply.
+//   - [Outbox] is the durable queue of replies, implemented on the
+//     application's store; the [Sender] drains it.
+//
+// # Exactly once
+//
+// Every inbound message is handed to the Handler until the Handler returns
+// nil (or a permanent error); only then is it marked \Seen and moved out of
+// the inbox. A crash between the Handler's commit and the move re-delivers
+// the message on restart, so the Handler must be idempotent: it dedups by
+// [Inbound.Key] (the Message-ID, or a hash of the raw message when there is
+// none) in the same transaction that applies the effect. Replies are rows in
+// the outbox written in that same transaction, with a Message-ID fixed at
+// creation; the Sender marks each row sent right after the SMTP server
+// accepts it. The one window left is a crash (or a store failure) between
+// the server's acceptance and [Outbox.Sent]: that reply is sent again, with
+// the same Message-ID, so mail clients that dedup by Message-ID show it once.
+package mail

@@ -1,0 +1,489 @@
+// Package embedded runs an in-process mail system on loopback: an IMAP
+// server (go-imap's imapserver over imapmemserver) and an SMTP server
+// (go-smtp) that delivers into it. It is what "pbem serve" uses when no mail
+// server is configured, and what the mail tests and benchmarks run against.
+//
+// The accounts are the referee's mailbox (referee@pbem.local by default) and
+// a few demo players (alice, bob, carol, dave). Mail is kept in memory only:
+// it is gone when the process exits.
+package embedded
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/big"
+	"net"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/emersion/go-imap/v2"
+	"github.com/emersion/go-imap/v2/imapserver"
+	"github.com/emersion/go-imap/v2/imapserver/imapmemserver"
+	"github.com/emersion/go-sasl"
+	"github.com/emersion/go-smtp"
+)
+
+// Options configures Start. The zero value (or nil) gives the defaults.
+type Options struct {
+	// Host is the address to listen on (default "127.0.0.1"). Listening
+	// on anything but loopback exposes unencrypted login: don't.
+	Host string
+	// IMAPPort and SMTPPort default to 0: a random free port.
+	IMAPPort, SMTPPort int
+	// Domain of every account (default "pbem.local").
+	Domain string
+	// Referee is the local part of the referee's mailbox (default
+	// "referee").
+	Referee string
+	// Players are the local parts of the demo player accounts (default
+	// alice, bob, carol, dave).
+	Players []string
+	// Passwords maps a local part to its password. Accounts not listed
+	// use DefaultPassword, or their local part when that is empty too.
+	Passwords       map[string]string
+	DefaultPassword string
+	// Logger defaults to slog.Default(); server errors are logged at
+	// debug level.
+	Logger *slog.Logger
+}
+
+// Account is one mailbox on the embedded servers.
+type Account struct {
+	Address  string // e.g. referee@pbem.local; also the login name
+	Password string
+}
+
+// Servers is a running pair of embedded IMAP and SMTP servers.
+type Servers struct {
+	opts     Options
+	log      *slog.Logger
+	accounts []Account
+	users    map[string]*imapmemserver.User // by local part
+	mem      *imapmemserver.Server
+	tlsConf  *tls.Config
+	certPool *x509.CertPool
+
+	imapLn net.Listener
+	imap   *imapserver.Server
+	smtpLn net.Listener
+	smtp   *smtp.Server
+
+	mu    sync.Mutex
+	conns map[net.Conn]struct{} // open IMAP connections
+}
+
+// Start starts the servers and returns once both are listening.
+func Start(opts *Options) (*Servers, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Host == "" {
+		o.Host = "127.0.0.1"
+	}
+	if o.Domain == "" {
+		o.Domain = "pbem.local"
+	}
+	if o.Referee == "" {
+		o.Referee = "referee"
+	}
+	if o.Players == nil {
+		o.Players = []string{"alice", "bob", "carol", "dave"}
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	s := &Servers{
+		opts:  o,
+		log:   log.With("component", "embedded-mail"),
+		users: make(map[string]*imapmemserver.User),
+		mem:   imapmemserver.New(),
+		conns: make(map[net.Conn]struct{}),
+	}
+	for _, local := range append([]string{o.Referee}, o.Players...) {
+		local = strings.ToLower(local)
+		if _, dup := s.users[local]; dup {
+			continue
+		}
+		pw := o.Passwords[local]
+		if pw == "" {
+			pw = o.DefaultPassword
+		}
+		if pw == "" {
+			pw = local
+		}
+		addr := local + "@" + o.Domain
+		u := imapmemserver.NewUser(addr, pw)
+		for _, mbox := range []string{"INBOX", "Sent"} {
+			if err := u.Create(mbox, nil); err != nil {
+				return nil, fmt.Errorf("embedded: create %s for %s: %w", mbox, addr, err)
+			}
+		}
+		s.mem.AddUser(u)
+		s.users[local] = u
+		s.accounts = append(s.accounts, Account{Address: addr, Password: pw})
+	}
+
+	cert, pool, err := selfSigned(o.Host)
+	if err != nil {
+		return nil, err
+	}
+	s.tlsConf = &tls.Config{Certificates: []tls.Certificate{cert}}
+	s.certPool = pool
+
+	if s.imapLn, err = net.Listen("tcp", net.JoinHostPort(o.Host, strconv.Itoa(o.IMAPPort))); err != nil {
+		return nil, fmt.Errorf("embedded: imap listen: %w", err)
+	}
+	if s.smtpLn, err = net.Listen("tcp", net.JoinHostPort(o.Host, strconv.Itoa(o.SMTPPort))); err != nil {
+		s.imapLn.Close()
+		return nil, fmt.Errorf("embedded: smtp listen: %w", err)
+	}
+	s.startIMAP()
+	s.startSMTP()
+	return s, nil
+}
+
+func (s *Servers) startIMAP() {
+	s.imap = imapserver.New(&imapserver.Options{
+		NewSession: func(*imapserver.Conn) (imapserver.Session, *imapserver.GreetingData, error) {
+			return s.mem.NewSession(), nil, nil
+		},
+		Caps: imap.CapSet{
+			imap.CapIMAP4rev1: {},
+			imap.CapIMAP4rev2: {},
+		},
+		TLSConfig:    s.tlsConf,
+		InsecureAuth: true,
+		Logger:       slogPrintf{s.log.With("server", "imap")},
+	})
+	go s.imap.Serve(&trackingListener{Listener: s.imapLn, s: s})
+}
+
+func (s *Servers) startSMTP() {
+	srv := smtp.NewServer(&backend{s: s})
+	srv.Domain = s.opts.Domain
+	srv.TLSConfig = s.tlsConf
+	srv.AllowInsecureAuth = true
+	srv.MaxMessageBytes = 10 << 20
+	srv.MaxRecipients = 50
+	srv.ReadTimeout = 5 * time.Minute
+	srv.WriteTimeout = 5 * time.Minute
+	srv.ErrorLog = slogPrintf{s.log.With("server", "smtp")}
+	s.smtp = srv
+	go srv.Serve(s.smtpLn)
+}
+
+// IMAPAddr returns the IMAP server's host:port.
+func (s *Servers) IMAPAddr() string { return s.imapLn.Addr().String() }
+
+// SMTPAddr returns the SMTP server's host:port.
+func (s *Servers) SMTPAddr() string { return s.smtpLn.Addr().String() }
+
+// Domain returns the mail domain of every account.
+func (s *Servers) Domain() string { return s.opts.Domain }
+
+// RefereeAddress returns the referee's address, e.g. referee@pbem.local.
+func (s *Servers) RefereeAddress() string { return s.opts.Referee + "@" + s.opts.Domain }
+
+// Accounts returns every account, the referee's first.
+func (s *Servers) Accounts() []Account { return slices.Clone(s.accounts) }
+
+// Password returns the password of the account with the given address or
+// local part, and whether there is such an account.
+func (s *Servers) Password(user string) (string, bool) {
+	local, ok := s.local(user)
+	if !ok {
+		return "", false
+	}
+	for _, a := range s.accounts {
+		if a.Address == local+"@"+s.opts.Domain {
+			return a.Password, true
+		}
+	}
+	return "", false
+}
+
+// TLSConfig returns a client configuration that trusts the servers'
+// self-signed certificate (both offer STARTTLS).
+func (s *Servers) TLSConfig() *tls.Config {
+	return &tls.Config{RootCAs: s.certPool, ServerName: s.opts.Host}
+}
+
+// Status returns the message counts of a user's mailbox, e.g.
+// Status("referee", "Processed").
+func (s *Servers) Status(user, mailbox string) (*imap.StatusData, error) {
+	local, ok := s.local(user)
+	if !ok {
+		return nil, fmt.Errorf("embedded: no account %q", user)
+	}
+	return s.users[local].Status(mailbox, &imap.StatusOptions{NumMessages: true, NumUnseen: true, UIDNext: true})
+}
+
+// Deliver puts a message straight into the INBOX of each local recipient,
+// as the SMTP server does, adding Delivered-To and Return-Path. It is for
+// tests and benchmarks that want no SMTP round trip.
+func (s *Servers) Deliver(from string, to []string, raw []byte) error {
+	for _, rcpt := range to {
+		local, ok := s.local(rcpt)
+		if !ok {
+			return fmt.Errorf("embedded: no mailbox for %q", rcpt)
+		}
+		if err := s.deliverTo(local, rcpt, from, raw); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Servers) deliverTo(local, rcpt, from string, raw []byte) error {
+	var b strings.Builder
+	b.Grow(len(raw) + 200)
+	fmt.Fprintf(&b, "Return-Path: <%s>\r\n", headerSafe(from))
+	fmt.Fprintf(&b, "Delivered-To: %s\r\n", headerSafe(rcpt))
+	fmt.Fprintf(&b, "Received: by %s (pbem embedded); %s\r\n", s.opts.Domain, time.Now().Format(time.RFC1123Z))
+	b.Write(raw)
+	msg := b.String()
+	_, err := s.users[local].Append("INBOX", literal{strings.NewReader(msg), int64(len(msg))}, &imap.AppendOptions{Time: time.Now()})
+	return err
+}
+
+// local maps an address (with any +detail) or a local part to a known local
+// part.
+func (s *Servers) local(addr string) (string, bool) {
+	addr = strings.ToLower(strings.TrimSpace(addr))
+	local, domain, hasDomain := strings.Cut(addr, "@")
+	if hasDomain && domain != strings.ToLower(s.opts.Domain) {
+		return "", false
+	}
+	local, _, _ = strings.Cut(local, "+")
+	_, ok := s.users[local]
+	return local, ok
+}
+
+// DropIMAPConnections closes every open IMAP connection from the server
+// side, as a server restart or a network failure would. The server keeps
+// listening and the mail is kept. It is for fault tests.
+func (s *Servers) DropIMAPConnections() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := len(s.conns)
+	for c := range s.conns {
+		c.Close()
+	}
+	return n
+}
+
+// Close stops both servers. Mail is lost.
+func (s *Servers) Close() error {
+	err := s.smtp.Close()
+	if err2 := s.imap.Close(); err == nil {
+		err = err2
+	}
+	return err
+}
+
+// Instructions tells a person how to point a mail client at the servers.
+func (s *Servers) Instructions() string {
+	var b strings.Builder
+	ihost, iport, _ := net.SplitHostPort(s.IMAPAddr())
+	_, sport, _ := net.SplitHostPort(s.SMTPAddr())
+	fmt.Fprintf(&b, "Embedded mail server (in memory; mail is lost when pbem stops)\n\n")
+	fmt.Fprintf(&b, "  Incoming (IMAP): server %s, port %s\n", ihost, iport)
+	fmt.Fprintf(&b, "  Outgoing (SMTP): server %s, port %s\n", ihost, sport)
+	fmt.Fprintf(&b, "  Security: none (or STARTTLS with a self-signed certificate)\n")
+	fmt.Fprintf(&b, "  Authentication: normal password; user name = full address\n\n")
+	fmt.Fprintf(&b, "  Accounts:\n")
+	for i, a := range s.accounts {
+		role := "player"
+		if i == 0 {
+			role = "referee (pbem reads this mailbox)"
+		}
+		fmt.Fprintf(&b, "    %-24s password %-12s %s\n", a.Address, a.Password, role)
+	}
+	fmt.Fprintf(&b, "\n  Send your moves to %s. Mail to anyone outside %s is refused.\n", s.RefereeAddress(), s.opts.Domain)
+	fmt.Fprintf(&b, "  Example: swaks --server %s --to %s --from alice@%s --body 'help'\n", s.SMTPAddr(), s.RefereeAddress(), s.opts.Domain)
+	return b.String()
+}
+
+// backend is the SMTP side: it accepts mail for local accounts only, with or
+// without authentication, and delivers it into their INBOX.
+type backend struct{ s *Servers }
+
+func (be *backend) NewSession(*smtp.Conn) (smtp.Session, error) {
+	return &session{s: be.s}, nil
+}
+
+type session struct {
+	s     *Servers
+	user  string // authenticated local part, if any
+	from  string
+	rcpts []string
+}
+
+func (ss *session) AuthMechanisms() []string { return []string{sasl.Plain} }
+
+func (ss *session) Auth(mech string) (sasl.Server, error) {
+	if mech != sasl.Plain {
+		return nil, smtp.ErrAuthUnknownMechanism
+	}
+	return sasl.NewPlainServer(func(identity, username, password string) error {
+		local, ok := ss.s.local(username)
+		if !ok || strings.Contains(username, "+") {
+			return smtp.ErrAuthFailed
+		}
+		if identity != "" && identity != username {
+			return smtp.ErrAuthFailed
+		}
+		if pw, _ := ss.s.Password(local); pw != password {
+			return smtp.ErrAuthFailed
+		}
+		ss.user = local
+		return nil
+	}), nil
+}
+
+func (ss *session) Mail(from string, _ *smtp.MailOptions) error {
+	ss.from = from
+	return nil
+}
+
+func (ss *session) Rcpt(to string, _ *smtp.RcptOptions) error {
+	if _, ok := ss.s.local(to); !ok {
+		return &smtp.SMTPError{
+			Code:         550,
+			EnhancedCode: smtp.EnhancedCode{5, 1, 1},
+			Message:      "No such mailbox here (the embedded server delivers only to @" + ss.s.opts.Domain + ")",
+		}
+	}
+	ss.rcpts = append(ss.rcpts, to)
+	return nil
+}
+
+func (ss *session) Data(r io.Reader) error {
+	raw, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	if len(ss.rcpts) == 0 {
+		return &smtp.SMTPError{Code: 554, EnhancedCode: smtp.EnhancedCode{5, 5, 1}, Message: "No valid recipients"}
+	}
+	for _, rcpt := range ss.rcpts {
+		local, _ := ss.s.local(rcpt)
+		if err := ss.s.deliverTo(local, rcpt, ss.from, raw); err != nil {
+			return &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "Delivery failed: " + err.Error()}
+		}
+	}
+	return nil
+}
+
+func (ss *session) Reset() {
+	ss.from, ss.rcpts = "", nil
+}
+
+func (ss *session) Logout() error { return nil }
+
+// literal is an imap.LiteralReader over a string.
+type literal struct {
+	*strings.Reader
+	size int64
+}
+
+func (l literal) Size() int64 { return l.size }
+
+func headerSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\r' || r == '\n' || r == '<' || r == '>' {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// trackingListener remembers accepted connections, for DropIMAPConnections.
+type trackingListener struct {
+	net.Listener
+	s *Servers
+}
+
+func (l *trackingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	tc := &trackedConn{Conn: c, s: l.s}
+	l.s.mu.Lock()
+	l.s.conns[tc] = struct{}{}
+	l.s.mu.Unlock()
+	return tc, nil
+}
+
+type trackedConn struct {
+	net.Conn
+	s    *Servers
+	once sync.Once
+}
+
+func (c *trackedConn) Close() error {
+	c.once.Do(func() {
+		c.s.mu.Lock()
+		delete(c.s.conns, c)
+		c.s.mu.Unlock()
+	})
+	return c.Conn.Close()
+}
+
+type slogPrintf struct{ log *slog.Logger }
+
+func (l slogPrintf) Printf(format string, args ...any) {
+	l.log.Debug(strings.TrimSpace(fmt.Sprintf(format, args...)))
+}
+
+func (l slogPrintf) Println(args ...any) {
+	l.log.Debug(strings.TrimSpace(fmt.Sprintln(args...)))
+}
+
+// selfSigned makes a throwaway certificate for host, valid for a year.
+func selfSigned(host string) (tls.Certificate, *x509.CertPool, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return tls.Certificate{}, nil, err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(time.Now().UnixNano()),
+		Subject:               pkix.Name{Organization: []string{"pbem embedded mail"}},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(365 * 24 * time.Hour),
+		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+		DNSNames:              []string{"localhost"},
+	}
+	if ip := net.ParseIP(host); ip != nil {
+		tmpl.IPAddresses = []net.IP{ip}
+	} else {
+		tmpl.DNSNames = append(tmpl.DNSNames, host)
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return tls.Certificate{}, nil, err
+	}
+	leaf, err := x509.ParseCertificate(der)
+	if err != nil {
+		return tls.Certificate{}, nil, err
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(leaf)
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, pool, nil
+}

@@ -1,0 +1,579 @@
+package mail
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"runtime/debug"
+	"slices"
+	"time"
+
+	"github.com/emersion/go-imap/v2"
+	"github.com/emersion/go-imap/v2/imapclient"
+)
+
+// Handler applies an inbound message.
+//
+// Contract: Handle returns nil only once the message's effect, including
+// every reply it queues in the outbox, is durably committed. Only then does
+// the Poller mark the message \Seen and move it to the Processed folder. If
+// the process dies between the commit and the move, the message is handed
+// to Handle again after the restart, so Handle must be idempotent: record
+// [Inbound.Key] in the same transaction as the effect, and when the key is
+// already recorded, apply nothing, queue nothing and return nil.
+//
+// An error made with [Permanent] means the message can never be applied:
+// the Poller moves it to the Rejected folder and tells the [Rejecter]. Any
+// other error is temporary: the message stays unseen in the inbox and is
+// handed over again after a backoff. A panic is recovered and treated as a
+// permanent error (a bug: the message would fail the same way forever).
+type Handler interface {
+	Handle(ctx context.Context, m *Inbound) error
+}
+
+// HandlerFunc adapts a function to a [Handler].
+type HandlerFunc func(ctx context.Context, m *Inbound) error
+
+// Handle calls f(ctx, m).
+func (f HandlerFunc) Handle(ctx context.Context, m *Inbound) error { return f(ctx, m) }
+
+// Rejecter is told about a message before it is moved to the Rejected
+// folder: one that cannot be parsed (reason is a [*ParseError] and m holds
+// Raw plus whatever header fields could be read; m.From.Addr is empty when
+// there is nobody to reply to), or one the Handler rejected permanently.
+// It typically queues a reply to the sender. Like a Handler, it must be
+// idempotent (a crash before the move calls it again) and return nil only
+// once its effect is committed; an error leaves the message in the inbox
+// for a later retry.
+type Rejecter interface {
+	Reject(ctx context.Context, m *Inbound, reason error) error
+}
+
+// RejecterFunc adapts a function to a [Rejecter].
+type RejecterFunc func(ctx context.Context, m *Inbound, reason error) error
+
+// Reject calls f(ctx, m, reason).
+func (f RejecterFunc) Reject(ctx context.Context, m *Inbound, reason error) error {
+	return f(ctx, m, reason)
+}
+
+// PollerOptions configures a [Poller]. Addr is required; other zero fields
+// take the defaults given.
+type PollerOptions struct {
+	// Addr is the IMAP server's host:port.
+	Addr string
+	// Security defaults to SecurityTLS. SecurityPlain is refused unless
+	// Addr is a loopback address or AllowInsecure is set.
+	Security      Security
+	AllowInsecure bool
+	// TLSConfig for tls and starttls; nil means the system roots and the
+	// host name from Addr.
+	TLSConfig *tls.Config
+
+	Username, Password string
+
+	// Mailbox is watched for new messages (default "INBOX").
+	Mailbox string
+	// ProcessedMailbox receives committed messages (default "Processed");
+	// RejectedMailbox receives rejected ones (default "Rejected"). Both are
+	// created if missing.
+	ProcessedMailbox string
+	RejectedMailbox  string
+
+	// PollInterval is how often the mailbox is searched even when IDLE
+	// reports nothing, and the only trigger when the server has no IDLE
+	// (default 60s).
+	PollInterval time.Duration
+	// DisableIdle polls only, even when the server offers IDLE.
+	DisableIdle bool
+	// BackoffMin and BackoffMax bound the exponential backoff used for
+	// reconnecting and for re-trying a message after a temporary Handler
+	// error (defaults 1s and 5m).
+	BackoffMin, BackoffMax time.Duration
+	// BatchSize is the most messages fetched at once (default 50).
+	BatchSize int
+	// MaxMessageBytes rejects larger messages (default 10 MiB).
+	MaxMessageBytes int64
+
+	// Rejecter, if set, is told about rejected messages.
+	Rejecter Rejecter
+	// Metrics, if set, is updated.
+	Metrics *Metrics
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+}
+
+// Poller watches an IMAP mailbox and hands each new message to a Handler.
+type Poller struct {
+	opts PollerOptions
+	sec  Security
+	log  *slog.Logger
+
+	// State kept across connections. Retry and done marks are only valid
+	// for the UIDVALIDITY they were recorded under.
+	uidValidity uint32
+	retries     map[imap.UID]retry
+	done        map[imap.UID]bool // handled; true = processed, false = rejected; not yet moved
+
+	wake chan struct{}
+}
+
+type retry struct {
+	attempts int
+	next     time.Time
+}
+
+// NewPoller checks opts and returns a Poller. It does no I/O.
+func NewPoller(opts *PollerOptions) (*Poller, error) {
+	o := *opts
+	if o.Addr == "" {
+		return nil, errors.New("mail: PollerOptions.Addr is empty")
+	}
+	sec, err := checkSecurity(o.Security, o.Addr, o.AllowInsecure)
+	if err != nil {
+		return nil, err
+	}
+	if o.Mailbox == "" {
+		o.Mailbox = "INBOX"
+	}
+	if o.ProcessedMailbox == "" {
+		o.ProcessedMailbox = "Processed"
+	}
+	if o.RejectedMailbox == "" {
+		o.RejectedMailbox = "Rejected"
+	}
+	if o.PollInterval <= 0 {
+		o.PollInterval = 60 * time.Second
+	}
+	if o.BackoffMin <= 0 {
+		o.BackoffMin = time.Second
+	}
+	if o.BackoffMax < o.BackoffMin {
+		o.BackoffMax = max(5*time.Minute, o.BackoffMin)
+	}
+	if o.BatchSize <= 0 {
+		o.BatchSize = 50
+	}
+	if o.MaxMessageBytes <= 0 {
+		o.MaxMessageBytes = 10 << 20
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Poller{
+		opts:    o,
+		sec:     sec,
+		log:     log.With("component", "imap", "addr", o.Addr, "mailbox", o.Mailbox),
+		retries: make(map[imap.UID]retry),
+		done:    make(map[imap.UID]bool),
+		wake:    make(chan struct{}, 1),
+	}, nil
+}
+
+// Wake makes the poller search the mailbox at once, as if IDLE had
+// reported a new message.
+func (p *Poller) Wake() {
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Run connects, processes every unseen message and then waits for more,
+// with IDLE when the server offers it and a poll every PollInterval. It
+// reconnects with exponential backoff whenever the connection fails, and
+// returns only when ctx is done (with ctx.Err()). Run must not be called
+// twice at the same time.
+func (p *Poller) Run(ctx context.Context, h Handler) error {
+	failures := 0
+	for {
+		start := time.Now()
+		err := p.session(ctx, h)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if time.Since(start) > p.opts.BackoffMax {
+			failures = 0 // it worked for a while
+		}
+		d := backoff(failures, p.opts.BackoffMin, p.opts.BackoffMax)
+		failures++
+		p.log.Warn("imap connection lost; reconnecting", "err", err, "in", d)
+		t := time.NewTimer(d)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+		if p.opts.Metrics != nil {
+			p.opts.Metrics.Reconnects.Add(1)
+		}
+	}
+}
+
+func (p *Poller) dial(updates chan<- struct{}) (*imapclient.Client, error) {
+	notify := func() {
+		select {
+		case updates <- struct{}{}:
+		default:
+		}
+	}
+	opts := &imapclient.Options{
+		TLSConfig: p.opts.TLSConfig,
+		Dialer:    &net.Dialer{Timeout: 30 * time.Second},
+		UnilateralDataHandler: &imapclient.UnilateralDataHandler{
+			Mailbox: func(data *imapclient.UnilateralDataMailbox) {
+				// Do not trust the count itself (imapmemserver gets it
+				// wrong after MOVE): any EXISTS means "search again".
+				if data.NumMessages != nil {
+					notify()
+				}
+			},
+		},
+	}
+	switch p.sec {
+	case SecurityTLS:
+		return imapclient.DialTLS(p.opts.Addr, opts)
+	case SecurityStartTLS:
+		return imapclient.DialStartTLS(p.opts.Addr, opts)
+	default:
+		return imapclient.DialInsecure(p.opts.Addr, opts)
+	}
+}
+
+// session runs one connection until it fails or ctx is done.
+func (p *Poller) session(ctx context.Context, h Handler) error {
+	updates := make(chan struct{}, 1)
+	c, err := p.dial(updates)
+	if err != nil {
+		return fmt.Errorf("dial: %w", err)
+	}
+	defer c.Close()
+	// Unblock any command if ctx ends while we wait on the server.
+	stop := context.AfterFunc(ctx, func() {
+		time.AfterFunc(5*time.Second, func() { c.Close() })
+	})
+	defer stop()
+
+	if err := c.Login(p.opts.Username, p.opts.Password).Wait(); err != nil {
+		return fmt.Errorf("login as %q: %w", p.opts.Username, err)
+	}
+	for _, name := range []string{p.opts.ProcessedMailbox, p.opts.RejectedMailbox} {
+		if err := ensureMailbox(c, name); err != nil {
+			return err
+		}
+	}
+	sel, err := c.Select(p.opts.Mailbox, nil).Wait()
+	if err != nil {
+		return fmt.Errorf("select %s: %w", p.opts.Mailbox, err)
+	}
+	if sel.UIDValidity != p.uidValidity {
+		if p.uidValidity != 0 {
+			p.log.Warn("UIDVALIDITY changed; forgetting retry state", "old", p.uidValidity, "new", sel.UIDValidity)
+		}
+		p.uidValidity = sel.UIDValidity
+		clear(p.retries)
+		clear(p.done)
+	}
+	idle := !p.opts.DisableIdle && (c.Caps().Has(imap.CapIdle))
+	p.log.Debug("imap session ready", "idle", idle, "uidvalidity", sel.UIDValidity)
+
+	for {
+		// Anything reported before this search is covered by it.
+		select {
+		case <-updates:
+		default:
+		}
+		more, next, err := p.process(ctx, c, h)
+		if err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			p.logout(c)
+			return ctx.Err()
+		}
+		if more {
+			continue
+		}
+		wait := p.opts.PollInterval
+		if !next.IsZero() {
+			wait = min(wait, max(time.Until(next), time.Millisecond))
+		}
+		if err := p.wait(ctx, c, idle, wait, updates); err != nil {
+			return err
+		}
+	}
+}
+
+func (p *Poller) logout(c *imapclient.Client) {
+	done := make(chan struct{})
+	go func() {
+		c.Logout().Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+	}
+}
+
+// wait blocks until there may be new mail: an update from the server, a
+// Wake, the poll timer, or the end of ctx (which returns nil; the caller
+// checks ctx). It returns an error if the connection fails.
+func (p *Poller) wait(ctx context.Context, c *imapclient.Client, idle bool, d time.Duration, updates <-chan struct{}) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	var cmd *imapclient.IdleCommand
+	if idle {
+		var err error
+		if cmd, err = c.Idle(); err != nil {
+			return fmt.Errorf("idle: %w", err)
+		}
+	}
+	var closed bool
+	select {
+	case <-updates:
+	case <-p.wake:
+	case <-t.C:
+	case <-ctx.Done():
+	case <-c.Closed():
+		closed = true
+	}
+	if cmd == nil {
+		if closed {
+			return errors.New("connection closed")
+		}
+		// Polling: a NOOP also checks that the connection is alive.
+		if err := c.Noop().Wait(); err != nil {
+			return fmt.Errorf("noop: %w", err)
+		}
+		return nil
+	}
+	if closed {
+		cmd.Close()
+		return errors.New("connection closed during IDLE")
+	}
+	if err := cmd.Close(); err != nil {
+		return fmt.Errorf("idle done: %w", err)
+	}
+	// A dead peer would never answer DONE: do not wait forever.
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	select {
+	case err := <-waited:
+		if err != nil {
+			return fmt.Errorf("idle: %w", err)
+		}
+		return nil
+	case <-time.After(30 * time.Second):
+		c.Close()
+		return errors.New("idle: no answer to DONE")
+	}
+}
+
+func ensureMailbox(c *imapclient.Client, name string) error {
+	list, err := c.List("", name, nil).Collect()
+	if err != nil {
+		return fmt.Errorf("list %s: %w", name, err)
+	}
+	if len(list) > 0 {
+		return nil
+	}
+	err = c.Create(name, nil).Wait()
+	var ierr *imap.Error
+	if errors.As(err, &ierr) && ierr.Code == imap.ResponseCodeAlreadyExists {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("create %s: %w", name, err)
+	}
+	return nil
+}
+
+// process handles one batch of unseen messages. It reports whether more are
+// waiting, and the earliest time a message waiting for a retry is due.
+func (p *Poller) process(ctx context.Context, c *imapclient.Client, h Handler) (more bool, next time.Time, err error) {
+	// Finish moves left over from a broken connection.
+	if err := p.finish(c); err != nil {
+		return false, time.Time{}, err
+	}
+
+	data, err := c.UIDSearch(&imap.SearchCriteria{NotFlag: []imap.Flag{imap.FlagSeen}}, nil).Wait()
+	if err != nil {
+		return false, time.Time{}, fmt.Errorf("search: %w", err)
+	}
+	uids := data.AllUIDs()
+	slices.Sort(uids)
+
+	now := time.Now()
+	present := make(map[imap.UID]bool, len(uids))
+	var batch imap.UIDSet
+	n := 0
+	for _, uid := range uids {
+		present[uid] = true
+		if r, ok := p.retries[uid]; ok && r.next.After(now) {
+			if next.IsZero() || r.next.Before(next) {
+				next = r.next
+			}
+			continue
+		}
+		if n == p.opts.BatchSize {
+			more = true
+			continue
+		}
+		batch.AddNum(uid)
+		n++
+	}
+	for uid := range p.retries {
+		if !present[uid] {
+			delete(p.retries, uid) // gone: handled elsewhere
+		}
+	}
+	if n == 0 {
+		return false, next, nil
+	}
+
+	msgs, err := c.Fetch(batch, &imap.FetchOptions{
+		UID:          true,
+		InternalDate: true,
+		BodySection:  []*imap.FetchItemBodySection{{Peek: true}},
+	}).Collect()
+	if err != nil {
+		return false, time.Time{}, fmt.Errorf("fetch: %w", err)
+	}
+	slices.SortFunc(msgs, func(a, b *imapclient.FetchMessageBuffer) int { return int(a.UID) - int(b.UID) })
+	for _, buf := range msgs {
+		if ctx.Err() != nil {
+			break
+		}
+		if buf.UID == 0 {
+			continue
+		}
+		var raw []byte
+		if len(buf.BodySection) > 0 {
+			raw = buf.BodySection[0].Bytes
+		}
+		p.handle(ctx, h, buf.UID, buf.InternalDate, raw)
+	}
+	if err := p.finish(c); err != nil {
+		return false, time.Time{}, err
+	}
+	for _, r := range p.retries {
+		if next.IsZero() || r.next.Before(next) {
+			next = r.next
+		}
+	}
+	return more, next, nil
+}
+
+// handle passes one message to the Handler (or the Rejecter) and records
+// the outcome in p.done or p.retries.
+func (p *Poller) handle(ctx context.Context, h Handler, uid imap.UID, received time.Time, raw []byte) {
+	start := time.Now()
+	m := p.opts.Metrics
+	log := p.log.With("uid", uid)
+	var in *Inbound
+	var reason error
+	if int64(len(raw)) > p.opts.MaxMessageBytes {
+		in, reason = &Inbound{Raw: raw}, &ParseError{Reason: fmt.Sprintf("message larger than %d bytes", p.opts.MaxMessageBytes)}
+		// Read the sender so that a reply can say why.
+		if e, _ := Parse(raw[:min(len(raw), 64<<10)]); e != nil {
+			in.From = e.From
+		}
+	} else {
+		in, reason = Parse(raw)
+	}
+	in.UID, in.UIDValidity, in.Mailbox, in.Received = uint32(uid), p.uidValidity, p.opts.Mailbox, received
+	log = log.With("message_id", in.MessageID, "from", in.From.Addr)
+
+	if reason == nil {
+		err := callHandler(ctx, h, in)
+		switch {
+		case err == nil:
+			delete(p.retries, uid)
+			p.done[uid] = true
+			m.processed(time.Since(start))
+			log.Debug("message processed", "took", time.Since(start))
+			return
+		case errors.Is(err, errPanic):
+			m.add(&m.Panics)
+			log.Error("handler panicked", "err", err)
+			reason = err
+		case IsPermanent(err):
+			reason = err
+		default:
+			p.tempFailure(uid, log, err)
+			return
+		}
+	}
+	if r := p.opts.Rejecter; r != nil {
+		if err := r.Reject(ctx, in, reason); err != nil {
+			p.tempFailure(uid, log, fmt.Errorf("rejecter: %w", err))
+			return
+		}
+	}
+	log.Info("message rejected", "reason", reason)
+	delete(p.retries, uid)
+	p.done[uid] = false
+	m.add(&m.Rejected)
+}
+
+func (p *Poller) tempFailure(uid imap.UID, log *slog.Logger, err error) {
+	p.opts.Metrics.add(&p.opts.Metrics.TempFailures)
+	r := p.retries[uid]
+	d := backoff(r.attempts, p.opts.BackoffMin, p.opts.BackoffMax)
+	r.attempts++
+	r.next = time.Now().Add(d)
+	p.retries[uid] = r
+	log.Warn("handler failed; will retry", "err", err, "attempt", r.attempts, "in", d)
+}
+
+var errPanic = errors.New("mail: handler panicked")
+
+func callHandler(ctx context.Context, h Handler, in *Inbound) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = Permanent(fmt.Errorf("%w: %v\n%s", errPanic, r, debug.Stack()))
+		}
+	}()
+	return h.Handle(ctx, in)
+}
+
+// finish marks handled messages and moves them out of the inbox: processed
+// ones \Seen into ProcessedMailbox, rejected ones into RejectedMailbox (left
+// unseen there, so that a person notices them).
+func (p *Poller) finish(c *imapclient.Client) error {
+	if len(p.done) == 0 {
+		return nil
+	}
+	var processed, rejected imap.UIDSet
+	for uid, ok := range p.done {
+		if ok {
+			processed.AddNum(uid)
+		} else {
+			rejected.AddNum(uid)
+		}
+	}
+	if len(processed) > 0 {
+		err := c.Store(processed, &imap.StoreFlags{
+			Op: imap.StoreFlagsAdd, Silent: true, Flags: []imap.Flag{imap.FlagSeen},
+		}, nil).Close()
+		if err != nil {
+			return fmt.Errorf("store \\Seen: %w", err)
+		}
+		if _, err := c.Move(processed, p.opts.ProcessedMailbox).Wait(); err != nil {
+			return fmt.Errorf("move to %s: %w", p.opts.ProcessedMailbox, err)
+		}
+	}
+	if len(rejected) > 0 {
+		if _, err := c.Move(rejected, p.opts.RejectedMailbox).Wait(); err != nil {
+			return fmt.Errorf("move to %s: %w", p.opts.RejectedMailbox, err)
+		}
+	}
+	clear(p.done)
+	return nil
+}
