@@ -1,0 +1,700 @@
+package rpp
+
+import (
+	"fmt"
+
+	"pbem/engine"
+)
+
+// Piece states within a cell, 2 bits per size.
+const (
+	absent = 0
+	free   = 1 // free, or the outermost piece of a nest
+	nested = 2 // inside the piece one size larger on the same cell
+	top    = 3 // on top of an unresolved capture stack
+)
+
+// cellState holds the live pieces of a cell. All live pieces of a cell
+// belong to one seat (a mover entering hostile pieces is blocked, captured,
+// or captures every live piece there), so one owner suffices.
+type cellState struct {
+	owner uint8 // seat+1; 0 when the cell holds no live piece
+	pcs   uint8 // state of S (bits 0-1), M (2-3) and L (4-5)
+}
+
+func (c cellState) get(z Size) uint8 { return c.pcs >> (2 * (z - 1)) & 3 }
+
+func (c *cellState) set(z Size, st uint8) {
+	sh := 2 * (z - 1)
+	c.pcs = c.pcs&^(3<<sh) | st<<sh
+}
+
+// stack is an unresolved capture stack: its top piece (the live piece of
+// size on cell) and the captured pieces under it, counted by owner and
+// size. Stacks are kept by initiator: a seat initiates at most one stack
+// at a time, since its own are resolved at the start of each of its turns.
+type stack struct {
+	on    bool
+	size  Size
+	cell  Cell
+	under [MaxSeats][3]uint8
+}
+
+// State is a position of rpp: an immutable value.
+type State struct {
+	b      *Board
+	seats  int8
+	toMove int8
+	passes int8 // consecutive passes
+	nOut   int8 // seats eliminated so far
+	out    [MaxSeats]int8  // order of elimination (1, 2, ...), 0 = alive
+	live   [MaxSeats]uint8 // live pieces per seat
+	cells  [maxCells]cellState
+	stacks [MaxSeats]stack                 // by initiator
+	piles  [MaxSeats][MaxSeats][3]uint8 // capture piles: holder, owner, size
+}
+
+var (
+	_ engine.State   = (*State)(nil)
+	_ engine.Settler = (*State)(nil)
+)
+
+// Board is the board the game is played on.
+func (s *State) Board() *Board { return s.b }
+
+// Sides names the seats: R, Y, ...
+func (s *State) Sides() []string { return sides(int(s.seats)) }
+
+// ToMove is the seat to move.
+func (s *State) ToMove() int { return int(s.toMove) }
+
+// Passes is the number of consecutive passes just played.
+func (s *State) Passes() int { return int(s.passes) }
+
+// Eliminated reports the order in which seat was eliminated (1 for the
+// first), or 0 while it is alive.
+func (s *State) Eliminated(seat int) int { return int(s.out[seat]) }
+
+// Alive is the number of seats not eliminated.
+func (s *State) Alive() int { return int(s.seats - s.nOut) }
+
+// PieceState says where a piece is.
+type PieceState uint8
+
+// The states of a seat's piece on a cell.
+const (
+	Absent PieceState = absent
+	Free   PieceState = free   // free, or outermost in a nest: it may move
+	Nested PieceState = nested // inside a larger piece: it may not move
+	Top    PieceState = top    // tops an unresolved capture stack
+)
+
+// At reports the seat whose live pieces are on c (-1 if none) and the
+// state of its piece of size z there.
+func (s *State) At(c Cell, z Size) (seat int, st PieceState) {
+	cs := s.cells[c]
+	return int(cs.owner) - 1, PieceState(cs.get(z))
+}
+
+// Pile is how many pieces of owner's of size z are in holder's capture
+// pile.
+func (s *State) Pile(holder, owner int, z Size) int { return int(s.piles[holder][owner][z-1]) }
+
+// Effect is what a move does.
+type Effect uint8
+
+// The effects of a legal move.
+const (
+	Passes   Effect = iota + 1 // a pass
+	Steps                      // onto an empty or friendly cell
+	Captures                   // the mover captures (rule 3): written x
+	Captured                   // the mover is captured on arrival (rule 2): written *
+)
+
+// Results of entering a cell: the per-action generator.
+const (
+	enFriendly = iota // a friendly piece of that size is there: illegal
+	enBlocked         // a hostile piece of that size is there: illegal
+	enStep
+	enCaptured
+	enCapture
+)
+
+// entry is what happens when seat's piece of size z enters cell to.
+func (s *State) entry(seat int, z Size, to Cell) int {
+	c := s.cells[to]
+	if c.owner == 0 {
+		return enStep
+	}
+	if int(c.owner)-1 == seat {
+		if c.get(z) != absent {
+			return enFriendly
+		}
+		return enStep
+	}
+	if c.get(z) != absent {
+		return enBlocked
+	}
+	if st := c.get(beater(z)); st == free || st == top {
+		return enCaptured
+	}
+	if st := c.get(beaten(z)); st != free && st != top {
+		return enBlocked // unreachable: see cellState
+	}
+	return enCapture
+}
+
+// movable reports whether a piece in state st may move.
+func movable(st uint8) bool { return st == free || (StackTopMayMove && st == top) }
+
+// over reports whether the rules have ended the game, and why.
+func (s *State) over() (bool, string) {
+	alive := s.seats - s.nOut
+	if alive <= 1 {
+		return true, "last man standing"
+	}
+	if s.passes >= alive {
+		return true, "standoff"
+	}
+	return false, ""
+}
+
+// Legal lists every legal move of the seat to move: each step of a movable
+// piece to an adjacent cell that is not friendly-occupied by its size nor
+// blocked, then pass.
+func (s *State) Legal() []engine.Move {
+	if o, _ := s.over(); o {
+		return nil
+	}
+	var buf [96]Move
+	ms := s.AppendLegal(buf[:0])
+	out := make([]engine.Move, len(ms))
+	for i, m := range ms {
+		out[i] = m
+	}
+	return out
+}
+
+// AppendLegal appends the legal moves to dst (the pass last) without
+// boxing them; Legal is built on it.
+func (s *State) AppendLegal(dst []Move) []Move {
+	if o, _ := s.over(); o {
+		return dst
+	}
+	seat := int(s.toMove)
+	own := uint8(seat + 1)
+	n := len(s.b.names)
+	for c := 0; c < n; c++ {
+		cs := s.cells[c]
+		if cs.owner != own {
+			continue
+		}
+		for z := Large; z >= Small; z-- {
+			if !movable(cs.get(z)) {
+				continue
+			}
+			for _, t := range s.b.adj[c] {
+				if s.entry(seat, z, t) >= enStep {
+					dst = append(dst, Move{Piece: z, From: Cell(c), To: t})
+				}
+			}
+		}
+	}
+	return append(dst, Pass)
+}
+
+// Classify checks m in this position and says what it does; a move that
+// is not legal gets the error Apply would return.
+func (s *State) Classify(m Move) (Effect, error) {
+	if o, why := s.over(); o {
+		return 0, engine.Illegal("the game is over (%s)", why)
+	}
+	if m.Pass {
+		if m != Pass {
+			return 0, engine.Illegal("a pass moves no piece")
+		}
+		return Passes, nil
+	}
+	switch e := s.check(m); e {
+	case enStep:
+		return Steps, nil
+	case enCapture:
+		return Captures, nil
+	case enCaptured:
+		return Captured, nil
+	}
+	return 0, s.diagnose(m)
+}
+
+// check runs the per-action generator on m: the result of entry, or -1
+// when the piece may not make that step at all.
+func (s *State) check(m Move) int {
+	n := len(s.b.names)
+	if m.Piece < Small || m.Piece > Large || int(m.From) >= n || int(m.To) >= n {
+		return -1
+	}
+	seat := int(s.toMove)
+	cs := s.cells[m.From]
+	if int(cs.owner)-1 != seat || !movable(cs.get(m.Piece)) || !s.b.Adjacent(m.From, m.To) {
+		return -1
+	}
+	return s.entry(seat, m.Piece, m.To)
+}
+
+// diagnose names the rule that m, which check refused, breaks. It runs on
+// the failure path only.
+func (s *State) diagnose(m Move) error {
+	n := len(s.b.names)
+	if m.Piece < Small || m.Piece > Large {
+		return engine.Illegal("no piece size %d (L, M or S)", m.Piece)
+	}
+	if int(m.From) >= n {
+		return engine.Illegal("no such square %s", s.b.CellName(m.From))
+	}
+	if int(m.To) >= n {
+		return engine.Illegal("no such square %s", s.b.CellName(m.To))
+	}
+	seat, from, to := int(s.toMove), s.b.CellName(m.From), s.b.CellName(m.To)
+	z := m.Piece.Letter()
+	cs := s.cells[m.From]
+	switch {
+	case cs.owner == 0:
+		return engine.Illegal("no piece on %s", from)
+	case int(cs.owner)-1 != seat:
+		return engine.Illegal("not your piece: %s holds %s's pieces", from, SeatLetters[cs.owner-1:cs.owner])
+	}
+	switch cs.get(m.Piece) {
+	case absent:
+		return engine.Illegal("no %c of yours on %s", z, from)
+	case nested:
+		return engine.Illegal("the %c on %s is nested: a nest un-nests L, then M, then S", z, from)
+	case top:
+		return engine.Illegal("the %c on %s tops an unresolved capture stack and may not move", z, from)
+	}
+	if !s.b.Adjacent(m.From, m.To) {
+		return engine.Illegal("%s is not adjacent to %s: a piece moves one step", to, from)
+	}
+	t := s.cells[m.To]
+	switch s.entry(seat, m.Piece, m.To) {
+	case enFriendly:
+		what := "an"
+		if t.get(m.Piece) == nested {
+			what = "a nested"
+		}
+		return engine.Illegal("you already have %s %c on %s: one piece of each size per seat on a cell", what, z, to)
+	case enBlocked:
+		return engine.Illegal("blocked: %s's %c on %s (pieces of the same size block)", SeatLetters[t.owner-1:t.owner], z, to)
+	}
+	return engine.Illegal("the %c on %s may not move to %s", z, from, to)
+}
+
+// Apply plays m and returns the new position.
+func (s *State) Apply(em engine.Move) (engine.State, error) {
+	m, ok := em.(Move)
+	if !ok {
+		if p, isPtr := em.(*Move); isPtr && p != nil {
+			m = *p
+		} else {
+			return nil, engine.Illegal("not an rpp move: %T", em)
+		}
+	}
+	if o, why := s.over(); o {
+		return nil, engine.Illegal("the game is over (%s)", why)
+	}
+	seat := int(s.toMove)
+	n := new(State)
+	*n = *s
+	if m.Pass {
+		if m != Pass {
+			return nil, s.diagnose(m)
+		}
+		n.passes++
+		n.advance(seat)
+		return n, nil
+	}
+	e := s.check(m)
+	if e < enStep {
+		return nil, s.diagnose(m)
+	}
+	n.passes = 0
+	n.play(seat, m, e)
+	return n, nil
+}
+
+// play makes the step m of seat, whose entry is e, on n.
+func (n *State) play(seat int, m Move, e int) {
+	z, t := m.Piece, m.To
+	n.lift(m.From, z)
+	tc := &n.cells[t]
+	switch e {
+	case enStep:
+		tc.owner = uint8(seat + 1)
+		tc.set(z, free)
+	case enCaptured: // rule 2: the piece that beats the mover tops the stack
+		w := beater(z)
+		n.live[seat]--
+		var st stack
+		if tc.get(w) == top {
+			i := n.stackAt(t, w)
+			st = n.stacks[i]
+			n.stacks[i] = stack{}
+		} else {
+			tc.set(w, top)
+			st = stack{on: true, size: w, cell: t}
+		}
+		st.under[seat][z-1]++
+		n.stacks[seat] = st
+	case enCapture: // rule 3: the mover takes the piece it beats, and all under it
+		b, o := beaten(z), int(tc.owner)-1
+		st := stack{on: true, size: z, cell: t}
+		if tc.get(b) == top {
+			i := n.stackAt(t, b)
+			st.under = n.stacks[i].under
+			n.stacks[i] = stack{}
+		}
+		for k := b; k >= Small; k-- {
+			if k != b && tc.get(k) != nested {
+				break
+			}
+			st.under[o][k-1]++
+			n.live[o]--
+		}
+		*tc = cellState{owner: uint8(seat + 1)}
+		tc.set(z, top)
+		n.stacks[seat] = st
+		n.eliminate(o)
+	}
+	n.eliminate(seat)
+	if !ResolveAtInitiatorsTurn && n.stacks[seat].on {
+		n.resolve(seat)
+	}
+	n.advance(seat)
+}
+
+// lift takes the piece of size z off cell c; the piece nested in it, if
+// any, becomes the outermost of what is left of the nest.
+func (n *State) lift(c Cell, z Size) {
+	cs := &n.cells[c]
+	cs.set(z, absent)
+	if z > Small && cs.get(z-1) == nested {
+		cs.set(z-1, free)
+	}
+	if cs.pcs == 0 {
+		cs.owner = 0
+	}
+}
+
+// stackAt is the initiator of the stack whose top is the piece of size z on
+// cell c.
+func (n *State) stackAt(c Cell, z Size) int {
+	for i := range n.stacks[:n.seats] {
+		if st := &n.stacks[i]; st.on && st.cell == c && st.size == z {
+			return i
+		}
+	}
+	panic(fmt.Sprintf("rpp: no stack under the %c on %s", z.Letter(), n.b.CellName(c)))
+}
+
+// eliminate marks seat eliminated if it has no live piece left.
+func (n *State) eliminate(seat int) {
+	if n.live[seat] == 0 && n.out[seat] == 0 {
+		n.nOut++
+		n.out[seat] = n.nOut
+	}
+}
+
+// advance passes the turn on from seat to the next seat not eliminated,
+// resolving the stacks of every seat whose turn starts or is skipped.
+func (n *State) advance(seat int) {
+	if o, why := n.over(); o && why == "last man standing" {
+		return
+	}
+	for k := 1; k <= int(n.seats); k++ {
+		i := (seat + k) % int(n.seats)
+		if ResolveAtInitiatorsTurn && n.stacks[i].on {
+			n.resolve(i)
+		}
+		if n.out[i] == 0 {
+			n.toMove = int8(i)
+			return
+		}
+	}
+}
+
+// resolve moves the pieces under initiator's stack to a capture pile and
+// frees its top.
+func (n *State) resolve(initiator int) {
+	st := &n.stacks[initiator]
+	c := &n.cells[st.cell]
+	holder := int(c.owner) - 1
+	if !PileToTopOwner {
+		holder = initiator
+	}
+	for o := range n.seats {
+		for z := range 3 {
+			n.piles[holder][o][z] += st.under[o][z]
+		}
+	}
+	c.set(st.size, free)
+	*st = stack{}
+}
+
+// Outcome is the game's own end: last man standing, or a standoff (as
+// many consecutive passes as surviving seats).
+func (s *State) Outcome() engine.Outcome {
+	o, why := s.over()
+	if !o {
+		return engine.Ongoing
+	}
+	if why == "last man standing" {
+		r := make([]int, s.seats)
+		for i := range r {
+			if s.out[i] == 0 {
+				r[i] = 1
+			} else {
+				r[i] = 2 + int(s.nOut-s.out[i])
+			}
+		}
+		return engine.Outcome{Over: true, Rank: r, Reason: why}
+	}
+	return s.Settle(why)
+}
+
+// Settle ends the game here (standoff, stalemate by agreement, or
+// repetition): resolve all stacks, rank the surviving seats by the pieces
+// in their capture piles, recount ties once on the pieces owned by the
+// tied seats only; eliminated seats follow in reverse order of
+// elimination.
+func (s *State) Settle(reason string) engine.Outcome {
+	t := *s
+	for i := range t.seats {
+		if t.stacks[i].on {
+			t.resolve(int(i))
+		}
+	}
+	seats := int(t.seats)
+	var total, recount [MaxSeats]int
+	for i := range seats {
+		for o := range seats {
+			total[i] += t.pileOf(i, o)
+		}
+	}
+	for i := range seats {
+		for j := range seats {
+			if t.out[j] == 0 && total[j] == total[i] && j != i {
+				recount[i] = -1 // tied: recount below
+			}
+		}
+		if recount[i] == -1 {
+			recount[i] = 0
+			for o := range seats {
+				if t.out[o] == 0 && total[o] == total[i] {
+					recount[i] += t.pileOf(i, o)
+				}
+			}
+		}
+	}
+	alive := seats - int(t.nOut)
+	r := make([]int, seats)
+	for i := range seats {
+		if t.out[i] != 0 {
+			r[i] = alive + 1 + int(t.nOut-t.out[i])
+			continue
+		}
+		better := 0
+		for j := range seats {
+			if t.out[j] != 0 || j == i {
+				continue
+			}
+			switch {
+			case total[j] > total[i] || total[j] == total[i] && recount[j] > recount[i]:
+				better++
+			}
+		}
+		r[i] = 1 + better
+		if !SharedPlaceSkips {
+			r[i] = 1 + distinctBetter(i, seats, &t, &total, &recount)
+		}
+	}
+	return engine.Outcome{Over: true, Rank: r, Reason: reason}
+}
+
+// distinctBetter counts the distinct scores better than seat i's (dense
+// ranking, used when SharedPlaceSkips is false).
+func distinctBetter(i, seats int, t *State, total, recount *[MaxSeats]int) int {
+	var seen [][2]int
+	for j := range seats {
+		if t.out[j] != 0 {
+			continue
+		}
+		k := [2]int{total[j], recount[j]}
+		if total[j] > total[i] || total[j] == total[i] && recount[j] > recount[i] {
+			dup := false
+			for _, x := range seen {
+				dup = dup || x == k
+			}
+			if !dup {
+				seen = append(seen, k)
+			}
+		}
+	}
+	return len(seen)
+}
+
+// pileOf counts the pieces of owner's in holder's capture pile.
+func (s *State) pileOf(holder, owner int) int {
+	p := s.piles[holder][owner]
+	return int(p[0]) + int(p[1]) + int(p[2])
+}
+
+// Key identifies the full position: side to move, passes, eliminations,
+// every occupied cell, the stacks and the capture piles.
+func (s *State) Key() string {
+	var buf [1024]byte
+	k := append(buf[:0], byte(s.toMove), byte(s.passes))
+	for i := range s.seats {
+		k = append(k, byte(s.out[i]))
+	}
+	for c, cs := range s.cells[:len(s.b.names)] {
+		if cs.owner != 0 {
+			k = append(k, byte(c>>8), byte(c), cs.owner<<6|cs.pcs)
+		}
+	}
+	k = append(k, 0xff)
+	for i := range s.seats {
+		st := &s.stacks[i]
+		if !st.on {
+			continue
+		}
+		k = append(k, byte(i), byte(st.cell>>8), byte(st.cell), byte(st.size))
+		for o := range s.seats {
+			for z := range 3 {
+				if st.under[o][z] != 0 {
+					k = append(k, byte(o<<2|int8(z)), st.under[o][z])
+				}
+			}
+		}
+		k = append(k, 0xfe)
+	}
+	k = append(k, 0xff)
+	for h := range s.seats {
+		for o := range s.seats {
+			for z := range 3 {
+				if s.piles[h][o][z] != 0 {
+					k = append(k, byte(h<<5|o<<2|int8(z)), s.piles[h][o][z])
+				}
+			}
+		}
+	}
+	return string(k)
+}
+
+// Check verifies the invariants: cells consistent (nests un-nest top down,
+// stack tops match stacks), live counts, eliminations, and conservation of
+// 5 pieces of each size per seat (live + in stacks + in piles).
+func (s *State) Check() error {
+	seats := int(s.seats)
+	if seats < MinSeats || seats > MaxSeats {
+		return fmt.Errorf("%d seats", seats)
+	}
+	var live [MaxSeats]int
+	var count [MaxSeats][3]int
+	tops := 0
+	for c, cs := range s.cells {
+		name := s.b.CellName(Cell(c))
+		if c >= len(s.b.names) || cs.owner == 0 {
+			if cs != (cellState{}) {
+				return fmt.Errorf("cell %s: pieces %#x without an owner", name, cs.pcs)
+			}
+			continue
+		}
+		o := int(cs.owner) - 1
+		if o >= seats || cs.pcs == 0 || cs.pcs>>6 != 0 {
+			return fmt.Errorf("cell %s: owner %d, pieces %#x", name, cs.owner, cs.pcs)
+		}
+		for z := Small; z <= Large; z++ {
+			st := cs.get(z)
+			if st == absent {
+				continue
+			}
+			live[o]++
+			count[o][z-1]++
+			if st == nested && (z == Large || (cs.get(z+1) != free && cs.get(z+1) != nested) ||
+				(z > Small && cs.get(z-1) != nested)) {
+				return fmt.Errorf("cell %s: a nested %c out of nest order", name, z.Letter())
+			}
+			if st == top {
+				if z > Small && cs.get(z-1) == nested {
+					return fmt.Errorf("cell %s: a stack top with a nested piece", name)
+				}
+				tops++
+				found := 0
+				for i := range seats {
+					if x := &s.stacks[i]; x.on && x.cell == Cell(c) && x.size == z {
+						found++
+					}
+				}
+				if found != 1 {
+					return fmt.Errorf("cell %s: the %c tops %d stacks, want 1", name, z.Letter(), found)
+				}
+			}
+		}
+	}
+	for i := range s.stacks {
+		st := &s.stacks[i]
+		if !st.on {
+			continue
+		}
+		if i >= seats {
+			return fmt.Errorf("a stack of seat %d", i)
+		}
+		tops--
+		if int(st.cell) >= len(s.b.names) || s.cells[st.cell].get(st.size) != top {
+			return fmt.Errorf("stack of %c on %s has no top", SeatLetters[i], s.b.CellName(st.cell))
+		}
+		n := 0
+		for o := range seats {
+			for z := range 3 {
+				count[o][z] += int(st.under[o][z])
+				n += int(st.under[o][z])
+			}
+		}
+		if n == 0 {
+			return fmt.Errorf("empty stack on %s", s.b.CellName(st.cell))
+		}
+	}
+	if tops != 0 {
+		return fmt.Errorf("%d stack tops without a stack", tops)
+	}
+	for h := range seats {
+		for o := range seats {
+			for z := range 3 {
+				count[o][z] += int(s.piles[h][o][z])
+			}
+		}
+	}
+	var order [MaxSeats + 1]bool
+	for i := range seats {
+		for z := range 3 {
+			if count[i][z] != PiecesPerSize {
+				return fmt.Errorf("seat %c has %d %c pieces, want %d", SeatLetters[i], count[i][z], Size(z+1).Letter(), PiecesPerSize)
+			}
+		}
+		if live[i] != int(s.live[i]) {
+			return fmt.Errorf("seat %c has %d live pieces, counted %d", SeatLetters[i], live[i], s.live[i])
+		}
+		if (live[i] == 0) != (s.out[i] != 0) {
+			return fmt.Errorf("seat %c has %d live pieces and elimination %d", SeatLetters[i], live[i], s.out[i])
+		}
+		if e := s.out[i]; e != 0 {
+			if e < 0 || e > s.nOut || order[e] {
+				return fmt.Errorf("seat %c eliminated %d of %d", SeatLetters[i], e, s.nOut)
+			}
+			order[e] = true
+		}
+	}
+	if o, _ := s.over(); !o && s.out[s.toMove] != 0 {
+		return fmt.Errorf("eliminated seat %c to move", SeatLetters[s.toMove])
+	}
+	return nil
+}
