@@ -22,6 +22,8 @@ type Problem struct {
 	Msg       string
 	// Board is the position before an illegal ply (empty otherwise).
 	Board string
+
+	offset int // byte offset, for progress reports
 }
 
 func (p *Problem) String() string {
@@ -263,4 +265,41 @@ func (c *checker) setRound(l *engine.Line, r int) {
 		c.rounds = map[*engine.Line]int{}
 	}
 	c.rounds[l] = r
+}
+
+// Checked is one game of a file after checking.
+type Checked struct {
+	Index  int     // 1-based number of the game in the file
+	Record *Record // nil after a syntax error
+	Game   *Game   // nil when the game could not be set up (unknown game, bad tags)
+	// Problems in file order; empty when the game is valid.
+	Problems []*Problem
+	// Offset of the game's first byte in the file, for progress reports.
+	Offset int
+}
+
+// Valid reports whether the game was checked without a problem.
+func (c *Checked) Valid() bool { return c.Game != nil && len(c.Problems) == 0 }
+
+// CheckFile reads and checks every game of a record file, in order, and
+// hands each to each. A syntax error costs only its game.
+func CheckFile(file string, data []byte, lookup Lookup, each func(*Checked)) {
+	recs, syntax := Parse(file, data)
+	ri, si := 0, 0
+	for n := 1; ri < len(recs) || si < len(syntax); n++ {
+		c := &Checked{Index: n}
+		if si < len(syntax) && syntax[si].Game == n {
+			c.Problems = []*Problem{syntax[si]}
+			c.Offset = syntax[si].offset
+			si++
+		} else if ri < len(recs) && recs[ri].Index == n {
+			c.Record = recs[ri]
+			c.Offset = recs[ri].Pos.Offset
+			ri++
+			c.Game, c.Problems = Check(c.Record, lookup)
+		} else {
+			continue
+		}
+		each(c)
+	}
 }

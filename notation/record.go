@@ -241,7 +241,7 @@ func syntaxProblem(file string, n int, toks []lexer.Token, invalid map[int]strin
 	if at.Type == tInvalid {
 		p.Msg = invalid[at.Pos.Offset]
 	}
-	p.Line, p.Col, p.Token = at.Pos.Line, at.Pos.Column, at.Value
+	p.Line, p.Col, p.Token, p.offset = at.Pos.Line, at.Pos.Column, at.Value, at.Pos.Offset
 	p.Ply = plyAt(toks, at.Pos.Offset)
 	return p
 }

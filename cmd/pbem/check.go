@@ -1,0 +1,102 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"pbem/notation"
+	"pbem/referee"
+)
+
+// progressMin is the input size from which `pbem check` shows a progress
+// bar on a terminal.
+const progressMin = 4 << 20
+
+func runCheck(c *cli, args []string) int {
+	fs := c.flags("check")
+	files, code, done := c.parse(fs, args)
+	if done {
+		return code
+	}
+	if len(files) == 0 {
+		files = []string{"-"}
+	}
+	var games, plies, errs int
+	ioErr := false
+	for _, f := range files {
+		name, data, err := c.read(f)
+		if err != nil {
+			fmt.Fprintf(c.stderr, "pbem check: %v\n", err)
+			ioErr = true
+			continue
+		}
+		bar := c.progress(name, len(data))
+		notation.CheckFile(name, data, referee.Lookup, func(ch *notation.Checked) {
+			bar(ch.Offset)
+			games++
+			if ch.Game != nil {
+				plies += ch.Game.Plies
+			}
+			errs += len(ch.Problems)
+			for _, p := range ch.Problems {
+				fmt.Fprintln(c.stdout, p)
+			}
+			for _, p := range ch.Problems {
+				if p.Board != "" {
+					fmt.Fprintf(c.stdout, "board before ply %d of game %d:\n%s\n", p.Ply, p.Game, p.Board)
+				}
+			}
+		})
+		bar(-1)
+	}
+	fmt.Fprintf(c.stdout, "checked %d games, %d plies: %d errors\n", games, plies, errs)
+	switch {
+	case ioErr:
+		return 2
+	case errs > 0:
+		return 1
+	}
+	return 0
+}
+
+// read returns a file's display name and contents; "-" is standard input.
+func (c *cli) read(f string) (string, []byte, error) {
+	if f == "-" {
+		data, err := io.ReadAll(c.stdin)
+		return "<stdin>", data, err
+	}
+	data, err := os.ReadFile(f)
+	return f, data, err
+}
+
+// progress returns a function that shows how far checking has come (an
+// offset into the input; -1 clears the bar). It does nothing unless stderr
+// is a terminal and the input is large.
+func (c *cli) progress(name string, total int) func(int) {
+	if !c.stderrTTY || total < progressMin {
+		return func(int) {}
+	}
+	last := -1
+	return func(off int) {
+		if off < 0 {
+			fmt.Fprintf(c.stderr, "\r%-72s\r", "")
+			return
+		}
+		pct := int(int64(off) * 100 / int64(total))
+		if pct == last {
+			return
+		}
+		last = pct
+		const width = 40
+		n := pct * width / 100
+		bar := make([]byte, width)
+		for i := range bar {
+			bar[i] = '.'
+			if i < n {
+				bar[i] = '#'
+			}
+		}
+		fmt.Fprintf(c.stderr, "\rchecking %.20s [%s] %3d%%", name, bar, pct)
+	}
+}

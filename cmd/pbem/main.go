@@ -1,0 +1,131 @@
+// Command pbem is a play-by-email referee for abstract board games: it
+// validates and formats game records, plays random games, and (pbem serve)
+// referees correspondence games by mail.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+)
+
+// command is one subcommand.
+type command struct {
+	name, args, summary string
+	run                 func(c *cli, args []string) int
+}
+
+// cli holds the process's streams so that tests can run commands in-process.
+type cli struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	// stderrTTY reports whether stderr is a terminal (progress bars).
+	stderrTTY bool
+}
+
+func commands() []command {
+	return []command{
+		{"check", "[FILE ...]", "validate game records (- or none: standard input)", runCheck},
+		{"show", "FILE [--game N] [--ply P]", "print the board of a recorded game after ply P", runShow},
+		{"selfplay", "GAME [-n N] [--seed S] [--players K] [--board B] [--max-plies M]", "play random legal games and print their records", runSelfplay},
+		{"fmt", "[-w] [FILE ...]", "rewrite game records in canonical form", runFmt},
+		{"games", "", "list the games with a one-line description each", runGames},
+	}
+}
+
+func main() {
+	c := &cli{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, stderrTTY: isTerminal(os.Stderr)}
+	os.Exit(c.main(os.Args[1:]))
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func (c *cli) usage(w io.Writer) {
+	fmt.Fprintf(w, "pbem: a play-by-email referee for abstract board games\n\nUsage:\n")
+	for _, cmd := range commands() {
+		fmt.Fprintf(w, "  pbem %s %s\n        %s\n", cmd.name, cmd.args, cmd.summary)
+	}
+	fmt.Fprintf(w, "\nRun pbem COMMAND --help for the options of a command.\n")
+}
+
+func (c *cli) main(args []string) int {
+	if len(args) == 0 {
+		c.usage(c.stderr)
+		return 2
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		c.usage(c.stdout)
+		return 0
+	}
+	for _, cmd := range commands() {
+		if cmd.name == args[0] {
+			return cmd.run(c, args[1:])
+		}
+	}
+	fmt.Fprintf(c.stderr, "pbem: unknown command %q; expected one of %s\n", args[0], strings.Join(names(), ", "))
+	return 2
+}
+
+func names() []string {
+	var n []string
+	for _, cmd := range commands() {
+		n = append(n, cmd.name)
+	}
+	sort.Strings(n)
+	return n
+}
+
+// flags returns a flag set for a subcommand whose -h/--help prints its usage.
+func (c *cli) flags(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet("pbem "+name, flag.ContinueOnError)
+	fs.SetOutput(c.stderr)
+	for _, cmd := range commands() {
+		if cmd.name == name {
+			fs.Usage = func() {
+				fmt.Fprintf(fs.Output(), "Usage: pbem %s %s\n\n%s.\n", cmd.name, cmd.args, cmd.summary)
+				if hasFlags(fs) {
+					fmt.Fprintf(fs.Output(), "\nOptions:\n")
+					fs.PrintDefaults()
+				}
+			}
+		}
+	}
+	return fs
+}
+
+func hasFlags(fs *flag.FlagSet) bool {
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	return n > 0
+}
+
+// parse parses flags that may appear before, between or after positional
+// arguments, and returns the positional ones. done is set (with the exit
+// code) when parsing ends the command: --help (0) or a bad flag (2).
+func (c *cli) parse(fs *flag.FlagSet, args []string) (pos []string, code int, done bool) {
+	fs.SetOutput(c.stderr)
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fs.SetOutput(c.stdout)
+				fs.Usage()
+				return nil, 0, true
+			}
+			return nil, 2, true
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, 0, false
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
