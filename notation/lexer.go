@@ -13,7 +13,7 @@ import (
 // lexer.Definition) because record files are large and a runtime regexp
 // lexer would dominate the checker's time; participle remains the grammar.
 const (
-	tEOF lexer.TokenType = lexer.EOF
+	tEOF    lexer.TokenType = lexer.EOF
 	tLBrack lexer.TokenType = -(iota + 1)
 	tRBrack
 	tLParen

@@ -74,15 +74,15 @@ type Ply struct {
 	Pos  Pos
 	// Number is the move number written before the ply (HasNumber), with
 	// Continues for the N... form.
-	HasNumber bool
-	Number    int
-	Continues bool
-	NumberPos Pos
-	NumberTok string
-	Annots    []string // ! ? !! ?? !? ?! + #
-	NAGs      []int
-	Comments  []string   // comments after the ply
-	Variations []*Line   // alternatives to this ply
+	HasNumber  bool
+	Number     int
+	Continues  bool
+	NumberPos  Pos
+	NumberTok  string
+	Annots     []string // ! ? !! ?? !? ?! + #
+	NAGs       []int
+	Comments   []string // comments after the ply
+	Variations []*Line  // alternatives to this ply
 
 	// Filled in by Check (or a Builder).
 	Canon string // canonical spelling
@@ -290,7 +290,6 @@ func balance(toks []lexer.Token) (lexer.Token, string, bool) {
 	}
 	return lexer.Token{}, "", true
 }
-
 
 // expectation says what the grammar wanted instead of t, in words.
 func expectation(toks []lexer.Token, t lexer.Token) string {
