@@ -1,0 +1,39 @@
+# The Makefile is the interface: build, test, bench, fuzz, fmt, vet, run.
+GO       ?= go
+FUZZTIME ?= 60s
+BENCHTIME ?= 1x
+
+.PHONY: build test bench fuzz fmt vet run check
+
+build:
+	$(GO) build -o bin/pbem ./cmd/pbem
+
+# The one test command (README, .ci/run): installs what the tests need
+# (Dovecot for the mail integration test, when run as root), then runs every test.
+test:
+	./.ci/dovecot.sh
+	$(GO) vet ./...
+	$(GO) test ./...
+
+# Benchmarks on one core; figures are reported, never asserted.
+bench:
+	GOMAXPROCS=1 $(GO) test -run=NONE -bench=. -benchmem -cpu 1 ./...
+
+# Every fuzz target for FUZZTIME each.
+fuzz:
+	@for pkg in $$($(GO) list ./...); do \
+	  for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    echo "== $$pkg $$target"; \
+	    $(GO) test -run=NONE -fuzz="^$$target$$" -fuzztime=$(FUZZTIME) $$pkg || exit 1; \
+	  done; \
+	done
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+vet:
+	$(GO) vet ./...
+
+# pbem on its embedded defaults.
+run:
+	$(GO) run ./cmd/pbem serve

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"go/build"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// allowed says which of our packages and which modules a package may import
+// (ARCHITECTURE.md): engine < engine/<game>; engine, engine/<game>,
+// participle < notation < notation/<game>; engine, notation, archive <
+// referee; go-imap, go-smtp, go-message < mail; everything < cmd. The
+// standard library is always allowed. Test files are not checked.
+func allowed(pkg, imp string) bool {
+	game := func(p, parent string) (string, bool) {
+		rest, ok := strings.CutPrefix(p, parent+"/")
+		return rest, ok && !strings.Contains(rest, "/")
+	}
+	isStd := !strings.Contains(strings.SplitN(imp, "/", 2)[0], ".") && !strings.HasPrefix(imp, "pbem")
+	if isStd {
+		return true
+	}
+	participle := strings.HasPrefix(imp, "github.com/alecthomas/participle/")
+	switch {
+	case strings.HasPrefix(pkg, "pbem/cmd/"):
+		return true
+	case pkg == "pbem/engine":
+		return false
+	case pkg == "pbem/engine/enginetest":
+		return imp == "pbem/engine"
+	case strings.HasPrefix(pkg, "pbem/engine/"):
+		return imp == "pbem/engine"
+	case pkg == "pbem/notation":
+		return imp == "pbem/engine" || participle
+	case strings.HasPrefix(pkg, "pbem/notation/"):
+		g, _ := game(pkg, "pbem/notation")
+		ig, isGame := game(imp, "pbem/engine")
+		return imp == "pbem/engine" || imp == "pbem/notation" || participle || isGame && ig == g
+	case strings.HasPrefix(pkg, "pbem/archive"):
+		return imp == "pbem/engine" || imp == "pbem/notation" || strings.HasPrefix(imp, "pbem/archive") ||
+			strings.HasPrefix(imp, "modernc.org/sqlite")
+	case strings.HasPrefix(pkg, "pbem/referee"):
+		_, eg := game(imp, "pbem/engine")
+		_, ng := game(imp, "pbem/notation")
+		return imp == "pbem/engine" || imp == "pbem/notation" || strings.HasPrefix(imp, "pbem/archive") ||
+			strings.HasPrefix(imp, "pbem/referee") || eg && imp != "pbem/engine/enginetest" || ng
+	case strings.HasPrefix(pkg, "pbem/mail"):
+		return strings.HasPrefix(imp, "pbem/mail") || strings.HasPrefix(imp, "github.com/emersion/")
+	}
+	return false
+}
+
+func TestImportsFollowTheArchitecture(t *testing.T) {
+	root := "../.."
+	n := 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		if name := d.Name(); path != root && (strings.HasPrefix(name, ".") || name == "testdata") {
+			return filepath.SkipDir
+		}
+		p, err := build.ImportDir(path, 0)
+		if err != nil {
+			return nil // no Go files here
+		}
+		rel, _ := filepath.Rel(root, path)
+		pkg := "pbem/" + filepath.ToSlash(rel)
+		n++
+		for _, imp := range p.Imports {
+			if !allowed(pkg, imp) {
+				t.Errorf("%s imports %s, which ARCHITECTURE.md does not allow", pkg, imp)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 5 {
+		t.Fatalf("checked only %d packages; is the walk rooted right?", n)
+	}
+}
+
+func TestAllowedRules(t *testing.T) {
+	for _, c := range []struct {
+		pkg, imp string
+		want     bool
+	}{
+		{"pbem/engine", "fmt", true},
+		{"pbem/engine", "pbem/notation", false},
+		{"pbem/engine/castles", "pbem/engine", true},
+		{"pbem/engine/castles", "pbem/engine/rpp", false},
+		{"pbem/notation/castles", "pbem/engine/castles", true},
+		{"pbem/notation/castles", "pbem/engine/rpp", false},
+		{"pbem/notation", "pbem/referee", false},
+		{"pbem/mail", "pbem/referee", false},
+		{"pbem/referee", "pbem/mail", false},
+		{"pbem/referee", "pbem/notation/castles", true},
+		{"pbem/mail", "github.com/emersion/go-imap/v2", true},
+		{"pbem/engine", "github.com/alecthomas/participle/v2", false},
+	} {
+		if got := allowed(c.pkg, c.imp); got != c.want {
+			t.Errorf("allowed(%s, %s) = %v, want %v", c.pkg, c.imp, got, c.want)
+		}
+	}
+}
