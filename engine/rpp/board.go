@@ -19,9 +19,9 @@ type Board struct {
 	name    string
 	shape   string // "square", "hex" or "octagon"
 	names   []string
-	y, x    []int   // display row (0 = bottom) and column in half-cells
-	rows    int     // display rows
-	width   int     // display columns in half-cells (max x + 1)
+	y, x    []int // display row (0 = bottom) and column in half-cells
+	rows    int   // display rows
+	width   int   // display columns in half-cells (max x + 1)
 	adj     [][]Cell
 	byName  [26][20]int16 // [letter][number-1] -> cell+1, 0 = none
 	homes   [][]Cell      // home edges in seat order

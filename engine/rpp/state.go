@@ -45,12 +45,12 @@ type State struct {
 	b      *Board
 	seats  int8
 	toMove int8
-	passes int8 // consecutive passes
-	nOut   int8 // seats eliminated so far
+	passes int8            // consecutive passes
+	nOut   int8            // seats eliminated so far
 	out    [MaxSeats]int8  // order of elimination (1, 2, ...), 0 = alive
 	live   [MaxSeats]uint8 // live pieces per seat
 	cells  [maxCells]cellState
-	stacks [MaxSeats]stack                 // by initiator
+	stacks [MaxSeats]stack              // by initiator
 	piles  [MaxSeats][MaxSeats][3]uint8 // capture piles: holder, owner, size
 }
 
