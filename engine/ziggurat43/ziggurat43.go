@@ -52,7 +52,10 @@ const (
 	numKinds
 )
 
-var kindNames = [numKinds]string{"", "Priest-King", "Horse", "Archer", "Chariot", "Spearman"}
+var (
+	kindNames  = [numKinds]string{"", "Priest-King", "Horse", "Archer", "Chariot", "Spearman"}
+	kindPlural = [numKinds]string{"", "Priest-Kings", "Horses", "Archers", "Chariots", "Spearmen"}
+)
 
 // Letters are the piece letters of the notation, indexed by Kind.
 const Letters = " KHACS"
@@ -483,7 +486,7 @@ func (s *State) Check() error {
 	for side := range count {
 		for k := King; k < numKinds; k++ {
 			if count[side][k] > startCounts[k] {
-				return fmt.Errorf("ziggurat43: %s has %d %ss, more than the %d it starts with", sideNames[side], count[side][k], k, startCounts[k])
+				return fmt.Errorf("ziggurat43: %s has %d %s, more than the %d it starts with", sideNames[side], count[side][k], kindPlural[k], startCounts[k])
 			}
 		}
 	}
