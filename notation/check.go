@@ -26,8 +26,16 @@ type Problem struct {
 	offset int // byte offset, for progress reports
 }
 
+// MaxToken is the longest token a problem line quotes in full; longer ones
+// are cut with "..." (a 100 MB line must not become a 100 MB message).
+const MaxToken = 60
+
 func (p *Problem) String() string {
-	return fmt.Sprintf("%s:%d:%d: game %d, ply %d %s: %s", p.File, p.Line, p.Col, p.Game, p.Ply, strconv.Quote(p.Token), p.Msg)
+	tok := p.Token
+	if len(tok) > MaxToken {
+		tok = tok[:MaxToken] + "..."
+	}
+	return fmt.Sprintf("%s:%d:%d: game %d, ply %d %s: %s", p.File, p.Line, p.Col, p.Game, p.Ply, strconv.Quote(tok), p.Msg)
 }
 
 func (p *Problem) Error() string { return p.String() }
@@ -284,22 +292,18 @@ func (c *Checked) Valid() bool { return c.Game != nil && len(c.Problems) == 0 }
 // CheckFile reads and checks every game of a record file, in order, and
 // hands each to each. A syntax error costs only its game.
 func CheckFile(file string, data []byte, lookup Lookup, each func(*Checked)) {
-	recs, syntax := Parse(file, data)
-	ri, si := 0, 0
-	for n := 1; ri < len(recs) || si < len(syntax); n++ {
+	n := 0
+	eachGame(file, data, func(r *Record, p *Problem) {
+		n++
 		c := &Checked{Index: n}
-		if si < len(syntax) && syntax[si].Game == n {
-			c.Problems = []*Problem{syntax[si]}
-			c.Offset = syntax[si].offset
-			si++
-		} else if ri < len(recs) && recs[ri].Index == n {
-			c.Record = recs[ri]
-			c.Offset = recs[ri].Pos.Offset
-			ri++
-			c.Game, c.Problems = Check(c.Record, lookup)
+		if p != nil {
+			c.Problems = []*Problem{p}
+			c.Offset = p.offset
 		} else {
-			continue
+			c.Record = r
+			c.Offset = r.Pos.Offset
+			c.Game, c.Problems = Check(r, lookup)
 		}
 		each(c)
-	}
+	})
 }

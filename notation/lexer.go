@@ -38,6 +38,9 @@ var symbols = map[string]lexer.TokenType{
 func describe(t lexer.Token) string {
 	switch t.Type {
 	case tEOF:
+		if t.Value == "[" {
+			return `"[" (the next game's tags)`
+		}
 		return "end of file"
 	case tComment:
 		return "comment"
@@ -80,16 +83,32 @@ func (s *sliceLexer) Next() (lexer.Token, error) {
 // no token become tInvalid tokens; invalid maps each such token's offset to
 // a message that says what was wrong.
 func lexAll(filename string, data []byte) (toks []lexer.Token, invalid map[int]string) {
-	l := &lexState{data: data, line: 1, col: 1, file: filename}
-	toks = make([]lexer.Token, 0, len(data)/5+1)
+	l := newLexState(filename, data)
 	for {
-		l.skipSpace()
-		if l.off >= len(data) {
-			toks = append(toks, lexer.Token{Type: tEOF, Pos: l.pos()})
+		t := l.token()
+		toks = append(toks, t)
+		if t.Type == tEOF {
 			return toks, l.invalid
 		}
-		toks = l.next(toks)
 	}
+}
+
+func newLexState(filename string, data []byte) *lexState {
+	return &lexState{data: data, line: 1, col: 1, file: filename}
+}
+
+// token returns the next token (EOF at the end, repeatedly).
+func (l *lexState) token() lexer.Token {
+	for len(l.queue) == 0 {
+		l.skipSpace()
+		if l.off >= len(l.data) {
+			return lexer.Token{Type: tEOF, Pos: l.pos()}
+		}
+		l.queue = l.next(l.queue[:0])
+	}
+	t := l.queue[0]
+	l.queue = l.queue[1:]
+	return t
 }
 
 type lexState struct {
@@ -98,6 +117,7 @@ type lexState struct {
 	line, col int
 	file      string
 	invalid   map[int]string
+	queue     []lexer.Token // tokens lexed but not yet handed out
 }
 
 func (l *lexState) pos() lexer.Position {

@@ -134,43 +134,60 @@ var parser = participle.MustBuild[gGame](
 // reported in problems (one each) and left out of the records; reading
 // resumes at the next game.
 func Parse(file string, data []byte) (records []*Record, problems []*Problem) {
-	toks, invalid := lexAll(file, data)
-	for i, chunk := range split(toks) {
-		rec, p := parseGame(file, i+1, chunk, invalid)
+	eachGame(file, data, func(rec *Record, p *Problem) {
 		if p != nil {
 			problems = append(problems, p)
-			continue
+		} else {
+			records = append(records, rec)
 		}
-		records = append(records, rec)
-	}
+	})
 	return records, problems
 }
 
-// split cuts the token stream into games: a game ends after a result token
+// eachGame reads the games of a file one at a time, so that memory stays
+// proportional to the largest game, not the file.
+func eachGame(file string, data []byte, each func(*Record, *Problem)) {
+	c := &chunker{l: newLexState(file, data)}
+	for n := 1; ; n++ {
+		chunk := c.next()
+		if chunk == nil {
+			return
+		}
+		each(parseGame(file, n, chunk, c.l.invalid))
+	}
+}
+
+// chunker cuts the token stream into games: a game ends after a result token
 // outside any variation, or before a "[" that follows movetext (a game
 // without a result), or at the end of the file. Every chunk ends with EOF.
-func split(toks []lexer.Token) [][]lexer.Token {
-	var out [][]lexer.Token
-	start, depth, movetext, inTag := 0, 0, false, false
-	cut := func(end int, eof lexer.Token) {
-		c := make([]lexer.Token, 0, end-start+1)
-		c = append(c, toks[start:end]...)
-		eof.Type = tEOF
-		eof.Value = ""
-		out = append(out, append(c, eof))
-		start, depth, movetext, inTag = end, 0, false, false
-	}
-	for i := 0; i < len(toks); i++ {
-		t := toks[i]
+type chunker struct {
+	l       *lexState
+	pending *lexer.Token
+}
+
+func (c *chunker) next() []lexer.Token {
+	var chunk []lexer.Token
+	depth, movetext, inTag := 0, false, false
+	for {
+		var t lexer.Token
+		if c.pending != nil {
+			t, c.pending = *c.pending, nil
+		} else {
+			t = c.l.token()
+		}
+		end := func(v string) []lexer.Token {
+			return append(chunk, lexer.Token{Type: tEOF, Value: v, Pos: t.Pos})
+		}
 		switch t.Type {
 		case tEOF:
-			if i > start {
-				cut(i, t)
+			if len(chunk) == 0 {
+				return nil
 			}
-			return out
+			return append(chunk, t)
 		case tLBrack:
 			if movetext {
-				cut(i, t)
+				c.pending = &t
+				return end("[")
 			}
 			inTag = true
 		case tRBrack:
@@ -179,13 +196,14 @@ func split(toks []lexer.Token) [][]lexer.Token {
 			depth++
 			movetext = true
 		case tRParen:
-			if depth > 0 {
-				depth--
-			}
+			depth = max(depth-1, 0)
 			movetext = true
 		case tResult:
 			if depth == 0 && !inTag {
-				cut(i+1, toks[i+1])
+				chunk = append(chunk, t)
+				next := c.l.token()
+				c.pending = &next
+				return append(chunk, lexer.Token{Type: tEOF, Pos: next.Pos})
 			}
 		case tWord, tString:
 			if !inTag {
@@ -194,8 +212,8 @@ func split(toks []lexer.Token) [][]lexer.Token {
 		default:
 			movetext = true
 		}
+		chunk = append(chunk, t)
 	}
-	return out
 }
 
 func parseGame(file string, n int, toks []lexer.Token, invalid map[int]string) (*Record, *Problem) {

@@ -108,6 +108,8 @@ func TestProblems(t *testing.T) {
 			[]string{`f.pgn:1:20: game 1, ply 2 "\x00": unexpected control byte 0x00`}},
 		{"truncated file", "[Game \"toy\"] 1. t1 t1",
 			[]string{`f.pgn:1:22: game 1, ply 3 "": unexpected end of file; expected a result (1-0, 0-1, 1/2-1/2 or *) to end the game`}},
+		{"game without a result before the next game", "[Game \"toy\"] t1\n[Game \"toy\"] t1 *",
+			[]string{`f.pgn:2:1: game 1, ply 2 "[": unexpected "[" (the next game's tags); expected a result (1-0, 0-1, 1/2-1/2 or *) to end the game`}},
 		{"truncated tag", "[Game \"toy",
 			[]string{`f.pgn:1:7: game 1, ply 1 "\"toy": unterminated string: a tag value ends with '"' on its line`}},
 		{"tag without value", "[Game toy] *",
@@ -150,4 +152,23 @@ func TestRankedResults(t *testing.T) {
 	assert.EqualError(t, err, `bad result "G>R=B": side Y is not ranked; expected a ranking of the sides R Y G B such as R>Y=G=B, or *`)
 	_, err = notation.ParseResult(toyCodec{}, sides, "G>R=X>Y")
 	assert.EqualError(t, err, `bad result "G>R=X>Y": "X" is not a side of this game; expected a ranking of the sides R Y G B such as R>Y=G=B, or *`)
+}
+
+func TestHugeLine(t *testing.T) {
+	// A 100 MB line of one token: a located error, a short message, no crash.
+	huge := make([]byte, 100<<20)
+	for i := range huge {
+		huge[i] = 'a'
+	}
+	in := append([]byte("[Game \"toy\"] 1. "), huge...)
+	in = append(in, " *\n[Game \"toy\"] t1 *"...)
+	recs, ps := notation.Parse("big", in)
+	require.Empty(t, ps)
+	require.Len(t, recs, 2)
+	_, ps = notation.Check(recs[0], toyLookup)
+	require.Len(t, ps, 1)
+	line := ps[0].String()
+	assert.Less(t, len(line), 200)
+	assert.True(t, strings.HasPrefix(line, `big:1:17: game 1, ply 1 "aaaa`), line)
+	assert.True(t, strings.HasSuffix(line, `...": unexpected "a"; expected t1, t2, t3 or p`), line)
 }
