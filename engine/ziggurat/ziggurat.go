@@ -318,7 +318,8 @@ const help = `Ziggurat, an Icehouse game for two players on a 6x6 board.
 
 South starts on rank 1 and moves up, North on rank 6 and moves down.
 Each side has 3 Queens (size 3), 3 Drones (2) and 3 Workers (1). Setup
-on the home rank, files a-f: Q D W W D Q; one Q, D and W stay in reserve.
+on the home rank, files a-f: Q D W W D Q; one Q, D and W stay in
+reserve.
 The first player is drawn by the referee ([FirstPlayer], else South).
 
 A square holds a zig (one piece) or a stack (pieces bottom to top). The
