@@ -25,26 +25,42 @@ const (
 	ErrSpearStep     = "a %s Spearman steps one square up, %s or up-%s"
 )
 
+// Mover returns the piece on from when the side to move may move it, else
+// the rule that stops it: the game is over, from is no cell, holds no
+// piece or holds an enemy piece.
+func (s *State) Mover(from Square) (Piece, error) {
+	if o, over := s.ended(); over {
+		return Empty, engine.Illegal(ErrGameOver, o.Reason)
+	}
+	if !from.IsCell() {
+		return Empty, engine.Illegal(ErrNoSuchSquare, from)
+	}
+	p := s.board[from]
+	if p == Empty {
+		return Empty, engine.Illegal(ErrNoPiece, from)
+	}
+	if p.Side() != int(s.toMove) {
+		return Empty, engine.Illegal(ErrNotYours, p.Kind(), from)
+	}
+	return p, nil
+}
+
 // diagnose explains why m, which the generator does not produce, is
 // illegal. It runs on the failure path only.
 func (s *State) diagnose(m Move) error {
-	if o, over := s.ended(); over {
-		return engine.Illegal(ErrGameOver, o.Reason)
+	if !m.To.IsCell() && m.From.IsCell() {
+		if _, over := s.ended(); !over {
+			return engine.Illegal(ErrNoSuchSquare, m.To)
+		}
 	}
-	if !m.From.IsCell() {
-		return engine.Illegal(ErrNoSuchSquare, m.From)
+	p, err := s.Mover(m.From)
+	if err != nil {
+		return err
 	}
 	if !m.To.IsCell() {
 		return engine.Illegal(ErrNoSuchSquare, m.To)
 	}
-	p := s.board[m.From]
 	side := int(s.toMove)
-	if p == Empty {
-		return engine.Illegal(ErrNoPiece, m.From)
-	}
-	if p.Side() != side {
-		return engine.Illegal(ErrNotYours, p.Kind(), m.From)
-	}
 	if m.Shot && p.Kind() != Archer {
 		return engine.Illegal(ErrOnlyArchers)
 	}

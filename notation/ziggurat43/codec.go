@@ -1,0 +1,259 @@
+// Package ziggurat43 reads and writes the plies of Ziggurat, the 43-square
+// chess variant (NOTATION.md): `Se3-e4`, `Hc1xd3`, `Cc2-e2`, `Ad2^f4`
+// (the Archer on d2 shoots the piece on f4 and stays), `Kf4-g5`.
+package ziggurat43
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode"
+
+	"github.com/alecthomas/participle/v2"
+	"github.com/alecthomas/participle/v2/lexer"
+
+	"pbem/engine"
+	"pbem/engine/ziggurat43"
+	"pbem/notation"
+)
+
+// plyAST is the grammar of one ply:
+//
+//	ply    = [piece] square ("-" | "x" | "^") square
+//	piece  = K | H | A | C | S         (either case)
+//	square = letter digits             (either case; checked against the board later)
+//
+// No spaces inside a ply; spaces around it are ignored.
+type plyAST struct {
+	Piece string `parser:"@Piece?"`
+	From  string `parser:"@Square"`
+	Op    string `parser:"@Op"`
+	To    string `parser:"@Square"`
+}
+
+// The token rules, tried in order: a letter followed by digits is a square
+// (so c3 is never the Chariot letter), then the piece letters, the three
+// operators and, last, any other single character, so that lexing never
+// fails and the parser says what it found.
+var plyLexer = lexer.MustSimple([]lexer.SimpleRule{
+	{Name: "Square", Pattern: `[a-zA-Z][0-9]+`},
+	{Name: "Piece", Pattern: `[KHACSkhacs]`},
+	{Name: "Op", Pattern: `[-xX^]`},
+	{Name: "Other", Pattern: `[\s\S]`},
+})
+
+var parser = participle.MustBuild[plyAST](participle.Lexer(plyLexer))
+
+var pieceType = plyLexer.Symbols()["Piece"]
+
+// ply is a parsed ply, independent of any position. Squares outside the
+// board keep their text for the error.
+type ply struct {
+	kind             ziggurat43.Kind // NoKind when the letter is left out
+	from, to         ziggurat43.Square
+	fromText, toText string // lower case
+	op               byte   // '-', 'x' or '^'
+}
+
+// cacheLimit bounds the parse cache; it is emptied when full.
+const cacheLimit = 1 << 14
+
+// Codec is the ziggurat43 notation. It is safe for concurrent use.
+type Codec struct {
+	mu    sync.RWMutex
+	cache map[string]*ply
+}
+
+var _ notation.Codec = (*Codec)(nil)
+
+// New returns a codec.
+func New() *Codec { return &Codec{cache: make(map[string]*ply)} }
+
+// Rules is ziggurat43.
+func (c *Codec) Rules() engine.Rules { return ziggurat43.Rules{} }
+
+// parse returns the parsed ply, from the cache when the text was seen.
+func (c *Codec) parse(text string) (*ply, error) {
+	c.mu.RLock()
+	p, ok := c.cache[text]
+	c.mu.RUnlock()
+	if ok {
+		return p, nil
+	}
+	p, err := parse(text)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if len(c.cache) >= cacheLimit {
+		clear(c.cache)
+	}
+	c.cache[strings.Clone(text)] = p
+	c.mu.Unlock()
+	return p, nil
+}
+
+func parse(text string) (*ply, error) {
+	trimmed := strings.TrimSpace(text)
+	lead := len(text) - len(strings.TrimLeftFunc(text, unicode.IsSpace))
+	ast, err := parser.ParseString("", trimmed)
+	if err != nil {
+		return nil, syntaxError(text, lead, err)
+	}
+	p := &ply{op: ast.Op[0] | 0x20}
+	if p.op == '~' { // '^' | 0x20
+		p.op = '^'
+	}
+	if ast.Piece != "" {
+		p.kind = ziggurat43.Kind(strings.IndexByte(ziggurat43.Letters, ast.Piece[0]&^0x20))
+	}
+	p.from, p.fromText = toSquare(ast.From)
+	p.to, p.toText = toSquare(ast.To)
+	return p, nil
+}
+
+// toSquare reads a square token: NoSquare when it names no cell.
+func toSquare(t string) (ziggurat43.Square, string) {
+	t = strings.ToLower(t)
+	rank, err := strconv.Atoi(t[1:])
+	if err != nil || len(t) > 3 {
+		return ziggurat43.NoSquare, t
+	}
+	q := ziggurat43.MakeSquare(int(t[0]-'a'), rank-1)
+	if !q.IsCell() {
+		return ziggurat43.NoSquare, t
+	}
+	return q, t
+}
+
+// syntaxError turns a parser error on text[lead:] into a
+// *notation.SyntaxError that says what was found and what was expected.
+func syntaxError(text string, lead int, err error) error {
+	var perr participle.Error
+	if !errors.As(err, &perr) {
+		return notation.Syntaxf(0, "%v", err)
+	}
+	off := lead + perr.Position().Offset
+	found := "end of move"
+	var ut *participle.UnexpectedTokenError
+	if errors.As(err, &ut) && !ut.Unexpected.EOF() {
+		found = strconv.Quote(ut.Unexpected.Value)
+		off = lead + ut.Unexpected.Pos.Offset
+	}
+	off = min(off, len(text))
+	col := len([]rune(text[:off])) + 1
+	return notation.Syntaxf(off, "unexpected %s at column %d; expected %s", found, col, expected(text[lead:off]))
+}
+
+// expected says what may follow the well-formed prefix of a ply.
+func expected(prefix string) string {
+	toks, _ := parser.Lex("", strings.NewReader(prefix))
+	n := 0
+	piece := false
+	for i, t := range toks {
+		if t.EOF() {
+			break
+		}
+		if i == 0 && t.Type == pieceType {
+			piece = true
+		}
+		n++
+	}
+	if n > 0 && !piece {
+		n++ // the piece letter that was left out
+	}
+	switch n {
+	case 0:
+		return "a piece letter (K H A C S) or a square such as c4"
+	case 1, 3:
+		return "a square such as c4"
+	case 2:
+		return `"-", "x" or "^"`
+	}
+	return "the end of the move"
+}
+
+// Decode reads one ply as a player wrote it and resolves it against s.
+func (c *Codec) Decode(es engine.State, text string) (engine.Move, error) {
+	p, err := c.parse(text)
+	if err != nil {
+		return nil, err
+	}
+	s, ok := es.(*ziggurat43.State)
+	if !ok {
+		return nil, fmt.Errorf("ziggurat43: not a ziggurat43 position: %T", es)
+	}
+	if p.from == ziggurat43.NoSquare {
+		return nil, engine.Illegal(ziggurat43.ErrNoSuchSquare, p.fromText)
+	}
+	if p.to == ziggurat43.NoSquare {
+		return nil, engine.Illegal(ziggurat43.ErrNoSuchSquare, p.toText)
+	}
+	pc, err := s.Mover(p.from)
+	if err != nil {
+		return nil, err
+	}
+	if p.kind != ziggurat43.NoKind && pc.Kind() != p.kind {
+		return nil, engine.Illegal(ErrWrongPiece, p.from, pc.Kind(), p.kind)
+	}
+	m := ziggurat43.Move{From: p.from, To: p.to, Shot: p.op == '^'}
+	if err := s.Validate(m); err != nil {
+		return nil, err
+	}
+	if p.op == 'x' && !s.Captures(m) {
+		return nil, engine.Illegal(ErrNoCapture, c.Encode(s, m))
+	}
+	return m, nil
+}
+
+// The rules Decode names beyond the engine's own.
+const (
+	ErrWrongPiece = "the piece on %v is a %v, not a %v"
+	ErrNoCapture  = "x asserts a capture, but %s captures nothing"
+)
+
+// Encode writes m in its canonical form: the piece letter, the squares
+// joined by - (a move), x (a capture) or ^ (an Archer's shot).
+func (c *Codec) Encode(es engine.State, em engine.Move) string {
+	s := es.(*ziggurat43.State)
+	m := em.(ziggurat43.Move)
+	var b [8]byte
+	out := b[:0]
+	if k := s.At(m.From).Kind(); k != ziggurat43.NoKind {
+		out = append(out, k.Letter())
+	}
+	out = append(out, m.From.String()...)
+	switch {
+	case m.Shot:
+		out = append(out, '^')
+	case s.Captures(m):
+		out = append(out, 'x')
+	default:
+		out = append(out, '-')
+	}
+	out = append(out, m.To.String()...)
+	return string(out)
+}
+
+// Notation explains the notation.
+func (c *Codec) Notation() string { return help }
+
+const help = `ziggurat43 moves
+
+A ply is the piece letter, the square it leaves, a sign, and a square:
+  Se3-e4   the Spearman on e3 steps to e4
+  Hc1xd3   x: the Horse on c1 captures the enemy piece on d3
+  Cc2-e2   the Chariot on c2 moves two squares, jumping d2
+  Ad2^f4   ^: the Archer on d2 shoots the piece on f4 and stays
+  Kf4-g5   the Priest-King reaches the temple g5 (and wins)
+Pieces: K Priest-King, H Horse, A Archer, C Chariot, S Spearman.
+Squares: file letter a-m and rank number 1-5 on the pyramid
+(a1-m1, b2-l2, c3-k3, d4-j4, f5-h5).
+
+Input is lenient: any case (se3-E4), the piece letter may be left
+out (e3-e4), and - is accepted for a capture. x when the move
+captures nothing is an error, and a shot is always written ^ (an
+Archer never captures by moving). The referee always writes the
+canonical form.`
