@@ -1,13 +1,11 @@
 package elevation
 
 import (
-	"fmt"
-	"strconv"
 	"strings"
 	"testing"
 )
 
-// Diagrams: a position is written as six lines, rank 6 first, of six cells
+// Diagrams (ParseDiagram, State.Diagram): a position is written as six lines, rank 6 first, of six cells
 // each separated by blanks. A cell is the square's height followed by its
 // piece letter (S F D White, s f d Black) or '.' for no piece, e.g.
 //
@@ -26,87 +24,11 @@ import (
 // pos builds the State a diagram shows.
 func pos(t testing.TB, d string) *State {
 	t.Helper()
-	s, err := parseDiagram(d)
+	s, err := ParseDiagram(d)
 	if err != nil {
 		t.Fatalf("bad diagram: %v\n%s", err, d)
 	}
 	return s
-}
-
-func parseDiagram(d string) (*State, error) {
-	var lines []string
-	for _, l := range strings.Split(d, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			lines = append(lines, l)
-		}
-	}
-	toMove := White
-	if len(lines) == Size+1 {
-		switch lines[Size] {
-		case "White":
-		case "Black":
-			toMove = Black
-		default:
-			return nil, fmt.Errorf("side to move %q", lines[Size])
-		}
-		lines = lines[:Size]
-	}
-	if len(lines) != Size {
-		return nil, fmt.Errorf("%d ranks, want %d", len(lines), Size)
-	}
-	var heights [NumSquares]int
-	var pieces [NumSquares]Piece
-	sum := 0
-	for i, l := range lines {
-		r := Size - 1 - i
-		cells := strings.Fields(l)
-		if len(cells) != Size {
-			return nil, fmt.Errorf("rank %d has %d cells, want %d", r+1, len(cells), Size)
-		}
-		for f, c := range cells {
-			q := Sq(f, r)
-			h, err := strconv.Atoi(c[:len(c)-1])
-			if err != nil {
-				return nil, fmt.Errorf("cell %q on %v: %v", c, q, err)
-			}
-			heights[q] = h
-			sum += h
-			switch l := c[len(c)-1]; l {
-			case '.':
-			default:
-				k, ok := KindOf(l)
-				if !ok {
-					return nil, fmt.Errorf("cell %q on %v: no piece %q", c, q, l)
-				}
-				side := White
-				if l >= 'a' {
-					side = Black
-				}
-				pieces[q] = MakePiece(side, k)
-			}
-		}
-	}
-	if sum != TotalTiles {
-		return nil, fmt.Errorf("heights sum to %d, want %d", sum, TotalTiles)
-	}
-	return NewState(heights, pieces, toMove)
-}
-
-// diagram writes s as pos reads it, always with the side to move.
-func diagram(s *State) string {
-	var b strings.Builder
-	for r := Size - 1; r >= 0; r-- {
-		for f := 0; f < Size; f++ {
-			if f > 0 {
-				b.WriteByte(' ')
-			}
-			q := Sq(f, r)
-			fmt.Fprintf(&b, "%d%c", s.Height(q), s.At(q).Letter())
-		}
-		b.WriteByte('\n')
-	}
-	b.WriteString(sideNames[s.ToMove()])
-	return b.String()
 }
 
 // normal rewrites a diagram in the form diagram writes.
@@ -143,6 +65,8 @@ func sq(t testing.TB, name string) Square {
 	return q
 }
 
+func diagram(s *State) string { return s.Diagram() }
+
 func TestDiagramRoundTrip(t *testing.T) {
 	s := StartState()
 	back := pos(t, diagram(s))
@@ -155,8 +79,8 @@ func TestDiagramRoundTrip(t *testing.T) {
 		strings.Repeat("3. 3. 3. 3. 3. 3.\n", 6) + "Red",
 		strings.Repeat("3. 3. 3. 3. 3. 3.\n", 5) + "3. 3. 3. 3. 3. 3K",
 	} {
-		if _, err := parseDiagram(bad); err == nil {
-			t.Errorf("parseDiagram(%q) = nil error, want one", bad)
+		if _, err := ParseDiagram(bad); err == nil {
+			t.Errorf("ParseDiagram(%q) = nil error, want one", bad)
 		}
 	}
 }
