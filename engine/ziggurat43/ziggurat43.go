@@ -2,7 +2,8 @@
 // Overby (RULES.md section 3): two armies of Priest-King, Horse, Archers,
 // Chariots and Spearmen on a stepped pyramid. A side wins by capturing the
 // enemy Priest-King (by a move or an Archer's shot) or by bringing its own
-// Priest-King onto the temple g5, the top of the pyramid.
+// Priest-King onto the temple g5, the top of the pyramid. There is no
+// check: any move is legal even if it exposes the mover's Priest-King.
 package ziggurat43
 
 import (
@@ -20,16 +21,10 @@ const (
 
 var sideNames = [2]string{"Red", "Gold"}
 
-// Rulings of RULES.md section 3 that are judgement calls, one constant each.
-const (
-	// NoLegalMoveLoses: a side with no legal move on its turn loses
-	// (ruling). The alternative would be a draw.
-	NoLegalMoveLoses = true
-	// CheckExists is false: there is no check, any move is legal even if it
-	// leaves the mover's Priest-King attacked; the Priest-King must actually
-	// be captured (seed rule 2).
-	CheckExists = false
-)
+// NoLegalMoveLoses: a side with no legal move on its turn loses (ruling,
+// RULES.md section 3); false would make it a draw. The other ruling of the
+// section, the shape of the board, is the data in boardShape.
+const NoLegalMoveLoses = true
 
 // Reasons given in Outcome.
 const (
@@ -280,8 +275,11 @@ func (s *State) Outcome() engine.Outcome {
 	if o, over := s.ended(); over {
 		return o
 	}
-	if NoLegalMoveLoses && !s.hasMove() {
-		return engine.Win(2, 1-int(s.toMove), ReasonNoMove)
+	if !s.hasMove() {
+		if NoLegalMoveLoses {
+			return engine.Win(2, 1-int(s.toMove), ReasonNoMove)
+		}
+		return engine.Draw(2, ReasonNoMove)
 	}
 	return engine.Ongoing
 }

@@ -12,7 +12,6 @@ import (
 	"unicode"
 
 	"github.com/alecthomas/participle/v2"
-	"github.com/alecthomas/participle/v2/lexer"
 
 	"pbem/engine"
 	"pbem/engine/ziggurat43"
@@ -33,20 +32,7 @@ type plyAST struct {
 	To    string `parser:"@Square"`
 }
 
-// The token rules, tried in order: a letter followed by digits is a square
-// (so c3 is never the Chariot letter), then the piece letters, the three
-// operators and, last, any other single character, so that lexing never
-// fails and the parser says what it found.
-var plyLexer = lexer.MustSimple([]lexer.SimpleRule{
-	{Name: "Square", Pattern: `[a-zA-Z][0-9]+`},
-	{Name: "Piece", Pattern: `[KHACSkhacs]`},
-	{Name: "Op", Pattern: `[-xX^]`},
-	{Name: "Other", Pattern: `[\s\S]`},
-})
-
-var parser = participle.MustBuild[plyAST](participle.Lexer(plyLexer))
-
-var pieceType = plyLexer.Symbols()["Piece"]
+var parser = participle.MustBuild[plyAST](participle.Lexer(plyLexer{}))
 
 // ply is a parsed ply, independent of any position. Squares outside the
 // board keep their text for the error.
@@ -118,7 +104,7 @@ func parse(text string) (*ply, error) {
 func toSquare(t string) (ziggurat43.Square, string) {
 	t = strings.ToLower(t)
 	rank, err := strconv.Atoi(t[1:])
-	if err != nil || len(t) > 3 {
+	if err != nil || len(t) > 3 || t[1] == '0' {
 		return ziggurat43.NoSquare, t
 	}
 	q := ziggurat43.MakeSquare(int(t[0]-'a'), rank-1)
@@ -156,7 +142,7 @@ func expected(prefix string) string {
 		if t.EOF() {
 			break
 		}
-		if i == 0 && t.Type == pieceType {
+		if i == 0 && t.Type == tPiece {
 			piece = true
 		}
 		n++

@@ -140,6 +140,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"no such source a5", start, "Sa5-b5", "illegal: no such square a5", -1},
 		{"no such square z1", start, "z1-a1", "illegal: no such square z1", -1},
 		{"no such square a0", start, "a0-a1", "illegal: no such square a0", -1},
+		{"no leading zero", start, "Se03-e4", "illegal: no such square e03", -1},
 		{"no such square with a long number", start, "Se3-e10000000000000000000000", "illegal: no such square e10000000000000000000000", -1},
 		{"no such square, upper case", start, "SE3-N1", "illegal: no such square n1", -1},
 
