@@ -16,6 +16,7 @@ const maxCells = 277
 // Board is one playing area: cells with names, adjacency, and the home
 // edges in seat order. Boards are immutable values shared by all states.
 type Board struct {
+	idx     uint8 // index in boardList
 	name    string
 	shape   string // "square", "hex" or "octagon"
 	names   []string
@@ -270,6 +271,16 @@ var boards = map[string]*Board{
 
 // BoardNames lists the boards in order of size.
 var BoardNames = []string{"square5", "square7", "hex5", "hex7", "octagon"}
+
+// boardList holds the boards by index (State keeps the index).
+var boardList = func() []*Board {
+	var l []*Board
+	for i, n := range BoardNames {
+		boards[n].idx = uint8(i)
+		l = append(l, boards[n])
+	}
+	return l
+}()
 
 // DefaultBoard is the board for a player count when [Board] is not given:
 // 2 square5, 3 hex5, 4 square7, 5-6 hex7, 7-8 octagon.

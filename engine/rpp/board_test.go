@@ -185,12 +185,12 @@ func TestSeatAssignment(t *testing.T) {
 		}
 		st := s.(*State)
 		for seat := range tc.o.Players {
-			c := st.b.homes[seat][0]
+			c := st.board().homes[seat][0]
 			if got := st.CellCode(c); got != SeatLetters[seat:seat+1]+"N" {
-				t.Errorf("%+v: CellCode(%s) = %q, want a nest of %c", tc.o, st.b.CellName(c), got, SeatLetters[seat])
+				t.Errorf("%+v: CellCode(%s) = %q, want a nest of %c", tc.o, st.board().CellName(c), got, SeatLetters[seat])
 			}
 		}
-		if got := st.CellCode(mustCell(t, st.b, tc.empty)); got != "" {
+		if got := st.CellCode(mustCell(t, st.board(), tc.empty)); got != "" {
 			t.Errorf("%+v: CellCode(%s) = %q, want an empty cell", tc.o, tc.empty, got)
 		}
 	}

@@ -59,7 +59,7 @@ func parseDiagram(text string) (*State, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &State{b: b, seats: int8(seats), toMove: int8(seatOf(h[2][0]))}
+	s := &State{bi: b.idx, seats: int8(seats), toMove: int8(seatOf(h[2][0]))}
 	for _, f := range h[3:] {
 		k, v, _ := strings.Cut(f, "=")
 		switch k {
@@ -116,7 +116,7 @@ func parseDiagram(text string) (*State, error) {
 	for _, f := range lines[1+len(rows):] {
 		switch f[0] {
 		case "stack": // stack c3 M R: RS YS
-			c, ok := s.b.cellNamed(f[1])
+			c, ok := s.board().cellNamed(f[1])
 			if !ok || len(f) < 4 {
 				return nil, fmt.Errorf("stack %v", f)
 			}
@@ -148,7 +148,7 @@ func parseDiagram(text string) (*State, error) {
 // between tokens.
 func dump(s *State) string {
 	var out []string
-	h := fmt.Sprintf("%s %d %c", s.b.name, s.seats, SeatLetters[s.toMove])
+	h := fmt.Sprintf("%s %d %c", s.board().name, s.seats, SeatLetters[s.toMove])
 	if s.passes > 0 {
 		h += fmt.Sprintf(" passes=%d", s.passes)
 	}
@@ -163,9 +163,9 @@ func dump(s *State) string {
 		}
 	}
 	out = append(out, h)
-	for y := s.b.rows - 1; y >= 0; y-- {
-		l := []string{s.b.rowLabel(y)}
-		for _, c := range s.b.row(y) {
+	for y := s.board().rows - 1; y >= 0; y-- {
+		l := []string{s.board().rowLabel(y)}
+		for _, c := range s.board().row(y) {
 			code := s.CellCode(c)
 			if code == "" {
 				code = "."
@@ -179,7 +179,7 @@ func dump(s *State) string {
 		if !st.on {
 			continue
 		}
-		l := fmt.Sprintf("stack %s %c %c:", s.b.names[st.cell], st.size.Letter(), SeatLetters[i])
+		l := fmt.Sprintf("stack %s %c %c:", s.board().names[st.cell], st.size.Letter(), SeatLetters[i])
 		l += pieces(&st.under, int(s.seats))
 		out = append(out, l)
 	}

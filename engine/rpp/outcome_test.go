@@ -147,7 +147,7 @@ func TestOutcome(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := diagram(t, tc.before)
 			if tc.move != "" {
-				n, err := s.Apply(mv(t, s.b, tc.move))
+				n, err := s.Apply(mv(t, s.board(), tc.move))
 				if err != nil {
 					t.Fatalf("Apply(%s) = %v", tc.move, err)
 				}
@@ -198,7 +198,7 @@ func TestStandoffNeedsAFullRound(t *testing.T) {
 	}
 	// A move between passes starts the count again.
 	st = s
-	for _, m := range []Move{Pass, Pass, {Piece: Large, From: mustCell(t, s.b, "e7"), To: mustCell(t, s.b, "e6")}, Pass, Pass} {
+	for _, m := range []Move{Pass, Pass, {Piece: Large, From: mustCell(t, s.board(), "e7"), To: mustCell(t, s.board(), "e6")}, Pass, Pass} {
 		var err error
 		if st, err = st.Apply(m); err != nil {
 			t.Fatal(err)

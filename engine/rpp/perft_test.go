@@ -103,7 +103,7 @@ func midgame(tb testing.TB) *State {
 		Mc1-c2 Ma4-b4 Me7-e6 Mg4-f4 Lc3-d4 Mb4-b5 Me6-d6 Mf4-f3
 		Ld4-d5 Mb5-c5 Md6-d5`)
 	for _, p := range plies {
-		m := mv(tb, s.b, p)
+		m := mv(tb, s.board(), p)
 		n, err := s.Apply(m)
 		if err != nil {
 			tb.Fatalf("%s: %v\n%s", p, err, s.Render(-1))
@@ -119,7 +119,7 @@ func TestKey(t *testing.T) {
 	play := func(plies ...string) *State {
 		x := s
 		for _, p := range plies {
-			n, err := x.Apply(mv(t, s.b, p))
+			n, err := x.Apply(mv(t, s.board(), p))
 			if err != nil {
 				t.Fatalf("%s: %v", p, err)
 			}

@@ -43,10 +43,10 @@ func (s *State) flipped(view int) bool {
 		return false
 	}
 	sum := 0
-	for _, c := range s.b.homes[view] {
-		sum += 2 * s.b.y[c]
+	for _, c := range s.board().homes[view] {
+		sum += 2 * s.board().y[c]
 	}
-	return sum > len(s.b.homes[view])*(s.b.rows-1)
+	return sum > len(s.board().homes[view])*(s.board().rows-1)
 }
 
 // Render draws the board in ASCII within 72 columns, coordinates on two
@@ -54,7 +54,7 @@ func (s *State) flipped(view int) bool {
 // whose turn it is (or the result). view is the seat seen from: a seat
 // whose home edge is in the upper half sees the board turned half round.
 func (s *State) Render(view int) string {
-	b := s.b
+	b := s.board()
 	flip := s.flipped(view)
 	cw, codeW := 5, 4
 	if b.compact {
@@ -166,7 +166,7 @@ func (s *State) renderStacks(out *strings.Builder) {
 			}
 		}
 		writeWrapped(out, fmt.Sprintf("Stack on %s (initiator %c): %c%c over ",
-			s.b.names[st.cell], SeatLetters[i], SeatLetters[owner], st.size.Letter()), under)
+			s.board().names[st.cell], SeatLetters[i], SeatLetters[owner], st.size.Letter()), under)
 	}
 }
 
@@ -174,7 +174,7 @@ func (s *State) renderStacks(out *strings.Builder) {
 // capture pile (total, and by owner) or elimination.
 func (s *State) renderSeats(out *strings.Builder) {
 	for i := range int(s.seats) {
-		fmt.Fprintf(out, "%c %-6s home %-11s", SeatLetters[i], seatColours[i], s.b.edges[i])
+		fmt.Fprintf(out, "%c %-6s home %-11s", SeatLetters[i], seatColours[i], s.board().edges[i])
 		if s.out[i] != 0 {
 			fmt.Fprintf(out, " eliminated %s", ordinal(int(s.out[i])))
 		} else {

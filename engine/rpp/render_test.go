@@ -106,7 +106,7 @@ Cells are numbered from 1 at the left end of each row.`
 	st, _ := Rules{}.Start(engine.Options{Players: 8})
 	o := st.(*State)
 	for _, p := range []string{"Lh1-h2", "Lb6-c6"} {
-		n, err := o.Apply(mv(t, o.b, p))
+		n, err := o.Apply(mv(t, o.board(), p))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -118,7 +118,7 @@ Cells are numbered from 1 at the left end of each row.`
 		n, _ = o.Apply(Pass)
 		o = n.(*State)
 	}
-	n, err := o.Apply(mv(t, o.b, "Lh2-h1"))
+	n, err := o.Apply(mv(t, o.board(), "Lh2-h1"))
 	if err != nil {
 		t.Fatal(err)
 	}

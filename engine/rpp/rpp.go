@@ -198,7 +198,7 @@ func (r Rules) Start(o engine.Options) (engine.State, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &State{b: b, seats: int8(n), toMove: int8(o.First)}
+	s := &State{bi: b.idx, seats: int8(n), toMove: int8(o.First)}
 	for seat := 0; seat < n; seat++ {
 		for _, c := range b.homes[seat] {
 			s.cells[c] = cellState{owner: uint8(seat + 1)}

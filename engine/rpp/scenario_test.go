@@ -23,7 +23,7 @@ func runScenarios(t *testing.T, cases []scenario) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			s := diagram(t, tc.before)
-			m := mv(t, s.b, tc.move)
+			m := mv(t, s.board(), tc.move)
 			listed := false
 			for _, x := range s.Legal() {
 				listed = listed || reflect.DeepEqual(x, m)

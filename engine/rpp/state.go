@@ -42,7 +42,7 @@ type stack struct {
 
 // State is a position of rpp: an immutable value.
 type State struct {
-	b      *Board
+	bi     uint8 // index into boardList: no pointer, so states need no GC scan
 	seats  int8
 	toMove int8
 	passes int8            // consecutive passes
@@ -60,7 +60,12 @@ var (
 )
 
 // Board is the board the game is played on.
-func (s *State) Board() *Board { return s.b }
+func (s *State) Board() *Board { return boardList[s.bi] }
+
+func (s *State) board() *Board { return boardList[s.bi] }
+
+// Seats is the number of seats.
+func (s *State) Seats() int { return int(s.seats) }
 
 // Sides names the seats: R, Y, ...
 func (s *State) Sides() []string { return sides(int(s.seats)) }
@@ -183,7 +188,8 @@ func (s *State) AppendLegal(dst []Move) []Move {
 	}
 	seat := int(s.toMove)
 	own := uint8(seat + 1)
-	n := len(s.b.names)
+	b := s.board()
+	n := len(b.names)
 	for c := 0; c < n; c++ {
 		cs := s.cells[c]
 		if cs.owner != own {
@@ -193,7 +199,7 @@ func (s *State) AppendLegal(dst []Move) []Move {
 			if !movable(cs.get(z)) {
 				continue
 			}
-			for _, t := range s.b.adj[c] {
+			for _, t := range b.adj[c] {
 				if s.entry(seat, z, t) >= enStep {
 					dst = append(dst, Move{Piece: z, From: Cell(c), To: t})
 				}
@@ -229,13 +235,13 @@ func (s *State) Classify(m Move) (Effect, error) {
 // check runs the per-action generator on m: the result of entry, or -1
 // when the piece may not make that step at all.
 func (s *State) check(m Move) int {
-	n := len(s.b.names)
+	n := len(s.board().names)
 	if m.Piece < Small || m.Piece > Large || int(m.From) >= n || int(m.To) >= n {
 		return -1
 	}
 	seat := int(s.toMove)
 	cs := s.cells[m.From]
-	if int(cs.owner)-1 != seat || !movable(cs.get(m.Piece)) || !s.b.Adjacent(m.From, m.To) {
+	if int(cs.owner)-1 != seat || !movable(cs.get(m.Piece)) || !s.board().Adjacent(m.From, m.To) {
 		return -1
 	}
 	return s.entry(seat, m.Piece, m.To)
@@ -244,17 +250,17 @@ func (s *State) check(m Move) int {
 // diagnose names the rule that m, which check refused, breaks. It runs on
 // the failure path only.
 func (s *State) diagnose(m Move) error {
-	n := len(s.b.names)
+	n := len(s.board().names)
 	if m.Piece < Small || m.Piece > Large {
 		return engine.Illegal("no piece size %d (L, M or S)", m.Piece)
 	}
 	if int(m.From) >= n {
-		return engine.Illegal("no such square %s", s.b.CellName(m.From))
+		return engine.Illegal("no such square %s", s.board().CellName(m.From))
 	}
 	if int(m.To) >= n {
-		return engine.Illegal("no such square %s", s.b.CellName(m.To))
+		return engine.Illegal("no such square %s", s.board().CellName(m.To))
 	}
-	seat, from, to := int(s.toMove), s.b.CellName(m.From), s.b.CellName(m.To)
+	seat, from, to := int(s.toMove), s.board().CellName(m.From), s.board().CellName(m.To)
 	z := m.Piece.Letter()
 	cs := s.cells[m.From]
 	switch {
@@ -271,7 +277,7 @@ func (s *State) diagnose(m Move) error {
 	case top:
 		return engine.Illegal("the %c on %s tops an unresolved capture stack and may not move", z, from)
 	}
-	if !s.b.Adjacent(m.From, m.To) {
+	if !s.board().Adjacent(m.From, m.To) {
 		return engine.Illegal("%s is not adjacent to %s: a piece moves one step", to, from)
 	}
 	t := s.cells[m.To]
@@ -392,7 +398,7 @@ func (n *State) stackAt(c Cell, z Size) int {
 			return i
 		}
 	}
-	panic(fmt.Sprintf("rpp: no stack under the %c on %s", z.Letter(), n.b.CellName(c)))
+	panic(fmt.Sprintf("rpp: no stack under the %c on %s", z.Letter(), n.board().CellName(c)))
 }
 
 // eliminate marks seat eliminated if it has no live piece left.
@@ -555,7 +561,7 @@ func (s *State) Key() string {
 	for i := range s.seats {
 		k = append(k, byte(s.out[i]))
 	}
-	for c, cs := range s.cells[:len(s.b.names)] {
+	for c, cs := range s.cells[:len(s.board().names)] {
 		if cs.owner != 0 {
 			k = append(k, byte(c>>8), byte(c), cs.owner<<6|cs.pcs)
 		}
@@ -601,8 +607,8 @@ func (s *State) Check() error {
 	var count [MaxSeats][3]int
 	tops := 0
 	for c, cs := range s.cells {
-		name := s.b.CellName(Cell(c))
-		if c >= len(s.b.names) || cs.owner == 0 {
+		name := s.board().CellName(Cell(c))
+		if c >= len(s.board().names) || cs.owner == 0 {
 			if cs != (cellState{}) {
 				return fmt.Errorf("cell %s: pieces %#x without an owner", name, cs.pcs)
 			}
@@ -649,8 +655,8 @@ func (s *State) Check() error {
 			return fmt.Errorf("a stack of seat %d", i)
 		}
 		tops--
-		if int(st.cell) >= len(s.b.names) || s.cells[st.cell].get(st.size) != top {
-			return fmt.Errorf("stack of %c on %s has no top", SeatLetters[i], s.b.CellName(st.cell))
+		if int(st.cell) >= len(s.board().names) || s.cells[st.cell].get(st.size) != top {
+			return fmt.Errorf("stack of %c on %s has no top", SeatLetters[i], s.board().CellName(st.cell))
 		}
 		n := 0
 		for o := range seats {
@@ -660,7 +666,7 @@ func (s *State) Check() error {
 			}
 		}
 		if n == 0 {
-			return fmt.Errorf("empty stack on %s", s.b.CellName(st.cell))
+			return fmt.Errorf("empty stack on %s", s.board().CellName(st.cell))
 		}
 	}
 	if tops != 0 {

@@ -207,7 +207,7 @@ func (c *Codec) Decode(es engine.State, text string) (engine.Move, error) {
 	if !ok {
 		return nil, fmt.Errorf("rpp: not an rpp position: %T", es)
 	}
-	seats, turn := len(s.Sides()), s.ToMove()
+	seats, turn := s.Seats(), s.ToMove()
 	switch {
 	case p.seat >= seats:
 		return nil, engine.Illegal("no seat %c in this game (seats %s)", rpp.SeatLetters[p.seat], strings.Join(s.Sides(), " "))
