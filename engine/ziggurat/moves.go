@@ -115,7 +115,37 @@ func abs(x int) int {
 	return x
 }
 
-// box returns m in an interface without allocating.
+// Box returns m as an engine.Move. Moves that can be legal come from a
+// table built once, so boxing them does not allocate (Legal and decoders
+// use it on hot paths).
+func Box(m Move) engine.Move {
+	if m.Unit > Keep || m.From > NumSquares || m.To > NumSquares {
+		return m
+	}
+	switch m.Kind {
+	case Step:
+		if m.Unit == NoUnit || m.From == NoSquare || m.To == NoSquare {
+			return m
+		}
+	case Exit:
+		if m.Unit == NoUnit || m.From == NoSquare || m.To != NoSquare {
+			return m
+		}
+	case Place:
+		if !m.Unit.IsZig() || m.From != NoSquare || m.To == NoSquare {
+			return m
+		}
+	case Pass:
+		if m != (Move{}) {
+			return m
+		}
+	default:
+		return m
+	}
+	return box(m)
+}
+
+// box returns a legal-shaped m in an interface without allocating.
 func box(m Move) engine.Move {
 	switch m.Kind {
 	case Step:

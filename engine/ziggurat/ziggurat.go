@@ -384,6 +384,15 @@ func checkOptions(o engine.Options) error {
 // setup is the home-rank order of sizes, files a-f.
 var setup = [Files]Unit{Queen, Drone, Worker, Worker, Drone, Queen}
 
+// SetupUnit returns the size that starts on file 0..5 (a..f) of the home
+// ranks, the only size a reinforcement may take there (NoUnit off the board).
+func SetupUnit(file int) Unit {
+	if file < 0 || file >= Files {
+		return NoUnit
+	}
+	return setup[file]
+}
+
 // homeRank is each side's home rank.
 var homeRank = [2]int{1, Ranks}
 
