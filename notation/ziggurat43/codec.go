@@ -88,9 +88,9 @@ func parse(text string) (*ply, error) {
 	if err != nil {
 		return nil, syntaxError(text, lead, err)
 	}
-	p := &ply{op: ast.Op[0] | 0x20}
-	if p.op == '~' { // '^' | 0x20
-		p.op = '^'
+	p := &ply{op: ast.Op[0]}
+	if p.op == 'X' {
+		p.op = 'x'
 	}
 	if ast.Piece != "" {
 		p.kind = ziggurat43.Kind(strings.IndexByte(ziggurat43.Letters, ast.Piece[0]&^0x20))
