@@ -1,0 +1,303 @@
+// Package elevation reads and writes Elevation turns (NOTATION.md):
+// `Sa1:b2>a2,-b2` is the Samurai on a1 digging a tile from b2 to a2, then
+// stepping to b2. The part before `:` names the acting piece and its square;
+// each action is `a>b` (dig), `-q` (step) or `xq` (capturing step), joined
+// by commas; a Fish double step is one step to the square two diagonal steps
+// away.
+//
+// Input is lenient (any case, the piece letter optional, `-` for a capture,
+// blanks between tokens); output is canonical.
+package elevation
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/alecthomas/participle/v2"
+
+	"pbem/engine"
+	game "pbem/engine/elevation"
+	"pbem/notation"
+)
+
+// The grammar, as participle struct tags:
+//
+//	ply    = [Piece] Square ":" action { "," action } .
+//	action = Square ">" Square | ( "x" | "-" ) Square .
+type plyAST struct {
+	Piece   string       `parser:"@Piece?"`
+	At      string       `parser:"@Square ':'"`
+	Actions []*actionAST `parser:"@@ ( ',' @@ )*"`
+}
+
+type actionAST struct {
+	From string `parser:"( @Square '>' | @( Capture | '-' ) )"`
+	To   string `parser:"@Square"`
+}
+
+var parser = participle.MustBuild[plyAST](participle.Lexer(plyLexer{}))
+
+// cacheSize bounds the parse cache; when it fills up it starts afresh.
+const cacheSize = 1 << 14
+
+// square is a square as written, resolved when it is on the board.
+type square struct {
+	name string // lower case
+	sq   game.Square
+	ok   bool
+}
+
+func newSquare(text string) square {
+	name := strings.ToLower(text)
+	q, ok := game.ParseSquare(name)
+	return square{name: name, sq: q, ok: ok}
+}
+
+// action is one parsed action.
+type action struct {
+	dig     bool
+	capture bool // written with x
+	from    square
+	to      square
+}
+
+// parsed is a ply as written, before it meets a position.
+type parsed struct {
+	piece   game.Kind // NoKind: not written
+	at      square
+	actions []action
+}
+
+type cached struct {
+	p   *parsed
+	err error
+}
+
+// Codec is the notation of Elevation. It is safe for concurrent use.
+type Codec struct {
+	cache sync.Map // text -> cached
+	n     atomic.Int64
+}
+
+var _ notation.Codec = (*Codec)(nil)
+
+// New returns a codec.
+func New() *Codec { return &Codec{} }
+
+// Rules is Elevation.
+func (*Codec) Rules() engine.Rules { return game.Rules{} }
+
+// Decode reads one turn as written and resolves it against s.
+func (c *Codec) Decode(s engine.State, text string) (engine.Move, error) {
+	st, ok := s.(*game.State)
+	if !ok {
+		return nil, fmt.Errorf("elevation: not an elevation position (%T)", s)
+	}
+	p, err := c.parse(text)
+	if err != nil {
+		return nil, err
+	}
+	return resolve(st, p)
+}
+
+// parse parses text, through the cache.
+func (c *Codec) parse(text string) (*parsed, error) {
+	if v, ok := c.cache.Load(text); ok {
+		e := v.(cached)
+		return e.p, e.err
+	}
+	p, err := parse(text)
+	if c.n.Add(1) > cacheSize {
+		c.cache.Clear()
+		c.n.Store(1)
+	}
+	c.cache.Store(text, cached{p, err})
+	return p, err
+}
+
+func parse(text string) (*parsed, error) {
+	ast, err := parser.ParseString("", text)
+	if err != nil {
+		return nil, syntaxError(text, err)
+	}
+	p := &parsed{at: newSquare(ast.At), actions: make([]action, len(ast.Actions))}
+	if ast.Piece != "" {
+		p.piece, _ = game.KindOf(ast.Piece[0])
+	}
+	for i, a := range ast.Actions {
+		switch strings.ToLower(a.From) {
+		case "-":
+			p.actions[i] = action{to: newSquare(a.To)}
+		case "x":
+			p.actions[i] = action{capture: true, to: newSquare(a.To)}
+		default:
+			p.actions[i] = action{dig: true, from: newSquare(a.From), to: newSquare(a.To)}
+		}
+	}
+	return p, nil
+}
+
+// resolve turns a parsed ply into the move it names in s.
+func resolve(s *game.State, p *parsed) (engine.Move, error) {
+	if !p.at.ok {
+		return nil, engine.Illegal("no such square %s", p.at.name)
+	}
+	for _, a := range p.actions {
+		if a.dig && !a.from.ok {
+			return nil, engine.Illegal("no such square %s", a.from.name)
+		}
+		if !a.to.ok {
+			return nil, engine.Illegal("no such square %s", a.to.name)
+		}
+	}
+	if len(p.actions) > 2 {
+		return nil, engine.Illegal("a turn has at most two actions, not %d", len(p.actions))
+	}
+	at := p.at.sq
+	pc := s.At(at)
+	switch {
+	case pc == game.NoPiece:
+		return nil, engine.Illegal("no piece on %v", at)
+	case pc.Side() != s.ToMove():
+		return nil, engine.Illegal("the piece on %v is not yours", at)
+	case p.piece != game.NoKind && p.piece != pc.Kind():
+		return nil, engine.Illegal("the piece on %v is a %v, not a %v", at, pc.Kind(), p.piece)
+	}
+	m := game.Move{At: at}
+	for i, a := range p.actions {
+		if a.dig {
+			m.Actions[i] = game.DigAction(a.from.sq, a.to.sq)
+			continue
+		}
+		if a.capture && !captures(s, at, a.to.sq) {
+			return nil, engine.Illegal("x%v asserts a capture, but %v holds no enemy piece", a.to.sq, a.to.sq)
+		}
+		m.Actions[i] = game.StepAction(a.to.sq)
+	}
+	return m, nil
+}
+
+// captures reports whether a step to q by the piece that stood on at takes
+// an enemy piece. The squares a turn's first action empties are the mover's
+// own and a captured enemy's, which its second step cannot reach again, so
+// the position before the turn decides.
+func captures(s *game.State, at, q game.Square) bool {
+	t := s.At(q)
+	return t != game.NoPiece && t.Side() != s.At(at).Side()
+}
+
+// Encode writes m in its canonical form, e.g. `Sa1:b2>a2,-b2`.
+func (*Codec) Encode(s engine.State, m engine.Move) string {
+	st, ok := s.(*game.State)
+	mv, ok2 := m.(game.Move)
+	if !ok || !ok2 || !mv.At.Valid() {
+		return fmt.Sprint(m)
+	}
+	var b [32]byte
+	out := b[:0]
+	if k := st.At(mv.At).Kind(); k != game.NoKind {
+		out = append(out, k.Letter())
+	}
+	out = appendSquare(out, mv.At)
+	out = append(out, ':')
+	for i := range mv.Len() {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		a := mv.Actions[i]
+		if !a.From.Valid() || !a.To.Valid() {
+			return fmt.Sprint(m)
+		}
+		if a.Kind == game.Dig {
+			out = appendSquare(out, a.From)
+			out = append(out, '>')
+		} else if captures(st, mv.At, a.To) {
+			out = append(out, 'x')
+		} else {
+			out = append(out, '-')
+		}
+		out = appendSquare(out, a.To)
+	}
+	return string(out)
+}
+
+func appendSquare(b []byte, q game.Square) []byte {
+	return append(b, byte('a'+q.File()), byte('1'+q.Rank()))
+}
+
+// Notation explains the notation.
+func (*Codec) Notation() string { return help }
+
+const help = `Elevation turns: the acting piece, a colon, then its actions in the
+order played, joined by commas.
+
+  Sa1:b2>a2,-b2    the Samurai on a1 digs a tile from b2 to a2, then
+                   steps to b2
+  Fe1:-c3,b4>b3    the Fish on e1 double-steps to c3, then digs b4 to b3
+  Sb5:xc4,b4>d3    the Samurai on b5 captures on c4, then digs b4 to d3
+  Dd6:c5>e5,d5>c5  the Dragon on d6 digs twice
+  Dd1:-d2          the Dragon on d1 steps (and may climb two levels)
+
+Pieces: S Samurai, F Fish, D Dragon. Actions: a>b digs a tile from a
+to b (both next to the piece where it stands then); -q steps to q; xq
+steps to q and captures the enemy there. A Fish double step is one -q
+or xq to the square two diagonal steps away.
+Input may be in any case, may leave out the piece letter (the square
+says which piece acts), may write - for a capture and may put blanks
+after commas; x on a step that captures nothing is an error. The
+referee writes the form shown above.`
+
+// syntaxError describes a parse failure: what was found where, and what
+// the grammar expected there.
+func syntaxError(text string, err error) error {
+	perr, ok := err.(participle.Error)
+	if !ok {
+		return notation.Syntaxf(0, "%v", err)
+	}
+	offset := perr.Position().Offset
+	// Re-lex up to the failure to know what came before it.
+	l := &plyScanner{s: text}
+	var prev, prev2 lexerToken
+	for {
+		tok, _ := l.Next()
+		if tok.EOF() || tok.Pos.Offset >= offset {
+			found := fmt.Sprintf("%q", tok.Value)
+			if tok.EOF() {
+				found = "end of text"
+			}
+			return notation.Syntaxf(tok.Pos.Offset, "unexpected %s at column %d; expected %s",
+				found, tok.Pos.Column, expected(prev, prev2))
+		}
+		prev2, prev = prev, lexerToken{int(tok.Type), tok.Value, true}
+	}
+}
+
+type lexerToken struct {
+	typ   int
+	value string
+	ok    bool
+}
+
+// expected says what the grammar allows after the tokens prev2, prev.
+func expected(prev, prev2 lexerToken) string {
+	switch {
+	case !prev.ok:
+		return "a piece letter or a square such as a1"
+	case prev.typ == int(tokPiece):
+		return "a square such as a1"
+	case prev.typ == int(tokSquare) && (!prev2.ok || prev2.typ == int(tokPiece)):
+		return `":"`
+	case prev.value == ":" || prev.value == ",":
+		return "an action such as b2>a2, -b2 or xb2"
+	case prev.typ == int(tokSquare) && (prev2.value == ":" || prev2.value == ","):
+		return `">"`
+	case prev.value == ">":
+		return "a square such as a2"
+	case prev.value == "-" || prev.typ == int(tokCapture):
+		return "a square such as b2"
+	default:
+		return `"," or the end of the turn`
+	}
+}
