@@ -217,3 +217,26 @@ func mustCell(t *testing.T, b *Board, name string) Cell {
 	}
 	return c
 }
+
+// TestRepetition: engine.Line applies threefold repetition and settles it
+// with the capture piles (here none: every seat shares the first place).
+// A returning L does not re-nest, so the start itself never recurs.
+func TestRepetition(t *testing.T) {
+	st, _ := Rules{}.Start(engine.Options{})
+	s := st.(*State)
+	line := engine.NewLine(s)
+	for i, p := range []string{"La1-a2", "La5-a4",
+		"La2-a3", "La4-b4", "La3-a2", "Lb4-a4", "La2-a3", "La4-b4", "La3-a2", "Lb4-a4"} {
+		if o := line.Outcome(); o.Over {
+			t.Fatalf("over after %d plies: %+v", i, o)
+		}
+		var err error
+		if line, err = line.Play(mv(t, s.board(), p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := engine.Outcome{Over: true, Rank: []int{1, 1}, Reason: "threefold repetition"}
+	if o := line.Outcome(); !reflect.DeepEqual(o, want) {
+		t.Errorf("Outcome() = %+v, want %+v", o, want)
+	}
+}

@@ -157,11 +157,8 @@ func (s *State) renderStacks(out *strings.Builder) {
 		var under []string
 		for o := range int(s.seats) {
 			for z := Large; z >= Small; z-- {
-				switch k := st.under[o][z-1]; {
-				case k == 1:
+				for range st.under[o][z-1] {
 					under = append(under, string([]byte{SeatLetters[o], z.Letter()}))
-				case k > 1:
-					under = append(under, fmt.Sprintf("%c%c*%d", SeatLetters[o], z.Letter(), k))
 				}
 			}
 		}
