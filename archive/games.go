@@ -1,0 +1,401 @@
+package archive
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// querier is what *sql.DB and *sql.Tx share.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// Seen reports whether a message id was processed.
+func (s *Store) Seen(ctx context.Context, messageID string) (bool, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM processed WHERE message_id = ?`, messageID).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("archive: seen: %w", err)
+	}
+	return n > 0, nil
+}
+
+// NewGameID reserves a new game id. Ids increase and are never reused,
+// even when the game that reserved one is never stored.
+func (s *Store) NewGameID(ctx context.Context) (int64, error) {
+	res, err := s.db.ExecContext(ctx, `INSERT INTO game_ids DEFAULT VALUES`)
+	if err != nil {
+		return 0, fmt.Errorf("archive: new game id: %w", err)
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return 0, fmt.Errorf("archive: new game id: %w", err)
+	}
+	return id, nil
+}
+
+const gameColumns = `id, game, status, options, offers, record, turn_start, deadline, reminded, due, thread, created, updated, version`
+
+// Game returns the game with the id, or ErrNotFound.
+func (s *Store) Game(ctx context.Context, id int64) (*Game, error) {
+	gs, err := s.games(ctx, s.db, `SELECT `+gameColumns+` FROM games WHERE id = ?`, id)
+	if err != nil {
+		return nil, err
+	}
+	if len(gs) == 0 {
+		return nil, ErrNotFound
+	}
+	return gs[0], nil
+}
+
+// ActiveGamesOf returns the invited and playing games in which addr
+// (case-insensitive) has a seat or watches, by id.
+func (s *Store) ActiveGamesOf(ctx context.Context, addr string) ([]*Game, error) {
+	a := strings.ToLower(addr)
+	return s.games(ctx, s.db, `SELECT `+gameColumns+` FROM games
+WHERE status IN ('invited', 'playing') AND (
+	id IN (SELECT game_id FROM seats WHERE address = ?) OR
+	id IN (SELECT game_id FROM observers WHERE address = ?))
+ORDER BY id`, a, a)
+}
+
+// DueGames returns the invited and playing games whose Due time is set and
+// not after now, by due time.
+func (s *Store) DueGames(ctx context.Context, now time.Time) ([]*Game, error) {
+	return s.games(ctx, s.db, `SELECT `+gameColumns+` FROM games
+WHERE due > 0 AND due <= ? AND status IN ('invited', 'playing')
+ORDER BY due, id`, unix(now))
+}
+
+func (s *Store) games(ctx context.Context, q querier, query string, args ...any) ([]*Game, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("archive: games: %w", err)
+	}
+	var gs []*Game
+	for rows.Next() {
+		var g Game
+		var opts, offers string
+		var turnStart, deadline, due, created, updated int64
+		if err := rows.Scan(&g.ID, &g.Game, &g.Status, &opts, &offers, &g.Record, &turnStart, &deadline,
+			&g.Reminded, &due, &g.Thread, &created, &updated, &g.Version); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("archive: games: %w", err)
+		}
+		if err := json.Unmarshal([]byte(opts), &g.Options); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("archive: game %d options: %w", g.ID, err)
+		}
+		if err := json.Unmarshal([]byte(offers), &g.Offers); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("archive: game %d offers: %w", g.ID, err)
+		}
+		if len(g.Offers) == 0 {
+			g.Offers = nil
+		}
+		g.TurnStart, g.Deadline, g.Due = fromUnix(turnStart), fromUnix(deadline), fromUnix(due)
+		g.Created, g.Updated = fromUnix(created), fromUnix(updated)
+		gs = append(gs, &g)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, fmt.Errorf("archive: games: %w", err)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("archive: games: %w", err)
+	}
+	for _, g := range gs {
+		if err := s.people(ctx, q, g); err != nil {
+			return nil, err
+		}
+	}
+	return gs, nil
+}
+
+// people loads the seats and observers of g.
+func (s *Store) people(ctx context.Context, q querier, g *Game) error {
+	rows, err := q.QueryContext(ctx, `SELECT side, address, name, token, joined FROM seats WHERE game_id = ? ORDER BY seat`, g.ID)
+	if err != nil {
+		return fmt.Errorf("archive: seats of game %d: %w", g.ID, err)
+	}
+	for rows.Next() {
+		var st Seat
+		if err := rows.Scan(&st.Side, &st.Player.Addr, &st.Player.Name, &st.Token, &st.Joined); err != nil {
+			rows.Close()
+			return fmt.Errorf("archive: seats of game %d: %w", g.ID, err)
+		}
+		g.Seats = append(g.Seats, st)
+	}
+	if err := rows.Close(); err != nil {
+		return fmt.Errorf("archive: seats of game %d: %w", g.ID, err)
+	}
+	rows, err = q.QueryContext(ctx, `SELECT address, name FROM observers WHERE game_id = ? ORDER BY rowid`, g.ID)
+	if err != nil {
+		return fmt.Errorf("archive: observers of game %d: %w", g.ID, err)
+	}
+	for rows.Next() {
+		var a Address
+		if err := rows.Scan(&a.Addr, &a.Name); err != nil {
+			rows.Close()
+			return fmt.Errorf("archive: observers of game %d: %w", g.ID, err)
+		}
+		g.Observers = append(g.Observers, a)
+	}
+	if err := rows.Close(); err != nil {
+		return fmt.Errorf("archive: observers of game %d: %w", g.ID, err)
+	}
+	return rows.Err()
+}
+
+// Player returns what is kept about an address (case-insensitive). A player
+// not stored yet is returned with Version 0 and the address lower-cased.
+func (s *Store) Player(ctx context.Context, addr string) (*Player, error) {
+	p := &Player{Address: Address{Addr: strings.ToLower(addr)}}
+	var until int64
+	err := s.db.QueryRowContext(ctx, `SELECT name, vacation_until, vacation_year, vacation_days, version FROM players WHERE address = ?`,
+		p.Address.Addr).Scan(&p.Address.Name, &until, &p.VacationYear, &p.VacationDays, &p.Version)
+	if errors.Is(err, sql.ErrNoRows) {
+		return p, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("archive: player: %w", err)
+	}
+	p.VacationUntil = fromUnix(until)
+	return p, nil
+}
+
+// Sender returns the rate-limit window of an address (case-insensitive); a
+// zero window for an address never seen.
+func (s *Store) Sender(ctx context.Context, addr string) (*Sender, error) {
+	r := &Sender{Addr: strings.ToLower(addr)}
+	var start int64
+	err := s.db.QueryRowContext(ctx, `SELECT window_start, count, warned FROM senders WHERE address = ?`, r.Addr).
+		Scan(&start, &r.Count, &r.Warned)
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("archive: sender: %w", err)
+	}
+	r.WindowStart = fromUnix(start)
+	return r, nil
+}
+
+// Commit stores everything c changes in one transaction: the message id as
+// processed, the games (new ones inserted with their reserved id, others
+// updated if their Version is still the stored one), players, rate-limit
+// windows, outbox rows and archive entries. On success the Versions of the
+// games and players are incremented and the ids of the outbox rows and
+// entries set; on any error nothing is stored. An entry whose record is
+// already archived (same hash) is skipped.
+func (s *Store) Commit(ctx context.Context, c *Change) error {
+	err := s.commit(ctx, c)
+	if err != nil && !errors.Is(err, ErrDuplicate) && !errors.Is(err, ErrConflict) {
+		err = fmt.Errorf("archive: commit: %w", err)
+	}
+	return err
+}
+
+func (s *Store) commit(ctx context.Context, c *Change) error {
+	at := c.At
+	if at.IsZero() {
+		at = s.now()
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	step := func(name string) error {
+		if s.failAt != nil {
+			return s.failAt(name)
+		}
+		return nil
+	}
+	if c.MessageID != "" {
+		res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO processed (message_id, at) VALUES (?, ?)`, c.MessageID, unix(at))
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return ErrDuplicate
+		}
+	}
+	if err := step("processed"); err != nil {
+		return err
+	}
+	for _, g := range c.Games {
+		if err := putGame(ctx, tx, g, at); err != nil {
+			return err
+		}
+		if err := step("game " + strconv.FormatInt(g.ID, 10)); err != nil {
+			return err
+		}
+	}
+	for _, p := range c.Players {
+		if err := putPlayer(ctx, tx, p); err != nil {
+			return err
+		}
+	}
+	for _, r := range c.Senders {
+		_, err := tx.ExecContext(ctx, `INSERT INTO senders (address, window_start, count, warned) VALUES (?, ?, ?, ?)
+ON CONFLICT (address) DO UPDATE SET window_start = excluded.window_start, count = excluded.count, warned = excluded.warned`,
+			strings.ToLower(r.Addr), unix(r.WindowStart), r.Count, r.Warned)
+		if err != nil {
+			return err
+		}
+	}
+	if err := step("players"); err != nil {
+		return err
+	}
+	outIDs := make([]string, len(c.Outbox))
+	for i, o := range c.Outbox {
+		id, err := putOutgoing(ctx, tx, o, at)
+		if err != nil {
+			return err
+		}
+		outIDs[i] = id
+		if err := step("outbox"); err != nil {
+			return err
+		}
+	}
+	entryIDs := make([]int64, len(c.Entries))
+	for i, e := range c.Entries {
+		id, err := putEntry(ctx, tx, e, at)
+		if err != nil {
+			return err
+		}
+		entryIDs[i] = id
+	}
+	if err := step("entries"); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	for _, g := range c.Games {
+		g.Version++
+		g.Updated = at
+		if g.Created.IsZero() {
+			g.Created = at
+		}
+	}
+	for _, p := range c.Players {
+		p.Version++
+	}
+	for i, o := range c.Outbox {
+		o.ID = outIDs[i]
+		if o.Status == "" {
+			o.Status = Pending
+		}
+	}
+	for i, e := range c.Entries {
+		e.ID = entryIDs[i]
+		if e.Hash == "" {
+			e.Hash = Hash(e.Record)
+		}
+		if e.Created.IsZero() {
+			e.Created = at
+		}
+	}
+	return nil
+}
+
+func putGame(ctx context.Context, tx *sql.Tx, g *Game, at time.Time) error {
+	if g.ID <= 0 {
+		return fmt.Errorf("game without an id (reserve one with NewGameID)")
+	}
+	opts, err := json.Marshal(g.Options)
+	if err != nil {
+		return err
+	}
+	offers := []byte("[]")
+	if len(g.Offers) > 0 {
+		if offers, err = json.Marshal(g.Offers); err != nil {
+			return err
+		}
+	}
+	created := g.Created
+	if created.IsZero() {
+		created = at
+	}
+	if g.Version == 0 {
+		_, err = tx.ExecContext(ctx, `INSERT INTO games (`+gameColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)`,
+			g.ID, g.Game, g.Status, string(opts), string(offers), g.Record, unix(g.TurnStart), unix(g.Deadline),
+			g.Reminded, unix(g.Due), g.Thread, unix(created), unix(at))
+		if err != nil {
+			if strings.Contains(err.Error(), "UNIQUE") {
+				return fmt.Errorf("%w: game %d exists", ErrConflict, g.ID)
+			}
+			return err
+		}
+	} else {
+		res, err := tx.ExecContext(ctx, `UPDATE games SET game = ?, status = ?, options = ?, offers = ?, record = ?,
+	turn_start = ?, deadline = ?, reminded = ?, due = ?, thread = ?, updated = ?, version = version + 1
+WHERE id = ? AND version = ?`,
+			g.Game, g.Status, string(opts), string(offers), g.Record, unix(g.TurnStart), unix(g.Deadline),
+			g.Reminded, unix(g.Due), g.Thread, unix(at), g.ID, g.Version)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return fmt.Errorf("%w: game %d", ErrConflict, g.ID)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM seats WHERE game_id = ?`, g.ID); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM observers WHERE game_id = ?`, g.ID); err != nil {
+			return err
+		}
+	}
+	for i, st := range g.Seats {
+		_, err := tx.ExecContext(ctx, `INSERT INTO seats (game_id, seat, side, address, name, token, joined) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			g.ID, i, st.Side, strings.ToLower(st.Player.Addr), st.Player.Name, st.Token, st.Joined)
+		if err != nil {
+			return err
+		}
+	}
+	for _, a := range g.Observers {
+		_, err := tx.ExecContext(ctx, `INSERT INTO observers (game_id, address, name) VALUES (?, ?, ?)`,
+			g.ID, strings.ToLower(a.Addr), a.Name)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func putPlayer(ctx context.Context, tx *sql.Tx, p *Player) error {
+	addr := strings.ToLower(p.Address.Addr)
+	if p.Version == 0 {
+		_, err := tx.ExecContext(ctx, `INSERT INTO players (address, name, vacation_until, vacation_year, vacation_days, version)
+VALUES (?, ?, ?, ?, ?, 1)`, addr, p.Address.Name, unix(p.VacationUntil), p.VacationYear, p.VacationDays)
+		if err != nil && strings.Contains(err.Error(), "UNIQUE") {
+			return fmt.Errorf("%w: player %s", ErrConflict, addr)
+		}
+		return err
+	}
+	res, err := tx.ExecContext(ctx, `UPDATE players SET name = ?, vacation_until = ?, vacation_year = ?, vacation_days = ?,
+	version = version + 1 WHERE address = ? AND version = ?`,
+		p.Address.Name, unix(p.VacationUntil), p.VacationYear, p.VacationDays, addr, p.Version)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return fmt.Errorf("%w: player %s", ErrConflict, addr)
+	}
+	return nil
+}

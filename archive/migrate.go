@@ -1,0 +1,186 @@
+package archive
+
+import (
+	"context"
+	"fmt"
+)
+
+// migration is one schema step. Migrations are applied in order, each in its
+// own transaction, and recorded in schema_migrations; a step is never
+// edited once released: add another.
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+var migrations = []migration{
+	{1, "referee and archive", `
+CREATE TABLE game_ids (id INTEGER PRIMARY KEY AUTOINCREMENT);
+
+CREATE TABLE games (
+	id         INTEGER PRIMARY KEY,
+	game       TEXT    NOT NULL,
+	status     TEXT    NOT NULL,
+	options    TEXT    NOT NULL,
+	offers     TEXT    NOT NULL,
+	record     TEXT    NOT NULL,
+	turn_start INTEGER NOT NULL,
+	deadline   INTEGER NOT NULL,
+	reminded   INTEGER NOT NULL,
+	due        INTEGER NOT NULL,
+	thread     TEXT    NOT NULL,
+	created    INTEGER NOT NULL,
+	updated    INTEGER NOT NULL,
+	version    INTEGER NOT NULL
+);
+CREATE INDEX games_due ON games(due) WHERE due > 0;
+
+CREATE TABLE seats (
+	game_id INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+	seat    INTEGER NOT NULL,
+	side    TEXT    NOT NULL,
+	address TEXT    NOT NULL,
+	name    TEXT    NOT NULL,
+	token   TEXT    NOT NULL,
+	joined  INTEGER NOT NULL,
+	PRIMARY KEY (game_id, seat)
+);
+CREATE INDEX seats_address ON seats(address);
+
+CREATE TABLE observers (
+	game_id INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+	address TEXT    NOT NULL,
+	name    TEXT    NOT NULL,
+	PRIMARY KEY (game_id, address)
+);
+CREATE INDEX observers_address ON observers(address);
+
+CREATE TABLE players (
+	address        TEXT PRIMARY KEY,
+	name           TEXT    NOT NULL,
+	vacation_until INTEGER NOT NULL,
+	vacation_year  INTEGER NOT NULL,
+	vacation_days  INTEGER NOT NULL,
+	version        INTEGER NOT NULL
+);
+
+CREATE TABLE senders (
+	address      TEXT PRIMARY KEY,
+	window_start INTEGER NOT NULL,
+	count        INTEGER NOT NULL,
+	warned       INTEGER NOT NULL
+);
+
+CREATE TABLE processed (
+	message_id TEXT PRIMARY KEY,
+	at         INTEGER NOT NULL
+);
+
+CREATE TABLE outbox (
+	id           INTEGER PRIMARY KEY AUTOINCREMENT,
+	message_id   TEXT    NOT NULL UNIQUE,
+	game_id      INTEGER NOT NULL,
+	from_addr    TEXT    NOT NULL,
+	to_addrs     TEXT    NOT NULL,
+	cc_addrs     TEXT    NOT NULL,
+	reply_to     TEXT    NOT NULL,
+	subject      TEXT    NOT NULL,
+	date         INTEGER NOT NULL,
+	in_reply_to  TEXT    NOT NULL,
+	refs         TEXT    NOT NULL,
+	body         TEXT    NOT NULL,
+	status       TEXT    NOT NULL,
+	attempts     INTEGER NOT NULL,
+	next_attempt INTEGER NOT NULL,
+	last_error   TEXT    NOT NULL,
+	sent_at      INTEGER NOT NULL
+);
+CREATE INDEX outbox_due ON outbox(status, next_attempt);
+
+CREATE TABLE archive (
+	id      INTEGER PRIMARY KEY AUTOINCREMENT,
+	game_id INTEGER,
+	game    TEXT    NOT NULL,
+	result  TEXT    NOT NULL,
+	tags    TEXT    NOT NULL,
+	record  TEXT    NOT NULL,
+	hash    TEXT    NOT NULL UNIQUE,
+	rated   INTEGER NOT NULL,
+	created INTEGER NOT NULL
+);
+CREATE INDEX archive_game ON archive(game);
+CREATE INDEX archive_game_id ON archive(game_id);
+`},
+}
+
+// SchemaVersion is the schema version this package writes.
+func SchemaVersion() int { return migrations[len(migrations)-1].version }
+
+// Version returns the schema version of the open database.
+func (s *Store) Version(ctx context.Context) (int, error) {
+	var v int
+	err := s.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&v)
+	if err != nil {
+		return 0, fmt.Errorf("archive: schema version: %w", err)
+	}
+	return v, nil
+}
+
+func (s *Store) migrate(ctx context.Context) error {
+	_, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+	version INTEGER PRIMARY KEY,
+	name    TEXT    NOT NULL,
+	applied INTEGER NOT NULL
+)`)
+	if err != nil {
+		return fmt.Errorf("archive: migrations table: %w", err)
+	}
+	return s.migrateTo(ctx, migrations)
+}
+
+func (s *Store) migrateTo(ctx context.Context, steps []migration) error {
+	have, err := s.Version(ctx)
+	if err != nil {
+		return err
+	}
+	if latest := steps[len(steps)-1].version; have > latest {
+		return fmt.Errorf("archive: %s has schema version %d, newer than this program's %d; upgrade pbem", s.path, have, latest)
+	}
+	for _, m := range steps {
+		if m.version <= have {
+			continue
+		}
+		if err := s.apply(ctx, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) apply(ctx context.Context, m migration) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("archive: migration %d: %w", m.version, err)
+	}
+	defer tx.Rollback()
+	// Another process may have applied it while we waited for the lock.
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations WHERE version = ?`, m.version).Scan(&n); err != nil {
+		return fmt.Errorf("archive: migration %d: %w", m.version, err)
+	}
+	if n > 0 {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+		return fmt.Errorf("archive: migration %d (%s): %w", m.version, m.name, err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied) VALUES (?, ?, ?)`,
+		m.version, m.name, unix(s.now())); err != nil {
+		return fmt.Errorf("archive: migration %d: %w", m.version, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("archive: migration %d: %w", m.version, err)
+	}
+	return nil
+}

@@ -1,0 +1,205 @@
+package archive
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+)
+
+func putOutgoing(ctx context.Context, tx *sql.Tx, o *Outgoing, at time.Time) (string, error) {
+	if o.MessageID == "" {
+		return "", errors.New("outgoing mail without a Message-ID")
+	}
+	if len(o.To)+len(o.Cc) == 0 {
+		return "", fmt.Errorf("outgoing mail %s has no recipient", o.MessageID)
+	}
+	from, _ := json.Marshal(o.From)
+	to, _ := json.Marshal(nonNil(o.To))
+	cc, _ := json.Marshal(nonNil(o.Cc))
+	refs, _ := json.Marshal(nonNilStrings(o.References))
+	replyTo := ""
+	if o.ReplyTo != nil {
+		b, _ := json.Marshal(o.ReplyTo)
+		replyTo = string(b)
+	}
+	status := o.Status
+	if status == "" {
+		status = Pending
+	}
+	next := o.NextAttempt
+	if next.IsZero() {
+		next = o.Date
+	}
+	if next.IsZero() {
+		next = at
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO outbox (message_id, game_id, from_addr, to_addrs, cc_addrs, reply_to, subject,
+	date, in_reply_to, refs, body, status, attempts, next_attempt, last_error, sent_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)`,
+		o.MessageID, o.GameID, string(from), string(to), string(cc), replyTo, o.Subject, unix(o.Date), o.InReplyTo,
+		string(refs), o.Text, status, o.Attempts, unix(next), o.LastError)
+	if err != nil {
+		return "", err
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return "", err
+	}
+	return strconv.FormatInt(id, 10), nil
+}
+
+func nonNil(a []Address) []Address {
+	if a == nil {
+		return []Address{}
+	}
+	return a
+}
+
+func nonNilStrings(a []string) []string {
+	if a == nil {
+		return []string{}
+	}
+	return a
+}
+
+const outgoingColumns = `id, message_id, game_id, from_addr, to_addrs, cc_addrs, reply_to, subject, date, in_reply_to, refs, body,
+	status, attempts, next_attempt, last_error`
+
+// Due returns up to limit pending mails whose next attempt is at or before
+// now, oldest first.
+func (s *Store) Due(ctx context.Context, now time.Time, limit int) ([]Outgoing, error) {
+	if limit <= 0 {
+		limit = 100
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+outgoingColumns+` FROM outbox
+WHERE status = 'pending' AND next_attempt <= ? ORDER BY next_attempt, id LIMIT ?`, unix(now), limit)
+	if err != nil {
+		return nil, fmt.Errorf("archive: due: %w", err)
+	}
+	defer rows.Close()
+	var out []Outgoing
+	for rows.Next() {
+		o, err := scanOutgoing(rows)
+		if err != nil {
+			return nil, fmt.Errorf("archive: due: %w", err)
+		}
+		out = append(out, o)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("archive: due: %w", err)
+	}
+	return out, nil
+}
+
+// Outgoing returns one outbox row by id, whatever its status.
+func (s *Store) Outgoing(ctx context.Context, id string) (Outgoing, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+outgoingColumns+` FROM outbox WHERE id = ?`, id)
+	if err != nil {
+		return Outgoing{}, fmt.Errorf("archive: outgoing: %w", err)
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return Outgoing{}, fmt.Errorf("archive: outgoing: %w", err)
+		}
+		return Outgoing{}, ErrNotFound
+	}
+	o, err := scanOutgoing(rows)
+	if err != nil {
+		return Outgoing{}, fmt.Errorf("archive: outgoing: %w", err)
+	}
+	return o, nil
+}
+
+func scanOutgoing(rows *sql.Rows) (Outgoing, error) {
+	var o Outgoing
+	var id, date, next int64
+	var from, to, cc, replyTo, refs string
+	if err := rows.Scan(&id, &o.MessageID, &o.GameID, &from, &to, &cc, &replyTo, &o.Subject, &date, &o.InReplyTo,
+		&refs, &o.Text, &o.Status, &o.Attempts, &next, &o.LastError); err != nil {
+		return o, err
+	}
+	o.ID = strconv.FormatInt(id, 10)
+	o.Date, o.NextAttempt = fromUnix(date), fromUnix(next)
+	for _, f := range []struct {
+		text string
+		v    any
+	}{{from, &o.From}, {to, &o.To}, {cc, &o.Cc}, {refs, &o.References}} {
+		if err := json.Unmarshal([]byte(f.text), f.v); err != nil {
+			return o, fmt.Errorf("outbox row %d: %w", id, err)
+		}
+	}
+	if replyTo != "" {
+		o.ReplyTo = new(Address)
+		if err := json.Unmarshal([]byte(replyTo), o.ReplyTo); err != nil {
+			return o, fmt.Errorf("outbox row %d: %w", id, err)
+		}
+	}
+	if len(o.To) == 0 {
+		o.To = nil
+	}
+	if len(o.Cc) == 0 {
+		o.Cc = nil
+	}
+	if len(o.References) == 0 {
+		o.References = nil
+	}
+	return o, nil
+}
+
+// Sent marks a mail delivered: Due no longer returns it.
+func (s *Store) Sent(ctx context.Context, id string) error {
+	return s.setStatus(ctx, "sent", `UPDATE outbox SET status = 'sent', sent_at = ? WHERE id = ?`, unix(s.now()), id)
+}
+
+// Retry records a failed attempt (attempts + 1, the error) and makes the
+// mail due again at at.
+func (s *Store) Retry(ctx context.Context, id string, at time.Time, lastErr string) error {
+	return s.setStatus(ctx, "retry", `UPDATE outbox SET attempts = attempts + 1, next_attempt = ?, last_error = ?
+WHERE id = ? AND status = 'pending'`, unix(at), lastErr, id)
+}
+
+// Failed records that delivery was given up: the row is kept (status
+// failed) for a person to look at, and Due no longer returns it.
+func (s *Store) Failed(ctx context.Context, id string, lastErr string) error {
+	return s.setStatus(ctx, "failed", `UPDATE outbox SET status = 'failed', attempts = attempts + 1, last_error = ?
+WHERE id = ? AND status = 'pending'`, lastErr, id)
+}
+
+func (s *Store) setStatus(ctx context.Context, what, query string, args ...any) error {
+	res, err := s.db.ExecContext(ctx, query, args...)
+	if err != nil {
+		return fmt.Errorf("archive: %s: %w", what, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("archive: %s: %w", what, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("archive: %s %v: %w", what, args[len(args)-1], ErrNotFound)
+	}
+	return nil
+}
+
+// Prune deletes processed message ids and sent mails older than before
+// (keep them as long as a duplicate may still arrive) and reports how many
+// rows went.
+func (s *Store) Prune(ctx context.Context, before time.Time) (int64, error) {
+	var total int64
+	for _, q := range []string{
+		`DELETE FROM processed WHERE at < ?`,
+		`DELETE FROM outbox WHERE status = 'sent' AND sent_at < ?`,
+	} {
+		res, err := s.db.ExecContext(ctx, q, unix(before))
+		if err != nil {
+			return total, fmt.Errorf("archive: prune: %w", err)
+		}
+		n, _ := res.RowsAffected()
+		total += n
+	}
+	return total, nil
+}

@@ -1,0 +1,197 @@
+package archive
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"time"
+)
+
+// Address is a mailbox: a display name (possibly empty) and an address.
+type Address struct {
+	Name string `json:"name,omitempty"`
+	Addr string `json:"addr"`
+}
+
+// Game statuses.
+const (
+	// Invited: the game waits until every invitee has accepted.
+	Invited = "invited"
+	// Playing: the game is under way.
+	Playing = "playing"
+	// Over: the game has ended (by the rules, resignation, agreement or
+	// time); its record is in the archive table.
+	Over = "over"
+	// Declined: an invitee declined, or the creator withdrew.
+	Declined = "declined"
+	// Expired: the invitations were not all accepted in time.
+	Expired = "expired"
+)
+
+// Active reports whether a game with this status is invited or playing.
+func Active(status string) bool { return status == Invited || status == Playing }
+
+// Game is a correspondence game as the referee keeps it.
+type Game struct {
+	ID     int64
+	Game   string // the game id in the catalog, e.g. "castles"
+	Status string // Invited, Playing, Over, Declined or Expired
+	// Options as given when the game was created.
+	Options GameOptions
+	// Seats in seat order: Seats[i] plays side i.
+	Seats []Seat
+	// Observers get every board.
+	Observers []Address
+	// Offers pending (draw, undo).
+	Offers []Offer
+	// Record is the canonical game record (notation.Write) once the game
+	// has started; "" while invitations are pending.
+	Record string
+	// TurnStart is when the side to move got the move (or, for an
+	// invitation, when it was sent); Deadline is when its time runs out
+	// (or the invitations expire).
+	TurnStart, Deadline time.Time
+	// Reminded holds the reminders sent for the current turn (a bit set
+	// the referee defines).
+	Reminded int
+	// Due is the next time the clock needs the referee (a reminder or
+	// the deadline); zero when nothing is due.
+	Due time.Time
+	// Thread is the Message-ID (without angle brackets) every mail of the
+	// game refers to, so that the game is one thread.
+	Thread           string
+	Created, Updated time.Time
+	// Version counts the commits of the game: 0 for a game not stored
+	// yet. Commit refuses a game whose Version is not the stored one
+	// (ErrConflict) and increments it.
+	Version int64
+}
+
+// GameOptions are the choices made when a game was created.
+type GameOptions struct {
+	Players int    `json:"players,omitempty"`
+	Board   string `json:"board,omitempty"`
+	// First is "random", an address, or "" (the creator's order).
+	First string `json:"first,omitempty"`
+	// Days per move.
+	Days  int    `json:"days"`
+	Rated bool   `json:"rated"`
+	Event string `json:"event,omitempty"`
+	Round string `json:"round,omitempty"`
+}
+
+// Seat is one player of a game.
+type Seat struct {
+	Side   string
+	Player Address
+	// Token is the player's secret for this game.
+	Token string
+	// Joined is true once the player has accepted the invitation (the
+	// creator joins at once).
+	Joined bool
+}
+
+// Offer is a pending draw offer or undo request.
+type Offer struct {
+	Kind     string `json:"kind"` // "draw" or "undo"
+	By       int    `json:"by"`   // seat of the player who made it
+	Accepted []int  `json:"accepted,omitempty"`
+	Ply      int    `json:"ply"` // plies played when it was made
+}
+
+// Player is what the referee keeps about an address across games.
+type Player struct {
+	Address Address
+	// VacationUntil is the end of the player's current (or last) vacation.
+	VacationUntil time.Time
+	// VacationYear is the year VacationDays counts for.
+	VacationYear int
+	VacationDays int
+	// Version as for Game (0: not stored yet).
+	Version int64
+}
+
+// Sender is the rate-limit window of one sender address.
+type Sender struct {
+	Addr        string
+	WindowStart time.Time
+	Count       int
+	// Warned is true once the sender was told of the limit in this window.
+	Warned bool
+}
+
+// Outbox statuses.
+const (
+	Pending = "pending"
+	Sent    = "sent"
+	Failed  = "failed"
+)
+
+// Outgoing is a mail in the outbox. Every field but the delivery state is
+// fixed when it is queued, so a retry sends the same message.
+type Outgoing struct {
+	// ID identifies the row (assigned by Commit).
+	ID     string
+	GameID int64 // 0 for a mail about no game
+	From   Address
+	To     []Address
+	Cc     []Address
+	// ReplyTo, if set, is where replies go (a plus-address of the game).
+	ReplyTo *Address
+	Subject string
+	Date    time.Time
+	// MessageID, InReplyTo and References are without angle brackets.
+	MessageID  string
+	InReplyTo  string
+	References []string
+	Text       string
+
+	// Delivery state.
+	Status      string // Pending, Sent or Failed
+	Attempts    int
+	NextAttempt time.Time
+	LastError   string
+}
+
+// Tag is one tag pair of a record.
+type Tag struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// Entry is one finished game in the archive: its canonical record and its
+// tags. The table is general: games finished by the referee and games
+// imported from record files alike.
+type Entry struct {
+	ID     int64
+	GameID int64  // the referee's game id; 0 for an imported game
+	Game   string // the game id in the catalog
+	Result string
+	Tags   []Tag
+	Record string
+	// Hash is the hex SHA-256 of Record (set by Commit when empty); a
+	// record is archived once.
+	Hash    string
+	Rated   bool
+	Created time.Time
+}
+
+// Hash returns the content hash of a record text.
+func Hash(record string) string {
+	sum := sha256.Sum256([]byte(record))
+	return hex.EncodeToString(sum[:])
+}
+
+// Change is everything one request (or one clock event) changes, committed
+// in one transaction by Store.Commit.
+type Change struct {
+	// MessageID marks the request processed; a second Change with the same
+	// MessageID fails with ErrDuplicate and changes nothing. "" for a
+	// clock event.
+	MessageID string
+	At        time.Time
+	Games     []*Game
+	Players   []*Player
+	Senders   []*Sender
+	Outbox    []*Outgoing
+	Entries   []*Entry
+}
