@@ -103,10 +103,10 @@ func parse(text string) (*ply, error) {
 // toSquare reads a square token: NoSquare when it names no cell.
 func toSquare(t string) (ziggurat43.Square, string) {
 	t = strings.ToLower(t)
-	rank, err := strconv.Atoi(t[1:])
-	if err != nil || len(t) > 3 || t[1] == '0' {
-		return ziggurat43.NoSquare, t
+	if len(t) > 3 || t[1] == '0' {
+		return ziggurat43.NoSquare, shorten(t)
 	}
+	rank, _ := strconv.Atoi(t[1:])
 	q := ziggurat43.MakeSquare(int(t[0]-'a'), rank-1)
 	if !q.IsCell() {
 		return ziggurat43.NoSquare, t
@@ -125,12 +125,22 @@ func syntaxError(text string, lead int, err error) error {
 	found := "end of move"
 	var ut *participle.UnexpectedTokenError
 	if errors.As(err, &ut) && !ut.Unexpected.EOF() {
-		found = strconv.Quote(ut.Unexpected.Value)
+		found = strconv.Quote(shorten(ut.Unexpected.Value))
 		off = lead + ut.Unexpected.Pos.Offset
 	}
 	off = min(off, len(text))
 	col := len([]rune(text[:off])) + 1
 	return notation.Syntaxf(off, "unexpected %s at column %d; expected %s", found, col, expected(text[lead:off]))
+}
+
+// shorten cuts a long token for an error message.
+func shorten(s string) string {
+	const max = 12
+	if len(s) <= max {
+		return s
+	}
+	r := []rune(s[:max])
+	return string(r[:len(r)-2]) + "..."
 }
 
 // expected says what may follow the well-formed prefix of a ply.

@@ -132,6 +132,8 @@ func TestDecodeErrors(t *testing.T) {
 		{"offset counts leading spaces", start, "  Se3=e4", `unexpected "=" at column 6; expected "-", "x" or "^"`, 5},
 		{"x alone", start, "x", `unexpected "x" at column 1; expected a piece letter (K H A C S) or a square such as c4`, 0},
 		{"a pass", start, "pass", `unexpected "p" at column 1; expected a piece letter (K H A C S) or a square such as c4`, 0},
+		{"a long square", start, "Se3e4123456789012345", `unexpected "e412345678..." at column 4; expected "-", "x" or "^"`, 3},
+		{"a long tail", start, "Se3-e4-123456789012345", `unexpected "-123456789..." at column 7; expected the end of the move`, 6},
 		{"a non-ASCII dash", start, "Se3–e4", `unexpected "–" at column 4; expected "-", "x" or "^"`, 3},
 
 		// Squares outside the 43 cells.
@@ -141,7 +143,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"no such square z1", start, "z1-a1", "illegal: no such square z1", -1},
 		{"no such square a0", start, "a0-a1", "illegal: no such square a0", -1},
 		{"no leading zero", start, "Se03-e4", "illegal: no such square e03", -1},
-		{"no such square with a long number", start, "Se3-e10000000000000000000000", "illegal: no such square e10000000000000000000000", -1},
+		{"no such square with a long number", start, "Se3-e10000000000000000000000", "illegal: no such square e100000000...", -1},
 		{"no such square, upper case", start, "SE3-N1", "illegal: no such square n1", -1},
 
 		// The position.
@@ -314,5 +316,15 @@ func BenchmarkEncode(b *testing.B) {
 	for b.Loop() {
 		_ = c.Encode(states[i], moves[i])
 		i = (i + 1) % len(texts)
+	}
+}
+
+// TestLongInput: a long text is refused in linear time.
+func TestLongInput(t *testing.T) {
+	c := New()
+	text := "Se3-e4" + strings.Repeat("x", 1<<20)
+	_, err := c.Decode(z.StartState(), text)
+	if err == nil || err.Error() != `unexpected "xxxxxxxxxx..." at column 7; expected the end of the move` {
+		t.Fatalf("Decode(long) = %v", err)
 	}
 }

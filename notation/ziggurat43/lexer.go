@@ -39,12 +39,19 @@ func (d plyLexer) Lex(filename string, r io.Reader) (lexer.Lexer, error) {
 }
 
 func (plyLexer) LexString(filename string, s string) (lexer.Lexer, error) {
-	return &plyTokens{s: s, file: filename}, nil
+	return &plyTokens{s: s, col: 1, file: filename}, nil
 }
+
+// maxTokens is the most tokens a ply has; the lexer returns whatever
+// follows them as one tOther token, so that a long text costs no more than
+// a short one (the parser reads every token before it starts).
+const maxTokens = 4
 
 type plyTokens struct {
 	s    string
-	i    int
+	n    int // tokens returned
+	i    int // byte offset of the next token
+	col  int // its column, counted in runes from 1
 	file string
 }
 
@@ -53,12 +60,15 @@ func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
 
 func (l *plyTokens) Next() (lexer.Token, error) {
 	s, start := l.s, l.i
-	pos := lexer.Position{Filename: l.file, Offset: start, Line: 1, Column: utf8.RuneCountInString(s[:start]) + 1}
+	pos := lexer.Position{Filename: l.file, Offset: start, Line: 1, Column: l.col}
 	if start >= len(s) {
 		return lexer.EOFToken(pos), nil
 	}
 	c, typ, n := s[start], tOther, 1
+	l.n++
 	switch {
+	case l.n > maxTokens:
+		n = len(s) - start
 	case isLetter(c) && start+1 < len(s) && isDigit(s[start+1]):
 		typ, n = tSquare, 2
 		for start+n < len(s) && isDigit(s[start+n]) {
@@ -72,5 +82,9 @@ func (l *plyTokens) Next() (lexer.Token, error) {
 		_, n = utf8.DecodeRuneInString(s[start:])
 	}
 	l.i += n
+	l.col++ // every token but a square is one rune; a square is ASCII
+	if typ == tSquare {
+		l.col += n - 1
+	}
 	return lexer.Token{Type: typ, Value: s[start : start+n], Pos: pos}, nil
 }
