@@ -2,6 +2,7 @@ package elevation
 
 import (
 	"math/rand/v2"
+	"sync"
 
 	"pbem/engine"
 )
@@ -85,13 +86,22 @@ func digKey(a, b Square) int { return int(a)*NumSquares + int(b) }
 // orders of the same independent actions (a dig and a step that commute,
 // two digs) only one is listed.
 func (s *State) Legal() []engine.Move {
-	buf := s.AppendLegal(make([]Move, 0, 256))
+	bp := movePool.Get().(*[]Move)
+	buf := s.AppendLegal((*bp)[:0])
 	out := make([]engine.Move, len(buf))
 	for i, m := range buf {
 		out[i] = m
 	}
+	*bp = buf
+	movePool.Put(bp)
 	return out
 }
+
+// movePool holds generation buffers for Legal.
+var movePool = sync.Pool{New: func() any {
+	b := make([]Move, 0, 2048)
+	return &b
+}}
 
 // AppendLegal appends the moves Legal lists to dst and returns it; it
 // allocates nothing when dst has room.

@@ -40,7 +40,11 @@ type actionAST struct {
 var parser = participle.MustBuild[plyAST](participle.Lexer(plyLexer{}))
 
 // cacheSize bounds the parse cache; when it fills up it starts afresh.
-const cacheSize = 1 << 14
+// Texts longer than cacheMaxLen (no real ply is) are parsed but not kept.
+const (
+	cacheSize   = 1 << 14
+	cacheMaxLen = 64
+)
 
 // square is a square as written, resolved when it is on the board.
 type square struct {
@@ -109,6 +113,9 @@ func (c *Codec) parse(text string) (*parsed, error) {
 		return e.p, e.err
 	}
 	p, err := parse(text)
+	if len(text) > cacheMaxLen {
+		return p, err
+	}
 	if c.n.Add(1) > cacheSize {
 		c.cache.Clear()
 		c.n.Store(1)
