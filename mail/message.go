@@ -13,7 +13,7 @@ type Address struct {
 }
 
 // String formats a as it would appear in a header field, e.g.
-// "Alice <alice@example.org>".
+// `"Alice" <alice@example.org>`.
 func (a Address) String() string {
 	return formatAddress(a)
 }

@@ -265,15 +265,14 @@ func (p *textParts) walk(e *message.Entity, depth int) error {
 	switch {
 	case attachment, !strings.HasPrefix(mediaType, "text/"):
 		// Skip the body, but check that it decodes.
-		_, err = io.Copy(io.Discard, e.Body)
-		if err != nil {
-			return &ParseError{Reason: "undecodable " + mediaType + " part", Err: err}
+		if _, err = io.Copy(io.Discard, e.Body); err != nil {
+			return bodyError(mediaType, err)
 		}
 		return nil
 	}
 	body, err := io.ReadAll(io.LimitReader(e.Body, maxText+1))
 	if err != nil {
-		return &ParseError{Reason: "undecodable " + mediaType + " part", Err: err}
+		return bodyError(mediaType, err)
 	}
 	if p.size += len(body); p.size > maxText {
 		return &ParseError{Reason: fmt.Sprintf("text longer than %d bytes", int(maxText))}
@@ -288,6 +287,13 @@ func (p *textParts) walk(e *message.Entity, depth int) error {
 		// text/calendar, text/csv and friends are attachments in disguise.
 	}
 	return nil
+}
+
+func bodyError(mediaType string, err error) error {
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return &ParseError{Reason: "unterminated multipart (" + mediaType + " part cut short)", Err: err}
+	}
+	return &ParseError{Reason: "undecodable " + mediaType + " part", Err: err}
 }
 
 func (p *textParts) pickAlternative(alts []*textParts) {

@@ -118,7 +118,8 @@ type Poller struct {
 	retries     map[imap.UID]retry
 	done        map[imap.UID]bool // handled; true = processed, false = rejected; not yet moved
 
-	wake chan struct{}
+	wake  chan struct{}
+	ready bool // the current session selected the mailbox
 }
 
 type retry struct {
@@ -191,13 +192,13 @@ func (p *Poller) Wake() {
 func (p *Poller) Run(ctx context.Context, h Handler) error {
 	failures := 0
 	for {
-		start := time.Now()
+		p.ready = false
 		err := p.session(ctx, h)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if time.Since(start) > p.opts.BackoffMax {
-			failures = 0 // it worked for a while
+		if p.ready {
+			failures = 0 // it worked: start the backoff afresh
 		}
 		d := backoff(failures, p.opts.BackoffMin, p.opts.BackoffMax)
 		failures++
@@ -245,7 +246,8 @@ func (p *Poller) dial(updates chan<- struct{}) (*imapclient.Client, error) {
 	}
 }
 
-// session runs one connection until it fails or ctx is done.
+// session runs one connection until it fails or ctx is done. It sets
+// p.ready once the mailbox is selected.
 func (p *Poller) session(ctx context.Context, h Handler) error {
 	updates := make(chan struct{}, 1)
 	c, err := p.dial(updates)
@@ -279,7 +281,8 @@ func (p *Poller) session(ctx context.Context, h Handler) error {
 		clear(p.retries)
 		clear(p.done)
 	}
-	idle := !p.opts.DisableIdle && (c.Caps().Has(imap.CapIdle))
+	p.ready = true
+	idle := !p.opts.DisableIdle && c.Caps().Has(imap.CapIdle)
 	p.log.Debug("imap session ready", "idle", idle, "uidvalidity", sel.UIDValidity)
 
 	for {
@@ -491,7 +494,7 @@ func (p *Poller) handle(ctx context.Context, h Handler, uid imap.UID, received t
 	log = log.With("message_id", in.MessageID, "from", in.From.Addr)
 
 	if reason == nil {
-		err := callHandler(ctx, h, in)
+		err, stack := callHandler(ctx, h, in)
 		switch {
 		case err == nil:
 			delete(p.retries, uid)
@@ -501,7 +504,7 @@ func (p *Poller) handle(ctx context.Context, h Handler, uid imap.UID, received t
 			return
 		case errors.Is(err, errPanic):
 			m.add(&m.Panics)
-			log.Error("handler panicked", "err", err)
+			log.Error("handler panicked", "err", err, "stack", string(stack))
 			reason = err
 		case IsPermanent(err):
 			reason = err
@@ -534,13 +537,15 @@ func (p *Poller) tempFailure(uid imap.UID, log *slog.Logger, err error) {
 
 var errPanic = errors.New("mail: handler panicked")
 
-func callHandler(ctx context.Context, h Handler, in *Inbound) (err error) {
+// callHandler calls h, turning a panic into a permanent error (and the
+// stack, for the log).
+func callHandler(ctx context.Context, h Handler, in *Inbound) (err error, stack []byte) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = Permanent(fmt.Errorf("%w: %v\n%s", errPanic, r, debug.Stack()))
+			err, stack = Permanent(fmt.Errorf("%w: %v", errPanic, r)), debug.Stack()
 		}
 	}()
-	return h.Handle(ctx, in)
+	return h.Handle(ctx, in), nil
 }
 
 // finish marks handled messages and moves them out of the inbox: processed

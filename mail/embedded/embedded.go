@@ -276,12 +276,15 @@ func (s *Servers) local(addr string) (string, bool) {
 // listening and the mail is kept. It is for fault tests.
 func (s *Servers) DropIMAPConnections() int {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := len(s.conns)
+	conns := make([]net.Conn, 0, len(s.conns))
 	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	for _, c := range conns {
 		c.Close()
 	}
-	return n
+	return len(conns)
 }
 
 // Close stops both servers. Mail is lost.

@@ -1,0 +1,401 @@
+package mail
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/textproto"
+	"sync"
+	"time"
+
+	"github.com/emersion/go-sasl"
+	"github.com/emersion/go-smtp"
+)
+
+// Outbox is the durable queue of replies, implemented by the application on
+// its store. Replies are added to it in the same transaction as the effect
+// that caused them; the [Sender] only reads and updates it.
+type Outbox interface {
+	// Due returns up to limit replies whose next attempt is at or before
+	// now, oldest first, with Attempts set.
+	Due(ctx context.Context, now time.Time, limit int) ([]Outgoing, error)
+	// Sent records that the SMTP server accepted the reply: it is never
+	// returned by Due again.
+	Sent(ctx context.Context, id string) error
+	// Retry records a failed attempt: the store increments Attempts, keeps
+	// lastErr, and returns the reply from Due again from at on. When the
+	// Sender gives up on a reply and the Outbox has no Failed method, at is
+	// [Never].
+	Retry(ctx context.Context, id string, at time.Time, lastErr string) error
+}
+
+// FailedOutbox is an optional extension of [Outbox]. When the Sender gives
+// up on a reply after repeated permanent errors it calls Failed instead of
+// Retry(…, Never, …), if the Outbox has it.
+type FailedOutbox interface {
+	Outbox
+	Failed(ctx context.Context, id string, lastErr string) error
+}
+
+// Never is the retry time given to [Outbox.Retry] for a reply the Sender has
+// given up on (when the Outbox is not a [FailedOutbox]): a date so far ahead
+// that Due never returns the reply again, while the row is kept for a person
+// to look at.
+var Never = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
+
+// SenderOptions configures a [Sender]. Addr is required; other zero fields
+// take the defaults given.
+type SenderOptions struct {
+	// Addr is the SMTP server's host:port.
+	Addr string
+	// Security defaults to SecurityTLS. SecurityPlain is refused unless
+	// Addr is a loopback address or AllowInsecure is set.
+	Security      Security
+	AllowInsecure bool
+	// TLSConfig for tls and starttls; nil means the system roots and the
+	// host name from Addr.
+	TLSConfig *tls.Config
+	// Username and Password, if Username is set, are used for AUTH PLAIN.
+	Username, Password string
+	// Helo is the name given in EHLO (default "localhost").
+	Helo string
+
+	// BackoffMin and BackoffMax bound the delay before retrying a failed
+	// reply: BackoffMin·2^attempts, capped (defaults 30s and 1h).
+	BackoffMin, BackoffMax time.Duration
+	// PollInterval is how often the outbox is checked when nothing wakes
+	// the Sender (default 30s).
+	PollInterval time.Duration
+	// MaxPermanentAttempts is how many times a reply that fails with a
+	// permanent SMTP error (5xx) is tried before the Sender gives up on it
+	// (default 3). Temporary errors (4xx, connection failures) are retried
+	// for ever, with backoff.
+	MaxPermanentAttempts int
+	// BatchSize is the most replies taken from the outbox at once
+	// (default 50).
+	BatchSize int
+	// Timeout bounds one SMTP conversation's network reads and writes
+	// (default 2m).
+	Timeout time.Duration
+
+	// Now is the clock, for tests (default time.Now).
+	Now func() time.Time
+	// Metrics, if set, is updated.
+	Metrics *Metrics
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+}
+
+// Sender delivers the replies in an [Outbox] over SMTP.
+//
+// A reply is marked sent right after the server accepts it (250 after
+// DATA), before the next one is sent. If the process dies in between, or
+// Sent fails, the reply goes out again on the next attempt with the same
+// bytes and Message-ID: that duplicate is the one window exactly-once
+// delivery cannot close over SMTP. Within one process, a reply whose Sent
+// failed is remembered and not sent again.
+type Sender struct {
+	outbox Outbox
+	opts   SenderOptions
+	sec    Security
+	log    *slog.Logger
+	wake   chan struct{}
+
+	mu       sync.Mutex
+	accepted map[string]bool // accepted by the server, Sent not yet recorded
+}
+
+// NewSender checks opts and returns a Sender for outbox. It does no I/O.
+func NewSender(outbox Outbox, opts *SenderOptions) (*Sender, error) {
+	o := *opts
+	if o.Addr == "" {
+		return nil, errors.New("mail: SenderOptions.Addr is empty")
+	}
+	sec, err := checkSecurity(o.Security, o.Addr, o.AllowInsecure)
+	if err != nil {
+		return nil, err
+	}
+	if o.Helo == "" {
+		o.Helo = "localhost"
+	}
+	if o.BackoffMin <= 0 {
+		o.BackoffMin = 30 * time.Second
+	}
+	if o.BackoffMax < o.BackoffMin {
+		o.BackoffMax = max(time.Hour, o.BackoffMin)
+	}
+	if o.PollInterval <= 0 {
+		o.PollInterval = 30 * time.Second
+	}
+	if o.MaxPermanentAttempts <= 0 {
+		o.MaxPermanentAttempts = 3
+	}
+	if o.BatchSize <= 0 {
+		o.BatchSize = 50
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 2 * time.Minute
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Sender{
+		outbox:   outbox,
+		opts:     o,
+		sec:      sec,
+		log:      log.With("component", "smtp", "addr", o.Addr),
+		wake:     make(chan struct{}, 1),
+		accepted: make(map[string]bool),
+	}, nil
+}
+
+// Wake makes the Sender check the outbox at once; call it after committing
+// a transaction that queued replies. It never blocks.
+func (s *Sender) Wake() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Run delivers due replies until ctx is done, then returns ctx.Err(). It
+// checks the outbox when woken, every PollInterval, and when the earliest
+// retry it scheduled falls due.
+func (s *Sender) Run(ctx context.Context) error {
+	for {
+		next, err := s.SendDue(ctx)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		wait := s.opts.PollInterval
+		if err != nil {
+			s.log.Error("outbox", "err", err)
+			wait = min(wait, s.opts.BackoffMin)
+		}
+		if !next.IsZero() {
+			wait = min(wait, max(next.Sub(s.opts.Now()), time.Millisecond))
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-s.wake:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}
+
+// SendDue delivers every reply that is due now, batch after batch, and
+// returns the earliest retry time it scheduled (zero if none). Errors from
+// the SMTP server are recorded in the outbox, not returned; an error from
+// the outbox itself is returned.
+func (s *Sender) SendDue(ctx context.Context) (next time.Time, err error) {
+	for ctx.Err() == nil {
+		items, err := s.outbox.Due(ctx, s.opts.Now(), s.opts.BatchSize)
+		if err != nil {
+			return next, fmt.Errorf("mail: outbox due: %w", err)
+		}
+		if len(items) == 0 {
+			return next, nil
+		}
+		at, progress, err := s.sendBatch(ctx, items)
+		if !at.IsZero() && (next.IsZero() || at.Before(next)) {
+			next = at
+		}
+		if err != nil {
+			return next, err
+		}
+		if len(items) < s.opts.BatchSize || !progress {
+			return next, nil
+		}
+	}
+	return next, ctx.Err()
+}
+
+// sendBatch sends items over one connection. It reports the earliest retry
+// it scheduled and whether any item left the due set.
+func (s *Sender) sendBatch(ctx context.Context, items []Outgoing) (next time.Time, progress bool, err error) {
+	var c *smtp.Client
+	defer func() {
+		if c != nil {
+			c.Quit()
+			c.Close()
+		}
+	}()
+	for i := range items {
+		o := &items[i]
+		if ctx.Err() != nil {
+			return next, progress, nil
+		}
+		if s.wasAccepted(o.ID) {
+			if err := s.markSent(ctx, o.ID); err != nil {
+				return next, progress, err
+			}
+			progress = true
+			continue
+		}
+		var sendErr error
+		if c == nil {
+			c, sendErr = s.connect()
+		}
+		if sendErr == nil {
+			sendErr = s.send(c, o)
+		}
+		if sendErr == nil {
+			s.setAccepted(o.ID)
+			if s.opts.Metrics != nil {
+				s.opts.Metrics.Sent.Add(1)
+			}
+			s.log.Debug("reply sent", "id", o.ID, "message_id", o.MessageID, "to", o.Recipients())
+			if err := s.markSent(ctx, o.ID); err != nil {
+				return next, progress, err
+			}
+			progress = true
+			continue
+		}
+		at, err := s.failed(ctx, o, sendErr)
+		if err != nil {
+			return next, progress, err
+		}
+		progress = true
+		if at != Never && (next.IsZero() || at.Before(next)) {
+			next = at
+		}
+		var smtpErr *smtp.SMTPError
+		if errors.As(sendErr, &smtpErr) && c != nil {
+			// The server refused this reply; the connection is still good.
+			if err := c.Reset(); err == nil {
+				continue
+			}
+		}
+		if c != nil {
+			c.Close()
+			c = nil
+		}
+	}
+	return next, progress, nil
+}
+
+func (s *Sender) connect() (*smtp.Client, error) {
+	var c *smtp.Client
+	var err error
+	switch s.sec {
+	case SecurityTLS:
+		c, err = smtp.DialTLS(s.opts.Addr, s.opts.TLSConfig)
+	case SecurityStartTLS:
+		c, err = smtp.DialStartTLS(s.opts.Addr, s.opts.TLSConfig)
+	default:
+		c, err = smtp.Dial(s.opts.Addr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	c.CommandTimeout = s.opts.Timeout
+	c.SubmissionTimeout = s.opts.Timeout
+	if err := c.Hello(s.opts.Helo); err != nil {
+		c.Close()
+		return nil, err
+	}
+	if s.opts.Username != "" {
+		if err := c.Auth(sasl.NewPlainClient("", s.opts.Username, s.opts.Password)); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+func (s *Sender) send(c *smtp.Client, o *Outgoing) error {
+	rcpts := o.Recipients()
+	if len(rcpts) == 0 {
+		return Permanent(errors.New("no recipients"))
+	}
+	if o.From.Addr == "" {
+		return Permanent(errors.New("no From address"))
+	}
+	return c.SendMail(o.From.Addr, rcpts, bytes.NewReader(Compose(o)))
+}
+
+// failed records a failed attempt and returns when the reply is due again
+// (Never if the Sender gave up on it).
+func (s *Sender) failed(ctx context.Context, o *Outgoing, sendErr error) (time.Time, error) {
+	perm := SMTPPermanent(sendErr)
+	msg := sendErr.Error()
+	log := s.log.With("id", o.ID, "message_id", o.MessageID, "attempt", o.Attempts+1, "err", sendErr)
+	if perm && o.Attempts+1 >= s.opts.MaxPermanentAttempts {
+		log.Error("giving up on reply after permanent errors")
+		if s.opts.Metrics != nil {
+			s.opts.Metrics.Failed.Add(1)
+		}
+		var err error
+		if f, ok := s.outbox.(FailedOutbox); ok {
+			err = f.Failed(ctx, o.ID, msg)
+		} else {
+			err = s.outbox.Retry(ctx, o.ID, Never, msg)
+		}
+		if err != nil {
+			return Never, fmt.Errorf("mail: outbox: %w", err)
+		}
+		return Never, nil
+	}
+	at := s.opts.Now().Add(backoff(o.Attempts, s.opts.BackoffMin, s.opts.BackoffMax))
+	log.Warn("reply not delivered; will retry", "permanent", perm, "at", at)
+	if s.opts.Metrics != nil {
+		s.opts.Metrics.Retried.Add(1)
+	}
+	if err := s.outbox.Retry(ctx, o.ID, at, msg); err != nil {
+		return at, fmt.Errorf("mail: outbox retry: %w", err)
+	}
+	return at, nil
+}
+
+func (s *Sender) markSent(ctx context.Context, id string) error {
+	if err := s.outbox.Sent(ctx, id); err != nil {
+		return fmt.Errorf("mail: outbox sent: %w", err)
+	}
+	s.mu.Lock()
+	delete(s.accepted, id)
+	s.mu.Unlock()
+	return nil
+}
+
+func (s *Sender) wasAccepted(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.accepted[id]
+}
+
+func (s *Sender) setAccepted(id string) {
+	s.mu.Lock()
+	s.accepted[id] = true
+	s.mu.Unlock()
+}
+
+// SMTPPermanent reports whether err is a permanent delivery failure: an
+// SMTP 5xx reply, or an error marked [Permanent]. Connection failures,
+// timeouts and 4xx replies are temporary.
+func SMTPPermanent(err error) bool {
+	var smtpErr *smtp.SMTPError
+	if errors.As(err, &smtpErr) {
+		return smtpErr.Code/100 == 5
+	}
+	var tpErr *textproto.Error
+	if errors.As(err, &tpErr) {
+		return tpErr.Code/100 == 5
+	}
+	var netErr net.Error
+	if errors.As(err, &netErr) {
+		return false
+	}
+	return IsPermanent(err)
+}
