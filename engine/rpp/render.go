@@ -122,7 +122,10 @@ func (s *State) Render(view int) string {
 		out.WriteString(strings.TrimRight(string(row), " ") + "\n")
 	}
 	out.WriteString(coords(order[len(order)-1]) + "\n")
-	if b.hex {
+	switch {
+	case b.hex && flip:
+		out.WriteString("Cells are numbered from 1 at the right end of each row (turned).\n")
+	case b.hex:
 		out.WriteString("Cells are numbered from 1 at the left end of each row.\n")
 	}
 	if len(several) > 0 {
