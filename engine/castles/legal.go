@@ -89,7 +89,7 @@ func (g *gen) run(t0 *Turn) {
 			}
 			if g.boards.add(uint64(cur.s.units[0]) | uint64(cur.s.units[1])<<16) {
 				g.subsets.reset()
-				g.placements(&cur, i)
+				g.placements(cur, i)
 			}
 			for mv := cur.movable(); mv != 0; mv &= mv - 1 {
 				f := lowest(mv)
@@ -115,18 +115,18 @@ func interKey(t *Turn) uint64 {
 
 // placements lists t (no more placements) and every position reached by
 // placing more units.
-func (g *gen) placements(t *Turn, node int) {
+func (g *gen) placements(t Turn, node int) {
 	if !g.subsets.add(uint64(t.placed)) {
 		return
 	}
-	g.emit(t, node)
+	g.emit(&t, node)
 	if t.s.supply[t.s.toMove] == 0 {
 		return
 	}
 	for m := t.placeMask(); m != 0; m &= m - 1 {
-		c := *t
+		c := t
 		c.place(lowest(m))
-		g.placements(&c, node)
+		g.placements(c, node)
 	}
 }
 
