@@ -1,0 +1,244 @@
+package mail_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/emersion/go-smtp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"pbem/mail"
+	"pbem/mail/embedded"
+)
+
+func runSender(t *testing.T, snd *mail.Sender) {
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() {
+		snd.Run(ctx)
+		close(stopped)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-stopped
+	})
+}
+
+func TestSenderDelivers(t *testing.T) {
+	s := startServers(t, nil)
+	st := newStore()
+	m := &mail.Metrics{}
+	snd := newSender(t, s, st, &mail.SenderOptions{PollInterval: time.Hour, Metrics: m})
+	runSender(t, snd)
+
+	id := st.queue("alice@pbem.local", "Your move.\n-- \npbem\n")
+	snd.Wake()
+	eventually(t, 5*time.Second, func() bool { return st.isSent(id) }, "reply not sent")
+	pw, _ := s.Password("alice")
+	got := fetchAll(t, s.IMAPAddr(), "alice@pbem.local", pw, "INBOX")
+	require.Len(t, got, 1)
+	in, err := mail.Parse(got[0])
+	require.NoError(t, err)
+	assert.Equal(t, "Your move.\n-- \npbem\n", in.Text)
+	assert.Equal(t, st.row(id).o.MessageID, in.MessageID)
+	assert.Equal(t, "referee@pbem.local", in.From.Addr)
+	assert.Equal(t, int64(1), m.Sent.Load())
+}
+
+func TestSenderStartTLSAndAuth(t *testing.T) {
+	s := startServers(t, nil)
+	st := newStore()
+	pw, _ := s.Password("referee")
+	snd := newSender(t, s, st, &mail.SenderOptions{
+		Security:  mail.SecurityStartTLS,
+		TLSConfig: s.TLSConfig(),
+		Username:  "referee@pbem.local",
+		Password:  pw,
+	})
+	id := st.queue("bob@pbem.local", "hello")
+	_, err := snd.SendDue(context.Background())
+	require.NoError(t, err)
+	assert.True(t, st.isSent(id))
+
+	// A wrong password is an SMTP 535: permanent, so it is retried a few
+	// times only.
+	st2 := failingStore{newStore()}
+	snd = newSender(t, s, st2, &mail.SenderOptions{Username: "referee@pbem.local", Password: "wrong", MaxPermanentAttempts: 1})
+	id = st2.queue("bob@pbem.local", "hello")
+	_, err = snd.SendDue(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, []string{id}, st2.failed)
+}
+
+// freePort returns a loopback port with nothing listening on it.
+func freePort(t *testing.T) int {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	return port
+}
+
+// The SMTP server is down for a while: the reply is retried with backoff
+// and delivered exactly once when the server comes back.
+func TestSenderSMTPDown(t *testing.T) {
+	port := freePort(t)
+	st := newStore()
+	m := &mail.Metrics{}
+	snd, err := mail.NewSender(st, &mail.SenderOptions{
+		Addr:         "127.0.0.1:" + strconv.Itoa(port),
+		Security:     mail.SecurityPlain,
+		BackoffMin:   10 * time.Millisecond,
+		BackoffMax:   80 * time.Millisecond,
+		PollInterval: time.Hour, // only the scheduled retries wake it
+		Metrics:      m,
+		Logger:       testLogger(t),
+	})
+	require.NoError(t, err)
+	id := st.queue("alice@pbem.local", "Your move.")
+	runSender(t, snd)
+
+	eventually(t, 5*time.Second, func() bool { return st.retryCount() >= 4 }, "no retries while the server is down")
+	assert.False(t, st.isSent(id))
+	st.mu.Lock()
+	r := st.retries
+	for i := range r {
+		assert.Contains(t, r[i].err, "connection refused")
+		if i > 0 {
+			assert.True(t, r[i].at.After(r[i-1].at), "retry times must advance")
+		}
+	}
+	st.mu.Unlock()
+
+	s := startServers(t, &embedded.Options{SMTPPort: port})
+	eventually(t, 5*time.Second, func() bool { return st.isSent(id) }, "not delivered after the server came back")
+	time.Sleep(150 * time.Millisecond) // give a duplicate the chance to show
+	pw, _ := s.Password("alice")
+	got := fetchAll(t, s.IMAPAddr(), "alice@pbem.local", pw, "INBOX")
+	assert.Len(t, got, 1, "delivered exactly once")
+	assert.Equal(t, int64(1), m.Sent.Load())
+	assert.GreaterOrEqual(t, m.Retried.Load(), int64(4))
+}
+
+// The server answers 5xx: the reply is tried MaxPermanentAttempts times,
+// then given up on, through Failed when the outbox has it and otherwise
+// through Retry with mail.Never.
+func TestSenderPermanentFailure(t *testing.T) {
+	s := startServers(t, nil)
+	t.Run("FailedOutbox", func(t *testing.T) {
+		st := failingStore{newStore()}
+		m := &mail.Metrics{}
+		snd := newSender(t, s, st, &mail.SenderOptions{MaxPermanentAttempts: 2, Metrics: m})
+		id := st.queue("nobody@example.org", "hello")
+		ok := st.queue("alice@pbem.local", "hello")
+		runSender(t, snd)
+		eventually(t, 5*time.Second, func() bool {
+			st.mu.Lock()
+			defer st.mu.Unlock()
+			return len(st.failed) == 1
+		}, "not given up")
+		assert.Equal(t, []string{id}, st.failed)
+		assert.Len(t, st.row(id).errs, 1, "one Retry before giving up")
+		assert.Contains(t, st.row(id).errs[0], "550")
+		assert.True(t, st.isSent(ok), "a good reply after a refused one still goes out")
+		assert.Equal(t, int64(1), m.Failed.Load())
+	})
+	t.Run("Never", func(t *testing.T) {
+		st := newStore()
+		snd := newSender(t, s, st, &mail.SenderOptions{MaxPermanentAttempts: 1})
+		st.queue("nobody@example.org", "hello")
+		_, err := snd.SendDue(context.Background())
+		require.NoError(t, err)
+		require.Len(t, st.retries, 1)
+		assert.Equal(t, mail.Never, st.retries[0].at)
+		due, _ := st.Due(context.Background(), time.Now().AddDate(100, 0, 0), 10)
+		assert.Empty(t, due)
+	})
+}
+
+// The duplicate window: the server accepted a reply but Sent could not be
+// recorded. The same process does not send it again; a restarted one does,
+// with the same Message-ID and bytes, so the recipient can tell.
+func TestSenderAcceptedButNotRecorded(t *testing.T) {
+	s := startServers(t, nil)
+	st := newStore()
+	st.failSent = 2
+	id := st.queue("alice@pbem.local", "Your move.")
+	snd := newSender(t, s, st, nil)
+
+	_, err := snd.SendDue(context.Background())
+	require.ErrorContains(t, err, "database is locked")
+	_, err = snd.SendDue(context.Background())
+	require.ErrorContains(t, err, "database is locked")
+	pw, _ := s.Password("alice")
+	assert.Len(t, fetchAll(t, s.IMAPAddr(), "alice@pbem.local", pw, "INBOX"), 1, "same process must not resend")
+	_, err = snd.SendDue(context.Background())
+	require.NoError(t, err)
+	assert.True(t, st.isSent(id))
+	assert.Len(t, fetchAll(t, s.IMAPAddr(), "alice@pbem.local", pw, "INBOX"), 1)
+
+	// A crash in the window: a new Sender sends again.
+	st2 := newStore()
+	st2.failSent = 1
+	id2 := st2.queue("bob@pbem.local", "Your move.")
+	_, err = newSender(t, s, st2, nil).SendDue(context.Background())
+	require.Error(t, err)
+	_, err = newSender(t, s, st2, nil).SendDue(context.Background()) // "after the restart"
+	require.NoError(t, err)
+	assert.True(t, st2.isSent(id2))
+	pw, _ = s.Password("bob")
+	got := fetchAll(t, s.IMAPAddr(), "bob@pbem.local", pw, "INBOX")
+	require.Len(t, got, 2, "the known duplicate window")
+	a, _ := mail.Parse(got[0])
+	b, _ := mail.Parse(got[1])
+	assert.Equal(t, a.MessageID, b.MessageID, "a duplicate carries the same Message-ID")
+	assert.Equal(t, a.Date, b.Date)
+}
+
+func TestSMTPPermanent(t *testing.T) {
+	assert.True(t, mail.SMTPPermanent(&smtp.SMTPError{Code: 550}))
+	assert.True(t, mail.SMTPPermanent(smtp.ErrAuthFailed))
+	assert.False(t, mail.SMTPPermanent(&smtp.SMTPError{Code: 451}))
+	assert.False(t, mail.SMTPPermanent(&net.OpError{Op: "dial", Err: errors.New("connection refused")}))
+	assert.False(t, mail.SMTPPermanent(errors.New("EOF")))
+	assert.True(t, mail.SMTPPermanent(mail.Permanent(errors.New("no recipients"))))
+}
+
+func TestNewSenderOptions(t *testing.T) {
+	_, err := mail.NewSender(newStore(), &mail.SenderOptions{Addr: "smtp.example.org:25", Security: mail.SecurityPlain})
+	assert.ErrorContains(t, err, "only on loopback")
+	_, err = mail.NewSender(newStore(), &mail.SenderOptions{Addr: "smtp.example.org:465"})
+	assert.NoError(t, err)
+}
+
+func TestMetricsPrometheus(t *testing.T) {
+	var m mail.Metrics
+	m.Processed.Add(3)
+	m.Sent.Add(2)
+	m.Latency.Observe(3 * time.Millisecond)
+	m.Latency.Observe(2 * time.Second)
+	var b strings.Builder
+	require.NoError(t, m.WritePrometheus(&b, "pbem_mail_"))
+	out := b.String()
+	for _, want := range []string{
+		"# TYPE pbem_mail_messages_processed_total counter\npbem_mail_messages_processed_total 3\n",
+		"pbem_mail_replies_sent_total 2\n",
+		"pbem_mail_messages_rejected_total 0\n",
+		"pbem_mail_replies_retried_total 0\n",
+		"# TYPE pbem_mail_processing_latency_seconds histogram\n",
+		`pbem_mail_processing_latency_seconds_bucket{le="0.0025"} 0` + "\n",
+		`pbem_mail_processing_latency_seconds_bucket{le="0.005"} 1` + "\n",
+		`pbem_mail_processing_latency_seconds_bucket{le="2.5"} 2` + "\n",
+		`pbem_mail_processing_latency_seconds_bucket{le="+Inf"} 2` + "\n",
+		"pbem_mail_processing_latency_seconds_sum 2.003\n",
+		"pbem_mail_processing_latency_seconds_count 2\n",
+	} {
+		assert.Contains(t, out, want)
+	}
+}
