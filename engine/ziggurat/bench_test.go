@@ -33,7 +33,6 @@ func BenchmarkLegalStart(b *testing.B) {
 
 func BenchmarkLegalMidgame(b *testing.B) {
 	s := midgame(b)
-	b.Logf("%d moves in\n%s", len(s.Legal()), s.Render(-1))
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = s.Legal()

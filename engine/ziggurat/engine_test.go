@@ -59,6 +59,16 @@ func TestRules(t *testing.T) {
 			t.Errorf("Sides(%+v) = %v, Start error %v; want %q", c.o, err, serr, c.err)
 		}
 	}
+	want := diagram(t, `reserve: QDW qdw
+		6 q d w w d q
+		5 . . . . . .
+		4 . . . . . .
+		3 . . . . . .
+		2 . . . . . .
+		1 Q D W W D Q`)
+	if s := start(t, engine.Options{}); s.Key() != want.Key() {
+		t.Errorf("Start() =\n%s\nwant\n%s", s.Render(-1), want.Render(-1))
+	}
 	if got := start(t, engine.Options{First: North}).ToMove(); got != North {
 		t.Errorf("Start(First: North).ToMove() = %d, want %d", got, North)
 	}

@@ -84,8 +84,12 @@ func (q square) check() error {
 	return nil
 }
 
-// cacheLimit bounds the parse cache, which is emptied when full.
-const cacheLimit = 1 << 14
+// cacheLimit bounds the parse cache, which is emptied when full; texts
+// longer than cacheTextLimit (no ply is) are not cached.
+const (
+	cacheLimit     = 1 << 14
+	cacheTextLimit = 32
+)
 
 // Codec is the Ziggurat notation. It is safe for concurrent use.
 type Codec struct {
@@ -109,6 +113,9 @@ func (c *Codec) parse(text string) (*ply, error) {
 	p, err := parse(text)
 	if err != nil {
 		return nil, err
+	}
+	if len(text) > cacheTextLimit {
+		return p, nil
 	}
 	if c.n.Add(1) > cacheLimit {
 		c.cache.Clear()

@@ -50,6 +50,7 @@ func (plyLexer) LexString(filename string, s string) (lexer.Lexer, error) {
 type plyTokens struct {
 	s    string
 	i    int
+	col  int // runes before s[i]
 	file string
 }
 
@@ -61,9 +62,10 @@ func (l *plyTokens) Next() (lexer.Token, error) {
 	s := l.s
 	for l.i < len(s) && (s[l.i] == ' ' || s[l.i] == '\t') {
 		l.i++
+		l.col++
 	}
 	start := l.i
-	pos := lexer.Position{Filename: l.file, Offset: start, Line: 1, Column: utf8.RuneCountInString(s[:start]) + 1}
+	pos := lexer.Position{Filename: l.file, Offset: start, Line: 1, Column: l.col + 1}
 	if start >= len(s) {
 		return lexer.Token{Type: lexer.EOF, Pos: pos}, nil
 	}
@@ -107,5 +109,6 @@ func (l *plyTokens) Next() (lexer.Token, error) {
 		end = start + n
 	}
 	l.i = end
+	l.col += utf8.RuneCountInString(s[start:end])
 	return lexer.Token{Type: typ, Value: s[start:end], Pos: pos}, nil
 }
