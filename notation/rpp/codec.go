@@ -24,32 +24,17 @@ import (
 //
 // Case does not matter; spaces and tabs between tokens are ignored.
 type plyAST struct {
-	Label *labelAST  `parser:"@@?"`
-	Pass  bool       `parser:"( @Pass"`
-	Piece *pieceAST  `parser:"| @@? "`
-	From  *squareAST `parser:"  @@"`
-	Sep   string     `parser:"  @('-' | 'x' | 'X')"`
-	To    *squareAST `parser:"  @@"`
-	Star  bool       `parser:"  @'*'? )"`
+	Label string `parser:"@Label?"`
+	Pass  bool   `parser:"( @Pass"`
+	Piece string `parser:"| @('L' | 'M' | 'S' | 'l' | 'm' | 's')?"`
+	From  string `parser:"  @Square"`
+	Sep   string `parser:"  @('-' | 'x' | 'X')"`
+	To    string `parser:"  @Square"`
+	Star  bool   `parser:"  @'*'? )"`
 }
 
-// The tokens that need their position for error messages.
-type (
-	labelAST struct {
-		Pos  lexer.Position
-		Text string `parser:"@Label"`
-	}
-	pieceAST struct {
-		Text string `parser:"@('L' | 'M' | 'S' | 'l' | 'm' | 's')"`
-	}
-	squareAST struct {
-		Text string `parser:"@Square"`
-	}
-)
-
 var parser = participle.MustBuild[plyAST](
-	participle.Lexer(plyLexer{}),
-	participle.UseLookahead(2),
+	participle.Lexer(newPlyLexer()),
 )
 
 // ply is a parsed ply, independent of any position.
@@ -118,21 +103,22 @@ func parse(text string) (*ply, error) {
 		return nil, syntaxError(text, err)
 	}
 	p := &ply{seat: -1, pass: ast.Pass, capture: ast.Sep == "x" || ast.Sep == "X", star: ast.Star}
-	if ast.Label != nil {
-		i := strings.IndexByte(rpp.SeatLetters, ast.Label.Text[0]&^0x20)
+	if ast.Label != "" {
+		i := strings.IndexByte(rpp.SeatLetters, ast.Label[0]&^0x20)
 		if i < 0 {
-			return nil, notation.Syntaxf(ast.Label.Pos.Offset, "unexpected %q at column %d; expected a seat label (%s) followed by :",
-				ast.Label.Text[:1], ast.Label.Pos.Column, strings.Join(strings.Split(rpp.SeatLetters, ""), " "))
+			off := strings.Index(text, ast.Label) // the label is the first token
+			return nil, notation.Syntaxf(off, "unexpected %q at column %d; expected a seat label (%s) followed by :",
+				ast.Label[:1], len([]rune(text[:off]))+1, strings.Join(strings.Split(rpp.SeatLetters, ""), " "))
 		}
 		p.seat = i
 	}
 	if ast.Pass {
 		return p, nil
 	}
-	if ast.Piece != nil {
-		p.piece = rpp.SizeOf(ast.Piece.Text[0])
+	if ast.Piece != "" {
+		p.piece = rpp.SizeOf(ast.Piece[0])
 	}
-	p.from, p.to = toSquare(ast.From.Text), toSquare(ast.To.Text)
+	p.from, p.to = toSquare(ast.From), toSquare(ast.To)
 	return p, nil
 }
 
@@ -164,7 +150,7 @@ func syntaxError(text string, err error) error {
 
 // expected says what may follow the well-formed prefix of a ply.
 func expected(prefix string) string {
-	l, _ := plyLexer{}.LexString("", prefix)
+	l, _ := (*plyLexer)(nil).LexString("", prefix)
 	var last lexer.TokenType
 	squares := 0
 	for {

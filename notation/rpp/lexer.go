@@ -20,18 +20,21 @@ const (
 // plyLexer is a hand-written lexer.Definition for plies: faster than a
 // regexp lexer, and it never fails (unknown characters become tOther
 // tokens, which the grammar then reports with what it expected).
-type plyLexer struct{}
-
-// Symbols names the token types (built on each call: the parser is built
-// during package initialisation, before package variables may be set).
-func (plyLexer) Symbols() map[string]lexer.TokenType {
-	return map[string]lexer.TokenType{
-		"EOF": lexer.EOF, "Label": tLabel, "Pass": tPass, "Square": tSquare,
-		"Letter": tLetter, "Punct": tPunct, "Other": tOther,
-	}
+type plyLexer struct {
+	symbols map[string]lexer.TokenType
 }
 
-func (d plyLexer) Lex(filename string, r io.Reader) (lexer.Lexer, error) {
+func newPlyLexer() *plyLexer {
+	return &plyLexer{symbols: map[string]lexer.TokenType{
+		"EOF": lexer.EOF, "Label": tLabel, "Pass": tPass, "Square": tSquare,
+		"Letter": tLetter, "Punct": tPunct, "Other": tOther,
+	}}
+}
+
+// Symbols names the token types.
+func (d *plyLexer) Symbols() map[string]lexer.TokenType { return d.symbols }
+
+func (d *plyLexer) Lex(filename string, r io.Reader) (lexer.Lexer, error) {
 	b, err := io.ReadAll(r)
 	if err != nil {
 		return nil, err
@@ -39,7 +42,7 @@ func (d plyLexer) Lex(filename string, r io.Reader) (lexer.Lexer, error) {
 	return d.LexString(filename, string(b))
 }
 
-func (plyLexer) LexString(filename string, s string) (lexer.Lexer, error) {
+func (*plyLexer) LexString(filename string, s string) (lexer.Lexer, error) {
 	return &plyTokens{s: s, file: filename}, nil
 }
 
