@@ -121,13 +121,15 @@ func (w *wrapper) line(l *Line) {
 	}
 	renumber := true
 	for _, p := range l.Plies {
+		// A move number stays on the line of its ply.
+		num := ""
 		switch {
 		case p.opens:
-			w.word(strconv.Itoa(p.round) + ".")
+			num = strconv.Itoa(p.round) + ". "
 		case renumber:
-			w.word(strconv.Itoa(p.round) + "...")
+			num = strconv.Itoa(p.round) + "... "
 		}
-		w.word(p.Canon + strings.Join(p.Annots, ""))
+		w.word(num + p.Canon + strings.Join(p.Annots, ""))
 		renumber = false
 		for _, n := range p.NAGs {
 			w.word("$" + strconv.Itoa(n))
