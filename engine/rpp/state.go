@@ -110,7 +110,7 @@ type Effect uint8
 
 // The effects of a legal move.
 const (
-	Passes   Effect = iota + 1 // a pass
+	Passing  Effect = iota + 1 // a pass
 	Steps                      // onto an empty or friendly cell
 	Captures                   // the mover captures (rule 3): written x
 	Captured                   // the mover is captured on arrival (rule 2): written *
@@ -219,7 +219,7 @@ func (s *State) Classify(m Move) (Effect, error) {
 		if m != Pass {
 			return 0, engine.Illegal("a pass moves no piece")
 		}
-		return Passes, nil
+		return Passing, nil
 	}
 	switch e := s.check(m); e {
 	case enStep:
@@ -485,18 +485,12 @@ func (s *State) Settle(reason string) engine.Outcome {
 			total[i] += t.pileOf(i, o)
 		}
 	}
+	// The recount: the pieces of the surviving seats with the same total
+	// (the tied seats, i included). It only decides between equal totals.
 	for i := range seats {
-		for j := range seats {
-			if t.out[j] == 0 && total[j] == total[i] && j != i {
-				recount[i] = -1 // tied: recount below
-			}
-		}
-		if recount[i] == -1 {
-			recount[i] = 0
-			for o := range seats {
-				if t.out[o] == 0 && total[o] == total[i] {
-					recount[i] += t.pileOf(i, o)
-				}
+		for o := range seats {
+			if t.out[o] == 0 && total[o] == total[i] {
+				recount[i] += t.pileOf(i, o)
 			}
 		}
 	}
@@ -507,44 +501,32 @@ func (s *State) Settle(reason string) engine.Outcome {
 			r[i] = alive + 1 + int(t.nOut-t.out[i])
 			continue
 		}
-		better := 0
+		r[i] = 1
 		for j := range seats {
-			if t.out[j] != 0 || j == i {
-				continue
-			}
-			switch {
-			case total[j] > total[i] || total[j] == total[i] && recount[j] > recount[i]:
-				better++
+			if t.out[j] == 0 && (total[j] > total[i] || total[j] == total[i] && recount[j] > recount[i]) {
+				r[i]++
 			}
 		}
-		r[i] = 1 + better
-		if !SharedPlaceSkips {
-			r[i] = 1 + distinctBetter(i, seats, &t, &total, &recount)
-		}
+	}
+	if !SharedPlaceSkips {
+		r = dense(r)
 	}
 	return engine.Outcome{Over: true, Rank: r, Reason: reason}
 }
 
-// distinctBetter counts the distinct scores better than seat i's (dense
-// ranking, used when SharedPlaceSkips is false).
-func distinctBetter(i, seats int, t *State, total, recount *[MaxSeats]int) int {
-	var seen [][2]int
-	for j := range seats {
-		if t.out[j] != 0 {
-			continue
-		}
-		k := [2]int{total[j], recount[j]}
-		if total[j] > total[i] || total[j] == total[i] && recount[j] > recount[i] {
-			dup := false
-			for _, x := range seen {
-				dup = dup || x == k
-			}
-			if !dup {
-				seen = append(seen, k)
+// dense renumbers ranks 1, 2, ... without gaps after shared places.
+func dense(r []int) []int {
+	out := make([]int, len(r))
+	for i := range r {
+		below := map[int]bool{}
+		for _, x := range r {
+			if x < r[i] {
+				below[x] = true
 			}
 		}
+		out[i] = 1 + len(below)
 	}
-	return len(seen)
+	return out
 }
 
 // pileOf counts the pieces of owner's in holder's capture pile.
