@@ -12,11 +12,9 @@ type ray struct {
 
 // leap is one Tower target with the first squares of its two paths.
 type leap struct {
-	to     uint8
-	orth   uint8 // after an orthogonal first step
-	diag   uint8 // after a diagonal first step
-	_      uint8
-	dx, dy int8
+	to   uint8
+	orth uint8 // after an orthogonal first step
+	diag uint8 // after a diagonal first step
 }
 
 // Directions: diagonals (+1,+1) (-1,+1) (+1,-1) (-1,-1), orthogonals
@@ -68,7 +66,6 @@ func init() {
 				to:   uint8(to.idx()),
 				orth: uint8(SquareAt(f+ox, r+oy).idx()),
 				diag: uint8(SquareAt(f+sign(dx), r+sign(dy)).idx()),
-				dx:   int8(dx), dy: int8(dy),
 			})
 		}
 	}

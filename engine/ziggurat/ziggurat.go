@@ -552,9 +552,10 @@ func (s *State) judge() {
 		s.end = ending{how: endExit, side: uint8(mover)}
 		return
 	}
+	lost := s.lostSizes()
 	for _, side := range [2]int{1 - mover, mover} {
-		if size := s.lostSize(side); size != NoUnit {
-			s.end = ending{how: endLost, side: uint8(side), size: size}
+		if lost[side] != NoUnit {
+			s.end = ending{how: endLost, side: uint8(side), size: lost[side]}
 			return
 		}
 	}
@@ -563,34 +564,46 @@ func (s *State) judge() {
 	}
 }
 
-// lostSize returns a size that side has lost control of: not exited, none
-// in reserve, and every piece of it inside a stack topped by the opponent.
-func (s *State) lostSize(side int) Unit {
-	var need, held [4]bool
+// lostSizes returns, for each side, the smallest size it has lost control
+// of (NoUnit for none): not exited, none in reserve, and every piece of it
+// inside a stack topped by the opponent.
+func (s *State) lostSizes() [2]Unit {
+	var need, held [2][4]bool
 	any := false
-	for size := Worker; size <= Queen; size++ {
-		need[size] = !s.exited[side][size] && s.reserve[side][size] == 0
-		any = any || need[size]
+	for side := range 2 {
+		for size := Worker; size <= Queen; size++ {
+			need[side][size] = !s.exited[side][size] && s.reserve[side][size] == 0
+			any = any || need[side][size]
+		}
 	}
+	var lost [2]Unit
 	if !any {
-		return NoUnit
+		return lost
 	}
+	// A side holds a size when a unit it owns contains a piece of it.
 	for _, st := range s.board {
-		if st == 0 || st.Owner() != side {
+		if st == 0 {
 			continue
 		}
-		for i, n := 0, st.Len(); i < n; i++ {
-			if p := st.At(i); p.Side() == side {
-				held[p.Size()] = true
+		n := st.Len()
+		top := st.At(n - 1)
+		owner := top.Side()
+		held[owner][top.Size()] = true
+		for i := 0; i < n-1; i++ {
+			if p := st.At(i); p.Side() == owner {
+				held[owner][p.Size()] = true
 			}
 		}
 	}
-	for size := Worker; size <= Queen; size++ {
-		if need[size] && !held[size] {
-			return size
+	for side := range 2 {
+		for size := Worker; size <= Queen; size++ {
+			if need[side][size] && !held[side][size] {
+				lost[side] = size
+				break
+			}
 		}
 	}
-	return NoUnit
+	return lost
 }
 
 // Key implements engine.State.
