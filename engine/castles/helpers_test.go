@@ -1,13 +1,11 @@
 package castles
 
 import (
-	"fmt"
-	"strconv"
 	"strings"
 	"testing"
 )
 
-// Positions in tests are written as compact diagrams:
+// Positions in tests are written as compact diagrams (FromDiagram):
 //
 //	"...S/..s./.f../F... 4/0/0 4/0/0 F"
 //
@@ -17,98 +15,11 @@ import (
 // side to move: F, S, or S* for Second's setup ply.
 func pos(t testing.TB, d string) *State {
 	t.Helper()
-	s, err := parseDiagram(d)
+	s, err := FromDiagram(d)
 	if err != nil {
 		t.Fatalf("pos(%q): %v", d, err)
 	}
 	return s
-}
-
-func parseDiagram(d string) (*State, error) {
-	f := strings.Fields(d)
-	if len(f) != 4 {
-		return nil, fmt.Errorf("want 4 fields, got %d", len(f))
-	}
-	rows := strings.Split(f[0], "/")
-	if len(rows) != Size {
-		return nil, fmt.Errorf("want %d rows", Size)
-	}
-	var s State
-	seen := [2]bool{}
-	for i, row := range rows {
-		if len(row) != Size {
-			return nil, fmt.Errorf("row %q: want %d cells", row, Size)
-		}
-		for file := range Size {
-			q := Sq(file, Size-1-i)
-			switch row[file] {
-			case 'F':
-				s.castle[0], seen[0] = q, true
-			case 'S':
-				s.castle[1], seen[1] = q, true
-			case 'f':
-				s.units[0] |= bit(q)
-			case 's':
-				s.units[1] |= bit(q)
-			case '.':
-			default:
-				return nil, fmt.Errorf("bad cell %q", row[file])
-			}
-		}
-	}
-	if !seen[0] || !seen[1] {
-		return nil, fmt.Errorf("a castle is missing")
-	}
-	for p := range 2 {
-		c := strings.Split(f[1+p], "/")
-		if len(c) != 3 {
-			return nil, fmt.Errorf("counts %q: want heap/supply/points", f[1+p])
-		}
-		var n [3]int
-		for i := range c {
-			v, err := strconv.Atoi(c[i])
-			if err != nil {
-				return nil, err
-			}
-			n[i] = v
-		}
-		s.heap[p], s.supply[p], s.points[p] = int8(n[0]), int8(n[1]), int8(n[2])
-	}
-	switch f[3] {
-	case "F":
-		s.toMove = First
-	case "S":
-		s.toMove = Second
-	case "S*":
-		s.toMove, s.setup = Second, true
-	default:
-		return nil, fmt.Errorf("bad side %q", f[3])
-	}
-	if err := s.Check(); err != nil {
-		return nil, err
-	}
-	return &s, nil
-}
-
-// diagram writes s in the format pos reads.
-func diagram(s *State) string {
-	var b strings.Builder
-	for r := Size - 1; r >= 0; r-- {
-		for f := range Size {
-			b.WriteByte(s.cellChar(Sq(f, r)))
-		}
-		if r > 0 {
-			b.WriteByte('/')
-		}
-	}
-	for p := range 2 {
-		fmt.Fprintf(&b, " %d/%d/%d", s.heap[p], s.supply[p], s.points[p])
-	}
-	b.WriteString([]string{" F", " S"}[s.toMove])
-	if s.setup {
-		b.WriteByte('*')
-	}
-	return b.String()
 }
 
 func sq(t testing.TB, text string) Square {
@@ -198,3 +109,5 @@ func mv(t testing.TB, s *State, text string) Move {
 	}
 	return m
 }
+
+func diagram(s *State) string { return s.Diagram() }

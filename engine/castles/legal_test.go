@@ -177,6 +177,9 @@ func randomPositions(n, plies int, seed uint64) []*State {
 // move per position that any sequence of accepted actions reaches.
 func TestLegalComplete(t *testing.T) {
 	positions := randomPositions(12, 40, 1)
+	if testing.Short() {
+		positions = positions[:40]
+	}
 	checked := 0
 	for _, s := range positions {
 		want, ok := bruteResults(t, s, 1500)
@@ -207,7 +210,7 @@ func TestLegalComplete(t *testing.T) {
 			}
 		}
 	}
-	if checked < 80 {
+	if checked < 80 && !testing.Short() {
 		t.Errorf("checked %d positions, want at least 80", checked)
 	}
 	t.Logf("checked %d of %d positions", checked, len(positions))
@@ -456,3 +459,25 @@ func abs(x int) int {
 }
 
 func firstN(s []*State, n int) []*State { return s[:min(n, len(s))] }
+
+func TestFromDiagramErrors(t *testing.T) {
+	for _, tc := range []struct{ d, want string }{
+		{"...S/..../..../F... 5/0/0 5/0/0", "castles: diagram: want 4 fields, got 3"},
+		{"...S/..../F... 5/0/0 5/0/0 F", "castles: diagram: want 4 rows"},
+		{"...S/..../..../F.. 5/0/0 5/0/0 F", `castles: diagram: row "F..": want 4 cells`},
+		{"...S/..../..../F..x 5/0/0 5/0/0 F", "castles: diagram: bad cell 'x'"},
+		{"..../..../..../F... 5/0/0 5/0/0 F", "castles: diagram: a castle is missing"},
+		{"...S/..../..../F... 5/0 5/0/0 F", `castles: diagram: counts "5/0": want heap/supply/points`},
+		{"...S/..../..../F... 5/0/a 5/0/0 F", `castles: diagram: bad count "a"`},
+		{"...S/..../..../F... 5/0/0 5/0/0 X", `castles: diagram: bad side "X"`},
+		{"...S/..../..../F... 4/0/0 5/0/0 F", "castles: diagram: castles: First has 4 units (board 0, supply 0, heap 4), want 5"},
+	} {
+		if _, err := FromDiagram(tc.d); err == nil || err.Error() != tc.want {
+			t.Errorf("FromDiagram(%q) = %v, want %q", tc.d, err, tc.want)
+		}
+	}
+	d := "...S/..s./.f../F... 4/0/0 4/0/0 F"
+	if got := pos(t, d).Diagram(); got != d {
+		t.Errorf("FromDiagram(%q).Diagram() = %q", d, got)
+	}
+}
