@@ -25,10 +25,12 @@ const (
 	// PassesToDraw (ruling): a side with no legal move must pass, and this
 	// many passes in a row draw the game.
 	PassesToDraw = 2
-
-	// DefaultFirst: a record without [FirstPlayer] starts with South.
-	DefaultFirst = South
 )
+
+// DefaultFirst is the side that moves first when Options.First is zero: a
+// record without [FirstPlayer] starts with South (the referee otherwise
+// draws the first player at random).
+const DefaultFirst = South
 
 // Board geometry.
 const (
