@@ -293,8 +293,6 @@ const maxPieceMoves = 8
 func (s *State) pieceMoves(from Square, buf []Move) []Move {
 	p := s.board[from]
 	side := int(s.toMove)
-	// free reports whether a piece of side may move onto t: empty or enemy.
-	free := func(t Square) bool { q := s.board[t]; return q == Empty || q.Side() != side }
 	var targets []Square
 	switch p.Kind() {
 	case King:
@@ -324,49 +322,53 @@ func (s *State) pieceMoves(from Square, buf []Move) []Move {
 		return buf
 	}
 	for _, t := range targets {
-		if free(t) {
+		// Empty or an enemy piece.
+		if q := s.board[t]; q == Empty || q.Side() != side {
 			buf = append(buf, Move{From: from, To: t})
 		}
 	}
 	return buf
 }
 
-// Legal lists the legal moves, by square of the moving piece (a1, b1, ...
-// along each rank), then in the order of the move tables. It is empty once
+// maxMoves bounds the moves of a position: K 8, H 8, two A 8 each, three
+// C 8 each and five S 3 each.
+const maxMoves = 8 + 8 + 2*8 + 3*8 + 5*3
+
+// appendLegal appends the legal moves to buf, by square of the moving piece
+// (a1, b1, ... along each rank), then in the order of the move tables.
+func (s *State) appendLegal(buf []Move) []Move {
+	if _, over := s.ended(); over {
+		return buf
+	}
+	for _, q := range cells {
+		if p := s.board[q]; p != Empty && p.Side() == int(s.toMove) {
+			buf = s.pieceMoves(q, buf)
+		}
+	}
+	return buf
+}
+
+// Legal lists the legal moves (see appendLegal for the order); none once
 // the game is over.
 func (s *State) Legal() []engine.Move {
-	if _, over := s.ended(); over {
+	var buf [maxMoves]Move
+	ms := s.appendLegal(buf[:0])
+	if len(ms) == 0 {
 		return nil
 	}
-	out := make([]engine.Move, 0, 32)
-	var buf [maxPieceMoves]Move
-	for _, q := range cells {
-		p := s.board[q]
-		if p == Empty || p.Side() != int(s.toMove) {
-			continue
-		}
-		for _, m := range s.pieceMoves(q, buf[:0]) {
-			out = append(out, box(m))
-		}
-	}
-	if len(out) == 0 {
-		return nil
+	out := make([]engine.Move, len(ms))
+	for i, m := range ms {
+		out[i] = box(m)
 	}
 	return out
 }
 
 // LegalMoves is Legal as Move values.
 func (s *State) LegalMoves() []Move {
-	if _, over := s.ended(); over {
-		return nil
+	if ms := s.appendLegal(nil); len(ms) > 0 {
+		return ms
 	}
-	var out []Move
-	for _, q := range cells {
-		if p := s.board[q]; p != Empty && p.Side() == int(s.toMove) {
-			out = s.pieceMoves(q, out)
-		}
-	}
-	return out
+	return nil
 }
 
 // hasMove reports whether the side to move has a legal move.
