@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
@@ -79,7 +80,7 @@ func toSquare(text string) square {
 // check returns the error for a square off the board.
 func (q square) check() error {
 	if q.sq == ziggurat.NoSquare {
-		return engine.Illegal("no such square %s", q.text)
+		return engine.Illegal("no such square %s", clip(q.text))
 	}
 	return nil
 }
@@ -209,7 +210,7 @@ func syntaxError(text string, perr error) error {
 		if n < 0 && !(state == sEnd && t.EOF()) {
 			found := "end of move"
 			if !t.EOF() {
-				found = strconv.Quote(t.Value)
+				found = strconv.Quote(clip(t.Value))
 			}
 			return notation.Syntaxf(t.Pos.Offset, "unexpected %s at column %d; expected %s", found, t.Pos.Column, expect[state])
 		}
@@ -224,6 +225,19 @@ func syntaxError(text string, perr error) error {
 		off = min(pe.Position().Offset, len(text))
 	}
 	return notation.Syntaxf(off, "%v", perr)
+}
+
+// maxQuoted is the longest token a syntax error quotes in full.
+const maxQuoted = 16
+
+// clip cuts a long token for a message (a huge word must not become a huge
+// message).
+func clip(v string) string {
+	if utf8.RuneCountInString(v) <= maxQuoted {
+		return v
+	}
+	r := []rune(v)
+	return string(r[:maxQuoted]) + "..."
 }
 
 // Decode reads one ply as a player wrote it and resolves it against s. A
