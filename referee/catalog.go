@@ -9,6 +9,7 @@ import (
 
 	"pbem/notation"
 	elevation "pbem/notation/elevation"
+	ziggurat43 "pbem/notation/ziggurat43"
 )
 
 // catalog is the one explicit list of the games pbem plays. Adding a game is
@@ -16,11 +17,12 @@ import (
 // names a missing line.
 var catalog = []notation.Codec{
 	elevation.New(),
+	ziggurat43.New(),
 }
 
 // planned are game ids that are specified (RULES.md) but not yet in the
 // catalog; records naming them are reported as not implemented yet.
-var planned = []string{"castles", "ziggurat", "ziggurat43", "rpp"}
+var planned = []string{"castles", "ziggurat", "rpp"}
 
 // Games lists the games in catalog order.
 func Games() []notation.Codec { return slices.Clone(catalog) }
