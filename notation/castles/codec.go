@@ -1,0 +1,378 @@
+// Package castles reads and writes the plies of Combat Castles
+// (NOTATION.md): `Ca1-b2,a2xb3,@c1` (the castle step, then unit steps,
+// then placements), `Cc4xb3` (the castle rams an enemy unit), `d3xd4` (a
+// unit enters the enemy castle), `@c3` (Second's setup placement).
+package castles
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/alecthomas/participle/v2"
+	"github.com/alecthomas/participle/v2/lexer"
+
+	"pbem/engine"
+	"pbem/engine/castles"
+	"pbem/notation"
+)
+
+// plyAST is the grammar of one ply:
+//
+//	ply    = action { "," action }
+//	action = "@" square                        placement (or the setup)
+//	       | [ "C" ] square ( "-" | "x" ) square  castle or unit step
+//	square = letter digits                     (either case; checked later)
+//
+// Blanks between tokens are ignored. Which step is the castle's is decided
+// by the position (the letter C may be left out).
+type plyAST struct {
+	Actions []*actionAST `parser:"@@ ( Comma @@ )*"`
+}
+
+type actionAST struct {
+	Place *placeAST `parser:"  @@"`
+	Step  *stepAST  `parser:"| @@"`
+}
+
+type placeAST struct {
+	At string `parser:"At @Square"`
+}
+
+type stepAST struct {
+	Castle string `parser:"@Castle?"`
+	From   string `parser:"@Square"`
+	Sep    string `parser:"@Sep"`
+	To     string `parser:"@Square"`
+}
+
+var parser = participle.MustBuild[plyAST](participle.Lexer(plyLexer{}))
+
+// action is one parsed action, independent of any position. Squares off
+// the board are noSquare and keep their text for the error.
+type action struct {
+	kind             byte // 'C' castle step (letter written), 's' step, '@' placement
+	from, to         castles.Square
+	fromText, toText string // lower case
+	capture          bool   // written with x
+}
+
+const noSquare castles.Square = -1
+
+// cacheLimit bounds the parse cache (it is emptied when full) and
+// cacheMaxText the length of a text worth caching.
+const (
+	cacheLimit   = 1 << 14
+	cacheMaxText = 96
+)
+
+// Codec is the castles notation. It is safe for concurrent use.
+type Codec struct {
+	mu    sync.RWMutex
+	cache map[string][]action // parsed plies by text; never modified once stored
+}
+
+var _ notation.Codec = (*Codec)(nil)
+
+// New returns a codec.
+func New() *Codec { return &Codec{cache: make(map[string][]action)} }
+
+// Rules is castles.
+func (c *Codec) Rules() engine.Rules { return castles.Rules{} }
+
+// parse returns the actions of text, from the cache when it was seen.
+func (c *Codec) parse(text string) ([]action, error) {
+	c.mu.RLock()
+	p, ok := c.cache[text]
+	c.mu.RUnlock()
+	if ok {
+		return p, nil
+	}
+	p, err := parse(text)
+	if err != nil || len(text) > cacheMaxText {
+		return p, err
+	}
+	c.mu.Lock()
+	if len(c.cache) >= cacheLimit {
+		clear(c.cache)
+	}
+	c.cache[strings.Clone(text)] = p
+	c.mu.Unlock()
+	return p, nil
+}
+
+func parse(text string) ([]action, error) {
+	ast, err := parser.ParseString("", text)
+	if err != nil {
+		return nil, syntaxError(text, err)
+	}
+	acts := make([]action, len(ast.Actions))
+	for i, a := range ast.Actions {
+		if a.Place != nil {
+			acts[i].kind = '@'
+			acts[i].to, acts[i].toText = toSquare(a.Place.At)
+			acts[i].from, acts[i].fromText = acts[i].to, acts[i].toText
+			continue
+		}
+		st := a.Step
+		acts[i].kind = 's'
+		if st.Castle != "" {
+			acts[i].kind = 'C'
+		}
+		acts[i].from, acts[i].fromText = toSquare(st.From)
+		acts[i].to, acts[i].toText = toSquare(st.To)
+		acts[i].capture = st.Sep != "-"
+	}
+	return acts, nil
+}
+
+// toSquare reads a square token: noSquare when it names no cell.
+func toSquare(t string) (castles.Square, string) {
+	t = strings.ToLower(t)
+	q, ok := castles.ParseSquare(t)
+	if !ok {
+		return noSquare, shorten(t)
+	}
+	return q, t
+}
+
+// shorten cuts a long token for an error message.
+func shorten(s string) string {
+	const max = 12
+	if len(s) <= max {
+		return s
+	}
+	r := []rune(s[:max])
+	return string(r[:len(r)-2]) + "..."
+}
+
+// Expectations named in syntax errors.
+const (
+	expAction = "an action such as Ca1-b2, a2xb3 or @c1"
+	expSquare = "a square such as c4"
+	expSep    = `"-" or "x"`
+	expNext   = `"," or the end of the ply`
+)
+
+// syntaxError turns a failed parse of text into a *notation.SyntaxError
+// that says what was found and what was expected. It walks the tokens
+// through the grammar's states (the grammar is LL(1)) to find the first
+// token that does not fit.
+func syntaxError(text string, perr error) error {
+	l := &plyTokens{s: text}
+	state := 0
+	for {
+		tok, _ := l.Next()
+		next, exp := -1, ""
+		switch state {
+		case 0:
+			switch tok.Type {
+			case tAt:
+				next = 1
+			case tCastle:
+				next = 2
+			case tSquare:
+				next = 3
+			}
+			exp = expAction
+		case 1, 4:
+			if tok.Type == tSquare {
+				next = 5
+			}
+			exp = expSquare
+		case 2:
+			if tok.Type == tSquare {
+				next = 3
+			}
+			exp = expSquare
+		case 3:
+			if tok.Type == tSep {
+				next = 4
+			}
+			exp = expSep
+		case 5:
+			switch {
+			case tok.Type == tComma:
+				next = 0
+			case tok.EOF():
+				next = 6
+			}
+			exp = expNext
+		}
+		if next < 0 {
+			found := "end of ply"
+			if !tok.EOF() {
+				found = strconv.Quote(shorten(tok.Value))
+			}
+			off := tok.Pos.Offset
+			col := utf8.RuneCountInString(text[:off]) + 1
+			return notation.Syntaxf(off, "unexpected %s at column %d; expected %s", found, col, exp)
+		}
+		if next == 6 {
+			break
+		}
+		state = next
+	}
+	// Not reached while the states above follow the grammar.
+	var pe participle.Error
+	if errors.As(perr, &pe) {
+		return notation.Syntaxf(pe.Position().Offset, "%s", pe.Message())
+	}
+	return notation.Syntaxf(0, "%v", perr)
+}
+
+var _ lexer.Definition = plyLexer{}
+
+// The rule Decode names beyond the engine's own.
+const ErrNoCapture = "x asserts a capture, but %s captures nothing"
+
+// Decode reads one ply as a player wrote it and resolves it against s,
+// playing its actions one by one through the engine's Turn (whose
+// per-action generators decide legality).
+func (c *Codec) Decode(es engine.State, text string) (engine.Move, error) {
+	acts, err := c.parse(text)
+	if err != nil {
+		return nil, err
+	}
+	s, ok := es.(*castles.State)
+	if !ok {
+		return nil, fmt.Errorf("castles: not a castles position: %T", es)
+	}
+	t, err := s.Begin()
+	if err != nil {
+		return nil, err
+	}
+	m := castles.Move{Setup: s.InSetup()}
+	var nsteps, nplaces int
+	for _, a := range acts {
+		if a.kind == '@' {
+			nplaces++
+		} else {
+			nsteps++
+		}
+	}
+	if nsteps > 1 {
+		m.Steps = make([]castles.Step, 0, nsteps-1)
+	}
+	if nplaces > 0 {
+		m.Places = make([]castles.Square, 0, nplaces)
+	}
+	for _, a := range acts {
+		if a.from == noSquare {
+			return nil, engine.Illegal("no such square %s", a.fromText)
+		}
+		if a.to == noSquare {
+			return nil, engine.Illegal("no such square %s", a.toText)
+		}
+		var capture, castle bool
+		switch {
+		case a.kind == '@':
+			err = t.Place(a.to)
+			m.Places = append(m.Places, a.to)
+		case a.kind == 'C' || a.from == t.Castle():
+			capture, err = t.CastleStep(a.from, a.to)
+			castle = true
+			m.Castle = [2]castles.Square{a.from, a.to}
+		default:
+			capture, err = t.Step(a.from, a.to)
+			m.Steps = append(m.Steps, castles.Step{From: a.from, To: a.to})
+		}
+		if err != nil {
+			return nil, err
+		}
+		if a.capture && !capture {
+			return nil, engine.Illegal(ErrNoCapture, actionText(a, castle))
+		}
+	}
+	if len(m.Steps) == 0 {
+		m.Steps = nil
+	}
+	return m, nil
+}
+
+// actionText writes a step that captures nothing in canonical form.
+func actionText(a action, castle bool) string {
+	prefix := ""
+	if castle {
+		prefix = "C"
+	}
+	return prefix + a.fromText + "-" + a.toText
+}
+
+// Encode writes m in its canonical form: the castle step with its letter
+// C, then the unit steps, then the placements, joined by commas; x marks a
+// capture (a castle ramming an enemy unit, a unit destroying an enemy unit
+// or entering the enemy castle), - every other step.
+func (c *Codec) Encode(es engine.State, em engine.Move) string {
+	s := es.(*castles.State)
+	m := em.(castles.Move)
+	out := make([]byte, 0, 6+6*len(m.Steps)+4*len(m.Places))
+	if m.Setup {
+		for i, q := range m.Places {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = appendSquare(append(out, '@'), q)
+		}
+		return string(out)
+	}
+	t, _ := s.Begin()
+	capture, _ := t.CastleStep(m.Castle[0], m.Castle[1])
+	out = appendStep(append(out, 'C'), m.Castle[0], m.Castle[1], capture)
+	for _, st := range m.Steps {
+		capture, _ := t.Step(st.From, st.To)
+		out = appendStep(append(out, ','), st.From, st.To, capture)
+	}
+	for _, q := range m.Places {
+		out = appendSquare(append(out, ',', '@'), q)
+	}
+	return string(out)
+}
+
+func appendStep(out []byte, from, to castles.Square, capture bool) []byte {
+	out = appendSquare(out, from)
+	if capture {
+		out = append(out, 'x')
+	} else {
+		out = append(out, '-')
+	}
+	return appendSquare(out, to)
+}
+
+// appendSquare writes q as "c4" (a square off the board as String does).
+func appendSquare(out []byte, q castles.Square) []byte {
+	if !q.Valid() {
+		return append(out, q.String()...)
+	}
+	return append(out, byte('a'+q.File()), byte('1'+q.Rank()))
+}
+
+// Notation explains the notation.
+func (c *Codec) Notation() string { return help }
+
+const help = `castles moves
+
+A turn is its actions joined by commas, in the order played: the
+castle step first, then any unit steps, then any placements.
+  Ca1-b2,a2xb3,@c1  the castle steps a1 to b2, the unit on a2
+                    destroys the enemy unit on b3, a unit from the
+                    supply is placed on c1
+  Cc4xb3            the castle rams the enemy unit on b3 (the enemy
+                    scores a point)
+  Cb2-c3            the castle steps onto an own unit (back to supply)
+  Cd3-c3,d3xd4      the castle steps, then a unit enters the enemy
+                    castle on d4 and scores
+  @c3               Second's setup placement (the first ply)
+C is the castle; units have no letter. x marks a capture: a castle
+ramming an enemy unit, a unit destroying an enemy unit or entering the
+enemy castle; - is every other step. The scrap heap to supply transfer
+at the start of a turn is automatic and not written.
+
+Input is lenient: any case (ca1-B2), the letter C may be left out
+(the square decides), - is accepted for a capture, and blanks may
+follow the commas. x on a step that captures nothing is an error, as
+is any action after the third point ends the game. The referee always
+writes the canonical form.`
