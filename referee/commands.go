@@ -1,0 +1,818 @@
+package referee
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+
+	"pbem/archive"
+	"pbem/engine"
+	"pbem/notation"
+)
+
+// cmd is one command line.
+type cmd struct {
+	line string // as written
+	verb string // lower case
+	rest string // after the verb
+}
+
+// commandVerbs are the first words of the commands.
+var commandVerbs = []string{"new", "move", "pass", "show", "games", "record", "help", "preview", "resign",
+	"draw", "accept", "decline", "undo", "vacation", "say", "watch", "unwatch"}
+
+func isVerb(v string) bool { return slices.Contains(commandVerbs, v) }
+
+// line handles one line: a command, or (bare) a ply in the game the
+// request is about.
+func (s *session) line(l string, bare bool) error {
+	v := verbOf(l)
+	if isVerb(v) {
+		c := &cmd{line: l, verb: v, rest: strings.TrimSpace(l[len(firstWord(l)):])}
+		return s.dispatch(c)
+	}
+	if bare {
+		g, err := s.contextGame()
+		if err != nil {
+			return err
+		}
+		text, expect := splitExpect(l)
+		return s.move(g, text, expect, true)
+	}
+	s.mine.add(shortHelp)
+	return mistake(nil, "one command per line, as listed below", "this is not a command")
+}
+
+func (s *session) dispatch(c *cmd) error {
+	switch c.verb {
+	case "help":
+		return s.help(c)
+	case "new":
+		return s.newGame(c)
+	case "move":
+		return s.moveCmd(c)
+	case "pass":
+		return s.passCmd(c)
+	case "show":
+		return s.showCmd(c)
+	case "games":
+		return s.gamesCmd(c)
+	case "record":
+		return s.recordCmd(c)
+	case "preview":
+		return s.previewCmd(c)
+	case "resign":
+		return s.resignCmd(c)
+	case "draw":
+		return s.drawCmd(c)
+	case "accept", "decline":
+		return s.answerCmd(c)
+	case "undo":
+		return s.undoCmd(c)
+	case "vacation":
+		return s.vacationCmd(c)
+	case "say":
+		return s.sayCmd(c)
+	case "watch":
+		return s.watchCmd(c)
+	case "unwatch":
+		return s.unwatchCmd(c)
+	}
+	panic("unhandled verb " + c.verb)
+}
+
+// parseID reads a game id: 12 or #12.
+func parseID(s string) (int64, bool) {
+	n, err := strconv.ParseInt(strings.TrimPrefix(s, "#"), 10, 64)
+	return n, err == nil && n > 0
+}
+
+// splitExpect splits a trailing "#N" (the expected ply number) off a ply.
+func splitExpect(text string) (string, int) {
+	f := strings.Fields(text)
+	if len(f) > 1 {
+		last := f[len(f)-1]
+		if n, err := strconv.Atoi(strings.TrimPrefix(last, "#")); err == nil && strings.HasPrefix(last, "#") && n > 0 {
+			return strings.Join(f[:len(f)-1], " "), n
+		}
+	}
+	return strings.TrimSpace(text), 0
+}
+
+// noArgs refuses words after a command that takes none.
+func noArgs(c *cmd, form string) error {
+	if c.rest != "" {
+		return mistake(nil, form, "unexpected %q after %s", c.rest, c.verb)
+	}
+	return nil
+}
+
+// gameArg resolves the game a command is about: the id given, else the
+// game of the mail answered.
+func (s *session) gameArg(c *cmd, form string) (*game, error) {
+	if c.rest != "" {
+		f := strings.Fields(c.rest)
+		id, ok := parseID(f[0])
+		if !ok || len(f) > 1 {
+			return nil, mistake(nil, form, "%q is not a game number", c.rest)
+		}
+		return s.game(id)
+	}
+	g, err := s.contextGame()
+	if err != nil || g != nil {
+		return g, err
+	}
+	return nil, mistake(nil, form, "which game? This message is no reply to a game's mail, and names no game")
+}
+
+// contextOnly is the game of a command that takes no game id: the game of
+// the mail answered.
+func (s *session) contextOnly(c *cmd, form string) (*game, error) {
+	if err := noArgs(c, form); err != nil {
+		return nil, err
+	}
+	g, err := s.contextGame()
+	if err != nil || g != nil {
+		return g, err
+	}
+	return nil, mistake(nil, "a reply to the game's mail (its subject carries [pbem #ID TOKEN])",
+		"%s needs a game: this message is no reply to a game's mail", c.verb)
+}
+
+// playing refuses a command on a game that is not under way.
+func playing(g *game) error {
+	switch g.Status {
+	case archive.Playing:
+		return nil
+	case archive.Invited:
+		return mistake(g, "accept or decline (the game starts when every player has accepted)", "game #%d has not started yet", g.ID)
+	case archive.Over:
+		return mistake(g, "record "+g.id()+" for its record", "game #%d is over", g.ID)
+	}
+	return mistake(nil, "", "game #%d was cancelled", g.ID)
+}
+
+func (s *session) help(c *cmd) error {
+	if c.rest == "" {
+		s.mine.label = "help"
+		s.mine.add(s.r.helpText())
+		return nil
+	}
+	codec, err := s.r.opts.Lookup(strings.Fields(c.rest)[0])
+	if err != nil {
+		return mistake(nil, "help, or help GAME with GAME one of "+s.r.gameIDs(), "%v", err)
+	}
+	s.mine.label = "help " + codec.Rules().ID()
+	s.mine.add(gameHelp(codec))
+	return nil
+}
+
+// moveCmd: move GAMEID PLY [#N].
+func (s *session) moveCmd(c *cmd) error {
+	const form = "move GAMEID PLY, optionally followed by #N, the number of the ply"
+	f := strings.Fields(c.rest)
+	if len(f) < 2 {
+		return mistake(nil, form, "a game number and a ply must follow move")
+	}
+	id, ok := parseID(f[0])
+	if !ok {
+		return mistake(nil, form, "%q is not a game number", f[0])
+	}
+	g, err := s.game(id)
+	if err != nil {
+		return err
+	}
+	text, expect := splitExpect(strings.TrimSpace(c.rest[strings.Index(c.rest, f[0])+len(f[0]):]))
+	return s.move(g, text, expect, false)
+}
+
+// passCmd: pass, in the game of the mail answered.
+func (s *session) passCmd(c *cmd) error {
+	text, expect := splitExpect(c.line)
+	if text != firstWord(c.line) {
+		return mistake(nil, "pass, optionally followed by #N", "unexpected %q after pass", c.rest)
+	}
+	g, err := s.contextOnly(&cmd{verb: "pass"}, "")
+	if err != nil {
+		return err
+	}
+	return s.move(g, "pass", expect, false)
+}
+
+// move plays a ply for the sender.
+func (s *session) move(g *game, text string, expect int, bare bool) error {
+	seat, err := s.authorize(g)
+	if err != nil {
+		return err
+	}
+	if err := playing(g); err != nil {
+		return err
+	}
+	next := g.plies() + 1
+	if expect > 0 && expect != next {
+		last := ""
+		if n := g.plies(); n > 0 {
+			last = fmt.Sprintf("; the last ply, %d, was %s", n, g.b.Game().Record.Main.Plies[n-1].Canon)
+		}
+		return mistake(g, fmt.Sprintf("a ply for ply %d (or no #N)", next),
+			"stale move: you sent it for ply %d, but the next ply is %d%s; nothing was played", expect, next, last)
+	}
+	if mover := g.mover(); mover != seat {
+		return mistake(g, "your ply when it is your turn", "it is not your turn: %s is to move", g.who(mover))
+	}
+	if text == "" {
+		return mistake(g, s.plyForm(g), "a ply must follow")
+	}
+	before := g.state()
+	m, err := g.codec.Decode(before, text)
+	if err == nil {
+		err = g.play(m)
+	}
+	if err != nil {
+		return s.badPly(g, text, err, bare)
+	}
+	canon := g.codec.Encode(before, m)
+	s.mine.add("You played %s (ply %d).", canon, next)
+	s.mine.show(g)
+	s.tell(g, true, "%s played %s (ply %d).", g.who(seat), canon, next)
+	return s.afterPly(g)
+}
+
+func (s *session) badPly(g *game, text string, err error, bare bool) error {
+	if errors.Is(err, engine.ErrIllegalMove) {
+		return mistake(g, s.plyForm(g), "%s is not allowed here: %v", text, err)
+	}
+	var se *notation.SyntaxError
+	msg := err.Error()
+	if errors.As(err, &se) {
+		msg = se.Msg
+	}
+	if bare {
+		s.mine.add(shortHelp)
+		return mistake(g, s.plyForm(g)+", or a command", "this is neither a command nor a ply in %s notation (%s)", g.kind(), msg)
+	}
+	return mistake(g, s.plyForm(g), "%q is not a ply in %s notation: %s", text, g.kind(), msg)
+}
+
+// plyForm describes a ply of g with a legal example.
+func (s *session) plyForm(g *game) string {
+	form := fmt.Sprintf("a ply in %s notation", g.kind())
+	if g.b != nil && !g.line().Outcome().Over {
+		st := g.state()
+		var m engine.Move
+		if smp, ok := st.(engine.Sampler); ok {
+			m = smp.RandomMove(rand.New(rand.NewPCG(uint64(g.ID), uint64(g.plies()))))
+		} else if legal := st.Legal(); len(legal) > 0 {
+			m = legal[len(legal)-1]
+		}
+		if m != nil {
+			form += fmt.Sprintf(" such as %s (legal here)", g.codec.Encode(st, m))
+		}
+	}
+	return form + fmt.Sprintf("; \"help %s\" explains the notation", g.kind())
+}
+
+// afterPly: pending offers lapse, then the game ends or the next turn
+// starts.
+func (s *session) afterPly(g *game) error {
+	for _, o := range g.Offers {
+		what := "draw offer"
+		if o.Kind == "undo" {
+			what = "undo request"
+		}
+		s.tell(g, false, "%s's %s lapsed with the ply.", g.name(o.By), what)
+		if g.seatOf(s.from.Addr) >= 0 {
+			s.mine.add("%s's %s lapsed with the ply.", g.name(o.By), what)
+		}
+	}
+	g.Offers = nil
+	if o := g.line().Outcome(); o.Over {
+		s.finish(g, o, "normal", "")
+		return nil
+	}
+	return s.startTurn(g)
+}
+
+// finish ends a game: the record gets its result and termination, and the
+// game goes to the archive. The callers tell why; the mails end with the
+// result and the record.
+func (s *session) finish(g *game, o engine.Outcome, termination, comment string) {
+	if comment != "" {
+		g.comment(comment)
+	}
+	if g.line().Outcome().Over {
+		g.b.Finish(nil, "")
+		g.b.Game().Record.SetTag("Termination", "normal")
+	} else {
+		g.b.Finish(&o, termination)
+	}
+	game := g.b.Game()
+	g.Record = notation.Format(game)
+	g.result = game.Record.Result
+	g.termination, _ = game.Record.Tag("Termination")
+	g.Status = archive.Over
+	g.Offers = nil
+	g.Due, g.Reminded = zeroTime, 0
+	recs, _ := notation.Parse("", []byte(g.Record))
+	var tags []archive.Tag
+	if len(recs) == 1 {
+		for _, t := range recs[0].Tags {
+			tags = append(tags, archive.Tag{Name: t.Name, Value: t.Value})
+		}
+	}
+	s.entries = append(s.entries, &archive.Entry{GameID: g.ID, Game: g.kind(), Result: g.result, Tags: tags,
+		Record: g.Record, Rated: g.Options.Rated, Created: s.now})
+	s.touch(g)
+	if s.mine != nil && g.seatOf(s.from.Addr) >= 0 {
+		s.mine.show(g)
+	}
+}
+
+// leaveOutcome is the outcome when seat leaves a game (resignation, time):
+// with two sides the other wins; with more, the leaver is last and the
+// others are ranked as the game would settle now.
+func leaveOutcome(g *game, seat int, reason string) engine.Outcome {
+	n := len(g.Seats)
+	if n == 2 {
+		return engine.Win(2, 1-seat, reason)
+	}
+	o := engine.Settle(g.state(), reason)
+	rank := slices.Clone(o.Rank)
+	rank[seat] = n + 1
+	return engine.Outcome{Over: true, Rank: rank, Reason: reason}
+}
+
+func (s *session) resignCmd(c *cmd) error {
+	g, err := s.contextOnly(c, "resign, alone on its line")
+	if err != nil {
+		return err
+	}
+	seat, err := s.authorize(g)
+	if err != nil {
+		return err
+	}
+	if g.Status == archive.Invited {
+		return mistake(g, "decline, to cancel the invitation", "game #%d has not started", g.ID)
+	}
+	if err := playing(g); err != nil {
+		return err
+	}
+	why := g.who(seat) + " resigned"
+	s.tell(g, true, "%s.", why)
+	s.mine.add("You resigned game #%d.", g.ID)
+	s.finish(g, leaveOutcome(g, seat, why), "resign", why)
+	return nil
+}
+
+// offer returns the pending offer of a kind.
+func (g *game) offer(kind string) *archive.Offer {
+	for i := range g.Offers {
+		if g.Offers[i].Kind == kind {
+			return &g.Offers[i]
+		}
+	}
+	return nil
+}
+
+// others lists the names of the seats other than seat.
+func (g *game) others(seat int, except []int) string {
+	var names []string
+	for i := range g.Seats {
+		if i != seat && !slices.Contains(except, i) {
+			names = append(names, g.who(i))
+		}
+	}
+	return joinAnd(names)
+}
+
+func (s *session) drawCmd(c *cmd) error {
+	g, err := s.contextOnly(c, "draw, alone on its line")
+	if err != nil {
+		return err
+	}
+	seat, err := s.authorize(g)
+	if err != nil {
+		return err
+	}
+	if err := playing(g); err != nil {
+		return err
+	}
+	if o := g.offer("draw"); o != nil {
+		if o.By == seat {
+			return mistake(g, "the answer of "+g.others(seat, o.Accepted), "you have offered a draw already")
+		}
+		return s.acceptOffer(g, seat, "draw")
+	}
+	g.Offers = append(g.Offers, archive.Offer{Kind: "draw", By: seat, Ply: g.plies()})
+	s.tell(g, false, "%s offers a draw: reply \"accept draw\" or \"decline draw\". A ply declines it.", g.who(seat))
+	s.mine.add("You offered a draw to %s.", g.others(seat, nil))
+	s.mine.show(g)
+	return nil
+}
+
+// lastPlyOf is the index of the last ply seat played, or -1.
+func (g *game) lastPlyOf(seat int) int {
+	lines := g.b.Game().Lines
+	for i := len(g.moves) - 1; i >= 0; i-- {
+		if lines[i].State().ToMove() == seat {
+			return i
+		}
+	}
+	return -1
+}
+
+// plyTexts are the canonical plies from index i on.
+func (g *game) plyTexts(i int) []string {
+	var out []string
+	for _, p := range g.b.Game().Record.Main.Plies[i:] {
+		out = append(out, p.Canon)
+	}
+	return out
+}
+
+func (s *session) undoCmd(c *cmd) error {
+	g, err := s.contextOnly(c, "undo, alone on its line")
+	if err != nil {
+		return err
+	}
+	seat, err := s.authorize(g)
+	if err != nil {
+		return err
+	}
+	if err := playing(g); err != nil {
+		return err
+	}
+	if g.offer("undo") != nil {
+		return mistake(g, "accept undo or decline undo", "an undo request is pending already")
+	}
+	last := g.lastPlyOf(seat)
+	if last < 0 {
+		return mistake(g, "undo after one of your plies", "you have played no ply to take back")
+	}
+	g.Offers = append(g.Offers, archive.Offer{Kind: "undo", By: seat, Ply: g.plies()})
+	what := fmt.Sprintf("ply %d (%s)", last+1, g.plyTexts(last)[0])
+	if after := g.plies() - last - 1; after > 0 {
+		what += fmt.Sprintf(" and the %s after it", plural(after, "ply"))
+	}
+	s.tell(g, false, "%s asks to take back %s: reply \"accept undo\" or \"decline undo\". A ply declines it.", g.who(seat), what)
+	s.mine.add("You asked %s to let you take back %s.", g.others(seat, nil), what)
+	s.mine.show(g)
+	return nil
+}
+
+// answerCmd: accept / decline, of an invitation, a draw or an undo.
+func (s *session) answerCmd(c *cmd) error {
+	kind := strings.ToLower(strings.TrimRight(c.rest, ".!"))
+	form := c.verb + ", " + c.verb + " draw or " + c.verb + " undo"
+	if kind != "" && kind != "draw" && kind != "undo" {
+		return mistake(nil, form, "unexpected %q after %s", c.rest, c.verb)
+	}
+	g, err := s.contextOnly(&cmd{verb: c.verb}, form)
+	if err != nil {
+		return err
+	}
+	seat, err := s.authorize(g)
+	if err != nil {
+		return err
+	}
+	switch {
+	case kind == "" && c.verb == "accept":
+		return s.join(g, seat)
+	case kind == "" && c.verb == "decline":
+		return s.declineInvitation(g, seat)
+	}
+	if err := playing(g); err != nil {
+		return err
+	}
+	if c.verb == "accept" {
+		return s.acceptOffer(g, seat, kind)
+	}
+	o := g.offer(kind)
+	if o == nil {
+		return mistake(g, "decline "+kind+" only when one is pending", "there is no %s to decline", offerName(kind))
+	}
+	if o.By == seat {
+		s.tell(g, false, "%s withdrew the %s.", g.who(seat), offerName(kind))
+		s.mine.add("You withdrew your %s.", offerName(kind))
+	} else {
+		s.tell(g, false, "%s declined the %s.", g.who(seat), offerName(kind))
+		s.mine.add("You declined the %s.", offerName(kind))
+	}
+	g.Offers = slices.DeleteFunc(g.Offers, func(x archive.Offer) bool { return x.Kind == kind })
+	s.mine.show(g)
+	return nil
+}
+
+func offerName(kind string) string {
+	if kind == "undo" {
+		return "undo request"
+	}
+	return "draw offer"
+}
+
+func (s *session) acceptOffer(g *game, seat int, kind string) error {
+	o := g.offer(kind)
+	switch {
+	case o == nil:
+		return mistake(g, "accept "+kind+" only when one is pending", "there is no %s to accept", offerName(kind))
+	case o.By == seat:
+		return mistake(g, "the answer of the others", "you cannot accept your own %s", offerName(kind))
+	case slices.Contains(o.Accepted, seat):
+		return mistake(g, "the answer of "+g.others(o.By, o.Accepted), "you have accepted the %s already", offerName(kind))
+	}
+	o.Accepted = append(o.Accepted, seat)
+	if len(o.Accepted) < len(g.Seats)-1 {
+		s.tell(g, false, "%s accepts the %s of %s; waiting for %s.", g.who(seat), offerName(kind), g.name(o.By), g.others(o.By, o.Accepted))
+		s.mine.add("You accepted the %s; waiting for %s.", offerName(kind), g.others(o.By, o.Accepted))
+		s.mine.show(g)
+		return nil
+	}
+	by := o.By
+	g.Offers = slices.DeleteFunc(g.Offers, func(x archive.Offer) bool { return x.Kind == kind })
+	if kind == "draw" {
+		s.tell(g, true, "%s accepts the draw offer of %s: the game ends by agreement.", g.who(seat), g.name(by))
+		s.mine.add("You accepted the draw offer: the game ends by agreement.")
+		s.finish(g, engine.Settle(g.state(), "agreement"), "agreement", "")
+		return nil
+	}
+	last := g.lastPlyOf(by)
+	taken := g.plyTexts(last)
+	if err := g.rebuild(last); err != nil {
+		panic(fmt.Sprintf("game %d: undo: %v", g.ID, err))
+	}
+	g.comment(fmt.Sprintf("%s took back %s (undo agreed)", g.who(by), strings.Join(taken, " ")))
+	g.Offers = nil
+	what := fmt.Sprintf("ply %d (%s)", last+1, strings.Join(taken, " "))
+	if len(taken) > 1 {
+		what = fmt.Sprintf("plies %d-%d (%s)", last+1, last+len(taken), strings.Join(taken, " "))
+	}
+	text := fmt.Sprintf("Undo: %s taken back at the request of %s.", what, g.who(by))
+	s.tell(g, true, "%s", text)
+	s.mine.add(text)
+	s.mine.show(g)
+	return s.startTurn(g)
+}
+
+func (s *session) sayCmd(c *cmd) error {
+	text := strings.TrimSpace(printable(c.rest))
+	if text == "" {
+		return mistake(nil, "say TEXT", "say needs a message")
+	}
+	g, err := s.contextOnly(&cmd{verb: "say"}, "")
+	if err != nil {
+		return err
+	}
+	seat, err := s.authorize(g)
+	if err != nil {
+		return err
+	}
+	if g.Status == archive.Declined || g.Status == archive.Expired {
+		return playing(g)
+	}
+	if r := []rune(text); len(r) > 1000 {
+		text = string(r[:1000]) + "..."
+	}
+	s.tell(g, false, "%s says:\n%s", g.who(seat), indent(text))
+	s.mine.add("Your message went to %s.", g.others(seat, nil))
+	return nil
+}
+
+func indent(text string) string {
+	var b strings.Builder
+	for i, l := range strings.Split(wrapAt(text, Width-2), "\n") {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString("  " + l)
+	}
+	return b.String()
+}
+
+// wrapAt fills text to width columns.
+func wrapAt(text string, width int) string {
+	var lines []string
+	l := ""
+	for _, w := range strings.Fields(text) {
+		if l != "" && len(l)+1+len(w) > width {
+			lines = append(lines, l)
+			l = ""
+		}
+		if l != "" {
+			l += " "
+		}
+		l += w
+	}
+	return strings.Join(append(lines, l), "\n")
+}
+
+func (s *session) watchCmd(c *cmd) error {
+	const form = "watch GAMEID"
+	f := strings.Fields(c.rest)
+	if len(f) != 1 {
+		return mistake(nil, form, "watch needs one game number")
+	}
+	id, ok := parseID(f[0])
+	if !ok {
+		return mistake(nil, form, "%q is not a game number", f[0])
+	}
+	g, err := s.game(id)
+	if err != nil {
+		return err
+	}
+	switch {
+	case g.seatOf(s.from.Addr) >= 0:
+		return mistake(g, "watch with the number of a game you do not play", "you play in game #%d: you get every board already", g.ID)
+	case !archive.Active(g.Status):
+		return mistake(nil, "record "+g.id()+" for its record", "game #%d is over", g.ID)
+	case g.watchedBy(s.from.Addr) >= 0:
+		s.mine.add("You watch game #%d already.", g.ID)
+	case len(g.Observers) >= s.r.opts.MaxObservers:
+		return mistake(nil, "", "game #%d has as many watchers as it may have (%d)", g.ID, s.r.opts.MaxObservers)
+	default:
+		g.Observers = append(g.Observers, s.from)
+		s.touch(g)
+		s.mine.add("You now watch game #%d: you will get every board. \"unwatch %d\" stops that.", g.ID, g.ID)
+	}
+	s.mine.show(g)
+	return nil
+}
+
+func (s *session) unwatchCmd(c *cmd) error {
+	g, err := s.gameArg(c, "unwatch in a reply to the game's mail, or unwatch GAMEID")
+	if err != nil {
+		return err
+	}
+	i := g.watchedBy(s.from.Addr)
+	if i < 0 {
+		return mistake(nil, "unwatch GAMEID for a game you watch (games lists them)", "you do not watch game #%d", g.ID)
+	}
+	g.Observers = slices.Delete(g.Observers, i, i+1)
+	s.touch(g)
+	s.mine.add("You no longer watch game #%d.", g.ID)
+	return nil
+}
+
+func (s *session) recordCmd(c *cmd) error {
+	g, err := s.gameArg(c, "record GAMEID")
+	if err != nil {
+		return err
+	}
+	if g.Record == "" {
+		return mistake(nil, "record GAMEID of a game that has started", "game #%d has no record: it has not started", g.ID)
+	}
+	s.mine.label = fmt.Sprintf("record of game #%d", g.ID)
+	s.mine.add("The record of game #%d:\n\n%s", g.ID, strings.TrimRight(g.Record, "\n"))
+	return nil
+}
+
+func (s *session) showCmd(c *cmd) error {
+	if c.rest == "" && s.context == 0 {
+		gs, err := s.r.store.ActiveGamesOf(s.ctx, s.from.Addr)
+		if err != nil {
+			return err
+		}
+		if len(gs) != 1 {
+			if err := s.listGames(gs); err != nil {
+				return err
+			}
+			return mistake(nil, "show GAMEID", "which game? This message is no reply to a game's mail")
+		}
+		g, err := s.adopt(gs[0])
+		if err != nil {
+			return err
+		}
+		s.mine.show(g)
+		return nil
+	}
+	g, err := s.gameArg(c, "show GAMEID")
+	if err != nil {
+		return err
+	}
+	s.mine.show(g)
+	return nil
+}
+
+func (s *session) gamesCmd(c *cmd) error {
+	if err := noArgs(c, "games"); err != nil {
+		return err
+	}
+	gs, err := s.r.store.ActiveGamesOf(s.ctx, s.from.Addr)
+	if err != nil {
+		return err
+	}
+	s.mine.label = "your games"
+	return s.listGames(gs)
+}
+
+// listGames lists games for the sender.
+func (s *session) listGames(gs []*archive.Game) error {
+	if len(gs) == 0 {
+		s.mine.add("You (%s) have no games under way. Start one with: new GAME with ADDRESS", s.from.Addr)
+		return nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Your games (%s):\n", s.from.Addr)
+	for _, ag := range gs {
+		g, err := s.adopt(ag)
+		if err != nil {
+			var ue *userError
+			if errors.As(err, &ue) {
+				fmt.Fprintf(&b, "\n#%d %s: %s", ag.ID, ag.Game, ue.reason)
+				continue
+			}
+			return err
+		}
+		seat := g.seatOf(s.from.Addr)
+		fmt.Fprintf(&b, "\n#%d %s: %s", g.ID, g.kind(), g.names())
+		status := ""
+		switch {
+		case g.Status == archive.Invited && seat >= 0 && !g.Seats[seat].Joined:
+			status = "invitation: reply \"accept\" to its mail"
+		case g.Status == archive.Invited:
+			status = "waiting for " + g.waiting()
+		case seat >= 0 && g.mover() == seat:
+			status = fmt.Sprintf("your move, ply %d, %s left", g.plies()+1, duration(g.Deadline.Sub(s.now)))
+		default:
+			status = fmt.Sprintf("%s to move, ply %d", g.name(g.mover()), g.plies()+1)
+		}
+		if seat < 0 {
+			status += " (you watch)"
+		}
+		fmt.Fprintf(&b, "\n    %s", status)
+	}
+	s.mine.add("%s", b.String())
+	return nil
+}
+
+func (s *session) previewCmd(c *cmd) error {
+	const form = "preview GAMEID PLY ..."
+	f := strings.Fields(c.rest)
+	if len(f) < 2 {
+		return mistake(nil, form, "a game number and at least one ply must follow preview")
+	}
+	id, ok := parseID(f[0])
+	if !ok {
+		return mistake(nil, form, "%q is not a game number", f[0])
+	}
+	g, err := s.game(id)
+	if err != nil {
+		return err
+	}
+	if err := playing(g); err != nil {
+		return err
+	}
+	seat := g.seatOf(s.from.Addr)
+	line := g.line()
+	plies := joinPlies(f[1:])
+	var canon []string
+	for i, p := range plies {
+		st := line.State()
+		m, err := g.codec.Decode(st, p)
+		var next *engine.Line
+		if err == nil {
+			next, err = line.Play(m)
+		}
+		if err != nil {
+			var se *notation.SyntaxError
+			msg := err.Error()
+			if errors.As(err, &se) {
+				msg = se.Msg
+			}
+			return &userError{reason: fmt.Sprintf("preview ply %d, %s, after %s: %s", i+1, p, orStart(canon), msg),
+				expected: s.plyForm(g), board: st.Render(seat)}
+		}
+		canon = append(canon, g.codec.Encode(st, m))
+		line = next
+	}
+	st := line.State()
+	text := fmt.Sprintf("Preview of game #%d after %s (nothing was played):\n\n%s", g.ID, strings.Join(canon, " "), st.Render(seat))
+	if o := line.Outcome(); o.Over {
+		text += "\n\nThe game would be over: " + o.Reason + "."
+	} else {
+		text += fmt.Sprintf("\n\nThen ply %d: %s to move.", g.plies()+len(canon)+1, g.who(st.ToMove()))
+	}
+	s.mine.label = fmt.Sprintf("preview of game #%d", g.ID)
+	s.mine.add("%s", text)
+	return nil
+}
+
+func orStart(canon []string) string {
+	if len(canon) == 0 {
+		return "the current position"
+	}
+	return strings.Join(canon, " ")
+}
+
+// joinAnd joins names as "A, B and C".
+func joinAnd(names []string) string {
+	switch len(names) {
+	case 0:
+		return "nobody"
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}

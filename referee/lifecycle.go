@@ -1,0 +1,425 @@
+package referee
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"pbem/archive"
+	"pbem/engine"
+	"pbem/notation"
+)
+
+const newForm = "new GAME with ADDRESS [ADDRESS ...] [option=value ...], e.g. new castles with bob@example.org days=3"
+
+// newGame: new GAME with ADDRESS [ADDRESS ...] [option=value ...].
+func (s *session) newGame(c *cmd) error {
+	args, ok := splitArgs(c.rest)
+	if !ok {
+		return mistake(nil, newForm, "a quote \" is not closed")
+	}
+	if len(args) < 3 || !strings.EqualFold(args[1], "with") {
+		return mistake(nil, newForm, "new needs a game and the addresses of the other players")
+	}
+	codec, err := s.r.opts.Lookup(args[0])
+	if err != nil {
+		return mistake(nil, newForm+"; the games are "+s.r.gameIDs(), "%v", err)
+	}
+	rules := codec.Rules()
+	o := archive.GameOptions{Days: s.r.opts.DefaultDays, Rated: true}
+	people := []Address{s.from}
+	playersSet := false
+	for _, a := range args[2:] {
+		k, v, isOpt := strings.Cut(a, "=")
+		if isOpt && !strings.Contains(k, "@") {
+			if err := s.r.option(&o, strings.ToLower(k), v); err != nil {
+				return err
+			}
+			playersSet = playersSet || strings.EqualFold(k, "players")
+			continue
+		}
+		if strings.EqualFold(a, "and") {
+			continue
+		}
+		addr := normAddr(a)
+		switch {
+		case !validAddr(addr):
+			return mistake(nil, newForm, "%q is not a mail address", a)
+		case s.r.ownAddress(addr):
+			return mistake(nil, newForm, "the referee does not play")
+		case addr == s.from.Addr:
+			return mistake(nil, newForm, "you cannot invite yourself: name the other players")
+		case slices.ContainsFunc(people, func(p Address) bool { return p.Addr == addr }):
+			return mistake(nil, newForm, "%s is named twice", addr)
+		}
+		people = append(people, Address{Addr: addr})
+	}
+	n := len(people)
+	if n < 2 {
+		return mistake(nil, newForm, "name at least one other player")
+	}
+	if playersSet && o.Players != n {
+		return mistake(nil, newForm, "players=%d, but %s named: you and %s", o.Players, plural(n-1, "other player is"), plural(n-1, "address"))
+	}
+	eo := engine.Options{Players: o.Players, Board: o.Board}
+	sides, err := rules.Sides(eo)
+	if err == nil && !playersSet && len(sides) != n {
+		if alt, err2 := rules.Sides(engine.Options{Players: n, Board: o.Board}); err2 == nil {
+			eo.Players, o.Players, sides = n, n, alt
+		}
+	}
+	if err != nil {
+		return mistake(nil, newForm, "%v", err)
+	}
+	if len(sides) != n {
+		return mistake(nil, fmt.Sprintf("%s (%s)", newForm, plural(len(sides)-1, "address")),
+			"%s is for %d players (%s), but you named %s", rules.ID(), len(sides), strings.Join(sides, ", "), plural(n-1, "other player"))
+	}
+	if _, err := rules.Start(eo); err != nil {
+		return mistake(nil, newForm, "%v", err)
+	}
+	switch strings.ToLower(o.First) {
+	case "":
+	case "random":
+		k, err := s.r.randIntN(n)
+		if err != nil {
+			return err
+		}
+		people = append(people[k:], people[:k]...)
+	default:
+		k := slices.IndexFunc(people, func(p Address) bool { return p.Addr == normAddr(o.First) })
+		if k < 0 {
+			return mistake(nil, "first=random or first=ADDRESS, one of the players", "first=%s names no player of the game", o.First)
+		}
+		people = append(people[k:], people[:k]...)
+	}
+	mine, err := s.r.store.ActiveGamesOf(s.ctx, s.from.Addr)
+	if err != nil {
+		return err
+	}
+	if len(mine) >= s.r.opts.MaxGames {
+		return mistake(nil, "", "you have %d games under way or invited, as many as you may", len(mine))
+	}
+	id, err := s.r.store.NewGameID(s.ctx)
+	if err != nil {
+		return err
+	}
+	ag := &archive.Game{ID: id, Game: rules.ID(), Status: archive.Invited, Options: o,
+		TurnStart: s.now, Deadline: s.now.Add(days(o.Days)), Thread: s.threadID(id), Created: s.now}
+	ag.Due = ag.Deadline
+	for i, p := range people {
+		tok, err := s.r.newToken()
+		if err != nil {
+			return err
+		}
+		ag.Seats = append(ag.Seats, archive.Seat{Side: sides[i], Player: p, Token: tok, Joined: p.Addr == s.from.Addr})
+	}
+	g := &game{Game: ag, codec: codec, sides: sides, opts: eo}
+	s.games[id] = g
+	s.touch(g)
+	me := g.seatOf(s.from.Addr)
+	var invitees []int
+	for i := range g.Seats {
+		if i != me {
+			invitees = append(invitees, i)
+		}
+	}
+	s.tellSeats(g, invitees, "%s invites you to play %s (%s), game #%d: %s. %s\n\nTo play, reply \"accept\"; to refuse, reply \"decline\". \"help %s\" explains the game.",
+		inviter(s.from), rules.ID(), rules.Summary(), id, g.seating(), optionText(o), rules.ID())
+	var invited []string
+	for _, i := range invitees {
+		invited = append(invited, g.Seats[i].Player.Addr)
+	}
+	s.mine.add("You invited %s to play %s, game #%d. %s", joinAnd(invited), rules.ID(), id, optionText(o))
+	s.mine.show(g)
+	return nil
+}
+
+func inviter(a Address) string {
+	if a.Name != "" {
+		return fmt.Sprintf("%s <%s>", a.Name, a.Addr)
+	}
+	return a.Addr
+}
+
+// seating lists who plays which side: "Alice (A), bob@x (B)".
+func (g *game) seating() string {
+	var w []string
+	for i := range g.Seats {
+		w = append(w, g.who(i))
+	}
+	return joinAnd(w)
+}
+
+func optionText(o archive.GameOptions) string {
+	t := fmt.Sprintf("%s per move", plural(o.Days, "day"))
+	if !o.Rated {
+		t += ", unrated"
+	}
+	if o.Board != "" {
+		t += ", board " + o.Board
+	}
+	if o.Event != "" {
+		t += ", event " + o.Event
+	}
+	if o.Round != "" {
+		t += ", round " + o.Round
+	}
+	return upperFirst(t) + "."
+}
+
+// option reads one option=value of new.
+func (r *Referee) option(o *archive.GameOptions, k, v string) error {
+	const opts = "players=N, board=NAME, first=random|ADDRESS, days=N, rated=yes|no, event=NAME, round=N"
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return mistake(nil, opts, "option %s has no value", k)
+	}
+	text := func() error {
+		v = cleanName(v)
+		if len(v) > 40 {
+			return mistake(nil, opts, "%s=%s is too long (at most 40 characters)", k, v)
+		}
+		return nil
+	}
+	switch k {
+	case "players":
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 2 || n > 16 {
+			return mistake(nil, "players=N with N the number of players", "bad players=%s", v)
+		}
+		o.Players = n
+	case "board":
+		o.Board = v
+		return text()
+	case "first":
+		if !strings.EqualFold(v, "random") && !validAddr(normAddr(v)) {
+			return mistake(nil, "first=random or first=ADDRESS", "bad first=%s", v)
+		}
+		o.First = strings.ToLower(v)
+		if o.First != "random" {
+			o.First = normAddr(v)
+		}
+	case "days":
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > r.opts.MaxDays {
+			return mistake(nil, fmt.Sprintf("days=N with N from 1 to %d", r.opts.MaxDays), "bad days=%s", v)
+		}
+		o.Days = n
+	case "rated":
+		switch strings.ToLower(v) {
+		case "yes", "true", "1":
+			o.Rated = true
+		case "no", "false", "0":
+			o.Rated = false
+		default:
+			return mistake(nil, "rated=yes or rated=no", "bad rated=%s", v)
+		}
+	case "event":
+		o.Event = v
+		return text()
+	case "round":
+		o.Round = v
+		return text()
+	default:
+		return mistake(nil, "options among "+opts, "unknown option %q", k)
+	}
+	return nil
+}
+
+// randIntN draws a uniform number in [0, n) from the referee's source.
+func (r *Referee) randIntN(n int) (int, error) {
+	var b [1]byte
+	for {
+		if _, err := readFull(r.opts.Rand, b[:]); err != nil {
+			return 0, err
+		}
+		if int(b[0]) < 256-256%n {
+			return int(b[0]) % n, nil
+		}
+	}
+}
+
+// join: an invitee accepts.
+func (s *session) join(g *game, seat int) error {
+	switch {
+	case g.Status == archive.Playing || g.Status == archive.Over:
+		return mistake(g, "accept draw or accept undo, to answer an offer", "game #%d has started already", g.ID)
+	case g.Status != archive.Invited:
+		return playing(g)
+	case g.Seats[seat].Joined:
+		return mistake(g, "the answers of "+g.waiting(), "you have accepted already")
+	}
+	g.Seats[seat].Joined = true
+	if s.from.Name != "" {
+		g.Seats[seat].Player.Name = s.from.Name
+	}
+	s.touch(g)
+	if w := g.waiting(); w != "" {
+		s.tell(g, false, "%s accepted; waiting for %s.", g.who(seat), w)
+		s.mine.add("You accepted; waiting for %s.", w)
+		s.mine.show(g)
+		return nil
+	}
+	s.tell(g, false, "%s accepted: everyone has, and game #%d starts.", g.who(seat), g.ID)
+	s.mine.add("You accepted: everyone has, and game #%d starts.", g.ID)
+	s.mine.show(g)
+	return s.start(g)
+}
+
+// waiting names the invitees who have not accepted ("" when none).
+func (g *game) waiting() string {
+	var w []string
+	for i, st := range g.Seats {
+		if !st.Joined {
+			w = append(w, g.who(i))
+		}
+	}
+	if len(w) == 0 {
+		return ""
+	}
+	return joinAnd(w)
+}
+
+// start begins the record and the first turn.
+func (s *session) start(g *game) error {
+	o := g.Options
+	event := o.Event
+	if event == "" {
+		event = fmt.Sprintf("pbem game #%d", g.ID)
+	}
+	round := o.Round
+	if round == "" {
+		round = "-"
+	}
+	tags := []notation.Tag{
+		{Name: "Event", Value: event},
+		{Name: "Site", Value: s.r.opts.Site},
+		{Name: "Date", Value: s.now.Format("2006.01.02")},
+		{Name: "Round", Value: round},
+	}
+	for _, st := range g.Seats {
+		v := st.Player.Addr
+		if st.Player.Name != "" {
+			v = fmt.Sprintf("%s <%s>", st.Player.Name, st.Player.Addr)
+		}
+		tags = append(tags, notation.Tag{Name: st.Side, Value: v})
+	}
+	tags = append(tags, notation.Tag{Name: "TimeControl", Value: fmt.Sprintf("1/%d", o.Days*86400)})
+	b, err := notation.NewBuilder(g.codec, g.opts, tags)
+	if err != nil {
+		panic(fmt.Sprintf("game %d: start: %v", g.ID, err))
+	}
+	g.b, g.tags, g.moves, g.comments = b, tags, nil, [][]string{nil}
+	g.Record = notation.Format(b.Game())
+	g.Status = archive.Playing
+	return s.startTurn(g)
+}
+
+// declineInvitation: an invitee refuses, or the creator withdraws.
+func (s *session) declineInvitation(g *game, seat int) error {
+	if g.Status != archive.Invited {
+		if g.Status == archive.Playing {
+			return mistake(g, "decline draw or decline undo, to answer an offer; resign, to give up", "game #%d has started", g.ID)
+		}
+		return playing(g)
+	}
+	g.Status = archive.Declined
+	g.Due = zeroTime
+	s.touch(g)
+	verb := "declined the invitation"
+	if g.Seats[seat].Joined {
+		verb = "withdrew the invitation"
+	}
+	s.tell(g, false, "%s %s: game #%d is cancelled.", g.who(seat), verb, g.ID)
+	s.mine.add("You %s: game #%d is cancelled.", verb, g.ID)
+	return nil
+}
+
+// vacationCmd: vacation N pauses the sender's clocks.
+func (s *session) vacationCmd(c *cmd) error {
+	const form = "vacation N, with N a number of days"
+	n, err := strconv.Atoi(c.rest)
+	if err != nil || n < 1 {
+		return mistake(nil, form, "%q is not a number of days", c.rest)
+	}
+	if err := s.authorizeAny(); err != nil {
+		return err
+	}
+	p, err := s.player(s.from.Addr)
+	if err != nil {
+		return err
+	}
+	year := s.now.Year()
+	if p.VacationYear != year {
+		p.VacationYear, p.VacationDays = year, 0
+	}
+	limit := s.r.opts.VacationDays
+	if left := limit - p.VacationDays; n > left {
+		return mistake(nil, fmt.Sprintf("vacation N with N at most %d", left),
+			"you have %s of vacation left in %d (%d a year)", plural(left, "day"), year, limit)
+	}
+	if s.from.Name != "" {
+		p.Address.Name = s.from.Name
+	}
+	from := s.now
+	if p.VacationUntil.After(from) {
+		from = p.VacationUntil
+	}
+	p.VacationUntil = from.Add(days(n))
+	p.VacationDays += n
+	s.touchPlayer(p)
+	gs, err := s.r.store.ActiveGamesOf(s.ctx, s.from.Addr)
+	if err != nil {
+		return err
+	}
+	var paused []string
+	for _, ag := range gs {
+		g, err := s.adopt(ag)
+		if err != nil {
+			continue
+		}
+		seat := g.seatOf(s.from.Addr)
+		if seat < 0 || g.Status != archive.Playing {
+			continue
+		}
+		if g.mover() == seat {
+			g.Deadline = g.Deadline.Add(days(n))
+			g.Reminded = g.remindedBefore(s.now)
+			g.Due = g.nextDue()
+		}
+		paused = append(paused, "#"+g.id())
+		s.tell(g, false, "%s is on vacation until %s: their clocks stop until then.", g.who(seat), stamp(p.VacationUntil))
+	}
+	text := fmt.Sprintf("Your vacation lasts until %s. You have %s of vacation left in %d.",
+		stamp(p.VacationUntil), plural(limit-p.VacationDays, "day"), year)
+	if len(paused) > 0 {
+		text += " Your clocks stop in game " + strings.Join(paused, ", ") + "."
+	}
+	s.mine.label = "vacation"
+	s.mine.add("%s", text)
+	return nil
+}
+
+// authorizeAny checks that the request carries the sender's token of one
+// of their games.
+func (s *session) authorizeAny() error {
+	for _, c := range s.creds {
+		if c.token == "" {
+			continue
+		}
+		g, err := s.game(c.game)
+		if err != nil {
+			if _, ok := err.(*userError); ok {
+				continue
+			}
+			return err
+		}
+		if seat := g.seatOf(s.from.Addr); seat >= 0 && tokenEqual(c.token, g.Seats[seat].Token) {
+			return nil
+		}
+	}
+	return mistake(nil, "vacation N in a reply to the mail of one of your games (its subject carries [pbem #ID TOKEN])",
+		"vacation needs your token of one of your games")
+}

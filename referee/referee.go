@@ -1,0 +1,264 @@
+package referee
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime/debug"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"pbem/archive"
+	"pbem/notation"
+)
+
+// Clock tells the referee the time; tests use a fake one.
+type Clock interface {
+	Now() time.Time
+}
+
+// SystemClock is the real clock.
+type SystemClock struct{}
+
+// Now returns time.Now().
+func (SystemClock) Now() time.Time { return time.Now() }
+
+// Store is what the referee needs from storage (archive.Store implements
+// it). Reads see committed data; Commit stores one request's whole effect
+// in one transaction and fails with archive.ErrDuplicate (message id seen)
+// or archive.ErrConflict (a game or player changed since it was read), in
+// which cases nothing was stored.
+type Store interface {
+	Seen(ctx context.Context, messageID string) (bool, error)
+	Game(ctx context.Context, id int64) (*archive.Game, error)
+	ActiveGamesOf(ctx context.Context, addr string) ([]*archive.Game, error)
+	DueGames(ctx context.Context, now time.Time) ([]*archive.Game, error)
+	Player(ctx context.Context, addr string) (*archive.Player, error)
+	Sender(ctx context.Context, addr string) (*archive.Sender, error)
+	NewGameID(ctx context.Context) (int64, error)
+	Commit(ctx context.Context, c *archive.Change) error
+}
+
+// Options configure a Referee. Address is required; every other zero field
+// means its default.
+type Options struct {
+	// Address is the referee's own address, e.g. referee@pbem.example; its
+	// plus-addresses (referee+12.k7x9q@pbem.example) route replies to a
+	// game.
+	Address string
+	// Name is the display name of the referee's mail (default "pbem
+	// referee").
+	Name string
+	// Lookup finds a game by id (default Lookup, the catalog); Games lists
+	// the games for help (default Games).
+	Lookup func(id string) (notation.Codec, error)
+	Games  func() []notation.Codec
+	// Clock is the time (default SystemClock).
+	Clock Clock
+	// Rand is the source of tokens and of first=random (default
+	// crypto/rand.Reader).
+	Rand io.Reader
+	// Site is the [Site] tag of the records (default "PBEM").
+	Site string
+	// DefaultDays per move (default 7); MaxDays the most days=N may ask
+	// (default 60).
+	DefaultDays, MaxDays int
+	// RateLimit is how many messages one sender may send per RateWindow
+	// (default 30 per hour); more are not answered (the first one over is
+	// answered once, briefly).
+	RateLimit  int
+	RateWindow time.Duration
+	// MaxBody is the largest message read, in bytes (default 1 MiB);
+	// bigger ones get a short refusal.
+	MaxBody int
+	// VacationDays is how many vacation days a player has per calendar
+	// year (default 30).
+	VacationDays int
+	// MaxObservers per game (default 50); MaxGames is how many invited or
+	// playing games one address may have (default 50).
+	MaxObservers, MaxGames int
+	// Logger gets what the referee does (default: discard).
+	Logger *slog.Logger
+}
+
+// Referee turns requests into stored game changes and replies. It is safe
+// for concurrent use: concurrent requests on one game are serialised by the
+// store's version checks (a conflicting request is processed again).
+type Referee struct {
+	store         Store
+	opts          Options
+	local, domain string
+	log           *slog.Logger
+	stats         counters
+}
+
+type counters struct {
+	handled, ignored, duplicates, limited, panics, conflicts atomic.Int64
+}
+
+// Stats are counts of what the referee did since it was made.
+type Stats struct {
+	Handled    int64 // requests committed (answered or not)
+	Ignored    int64 // bounces, auto-replies, loops
+	Duplicates int64 // requests already processed
+	Limited    int64 // requests over the rate limit
+	Panics     int64 // bugs recovered ("internal error, nothing applied")
+	Conflicts  int64 // commits retried after a concurrent change
+}
+
+// Stats returns the counters.
+func (r *Referee) Stats() Stats {
+	c := &r.stats
+	return Stats{c.handled.Load(), c.ignored.Load(), c.duplicates.Load(), c.limited.Load(), c.panics.Load(), c.conflicts.Load()}
+}
+
+// New makes a referee on a store. It does no I/O.
+func New(store Store, opts *Options) (*Referee, error) {
+	if store == nil {
+		return nil, errors.New("referee: no store")
+	}
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	local, domain, ok := strings.Cut(normAddr(o.Address), "@")
+	if !ok || local == "" || domain == "" || strings.Contains(local, "+") {
+		return nil, fmt.Errorf("referee: bad referee address %q; expected one such as referee@example.org", o.Address)
+	}
+	if o.Name == "" {
+		o.Name = "pbem referee"
+	}
+	if o.Lookup == nil {
+		o.Lookup = Lookup
+	}
+	if o.Games == nil {
+		o.Games = Games
+	}
+	if o.Clock == nil {
+		o.Clock = SystemClock{}
+	}
+	if o.Rand == nil {
+		o.Rand = rand.Reader
+	}
+	if o.Site == "" {
+		o.Site = "PBEM"
+	}
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&o.DefaultDays, 7)
+	def(&o.MaxDays, 60)
+	def(&o.RateLimit, 30)
+	def(&o.MaxBody, 1<<20)
+	def(&o.VacationDays, 30)
+	def(&o.MaxObservers, 50)
+	def(&o.MaxGames, 50)
+	if o.RateWindow <= 0 {
+		o.RateWindow = time.Hour
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Referee{store: store, opts: o, local: local, domain: domain, log: log}, nil
+}
+
+// Address is the referee's own address.
+func (r *Referee) Address() Address {
+	return Address{Name: r.opts.Name, Addr: r.local + "@" + r.domain}
+}
+
+// maxAttempts bounds the retries of a request whose commit conflicts.
+const maxAttempts = 5
+
+// Handle processes one inbound message: it reads what it needs from the
+// store, decides, and commits the whole effect — game changes, the replies
+// (queued in the outbox) and the message id (processed) — in one
+// transaction. A message already processed does nothing. Bounces and
+// auto-replies are recorded as processed and not answered. A player's
+// mistake is answered, not returned; an error means the store failed and
+// nothing was stored: retry later.
+func (r *Referee) Handle(ctx context.Context, req Request) error {
+	key := req.key()
+	var last error
+	for range maxAttempts {
+		seen, err := r.store.Seen(ctx, key)
+		if err != nil {
+			return fmt.Errorf("referee: %w", err)
+		}
+		if seen {
+			r.stats.duplicates.Add(1)
+			r.log.Info("duplicate message ignored", "message", key)
+			return nil
+		}
+		ch, err := r.process(ctx, &req, key)
+		if err != nil {
+			return fmt.Errorf("referee: %s: %w", key, err)
+		}
+		err = r.store.Commit(ctx, ch)
+		switch {
+		case err == nil:
+			r.stats.handled.Add(1)
+			return nil
+		case errors.Is(err, archive.ErrDuplicate):
+			r.stats.duplicates.Add(1)
+			return nil
+		case errors.Is(err, archive.ErrConflict):
+			r.stats.conflicts.Add(1)
+			last = err
+			continue
+		}
+		return fmt.Errorf("referee: %s: %w", key, err)
+	}
+	return fmt.Errorf("referee: %s: %d attempts conflicted: %w", key, maxAttempts, last)
+}
+
+// process decides what a request changes. A panic (a bug) is recovered: the
+// change is then only the message id and an "internal error" reply.
+func (r *Referee) process(ctx context.Context, req *Request, key string) (ch *archive.Change, err error) {
+	s := r.newSession(ctx, req, key)
+	defer func() {
+		if p := recover(); p != nil {
+			r.stats.panics.Add(1)
+			r.log.Error("panic handling a message", "message", key, "panic", p, "stack", string(debug.Stack()))
+			ch, err = r.internalError(req, key, s.now), nil
+		}
+	}()
+	if err := s.run(); err != nil {
+		return nil, err
+	}
+	return s.change(), nil
+}
+
+// internalError is the change after a bug: the message is marked processed
+// and its sender told that nothing was applied.
+func (r *Referee) internalError(req *Request, key string, now time.Time) *archive.Change {
+	s := r.newSession(context.Background(), req, key)
+	s.now = now
+	ch := &archive.Change{MessageID: key, At: now}
+	if r.automatic(req) != "" {
+		return ch
+	}
+	s.mine.add("Sorry: an internal error stopped the referee while it read your message. Nothing of it was applied. The error has been logged; please try again later.")
+	s.mine.label = "internal error"
+	ch.Outbox = append(ch.Outbox, s.compose(s.mine))
+	return ch
+}
+
+// now is the time a request counts as made: its arrival, unless that is
+// after the clock (or unknown).
+func (r *Referee) now(req *Request) time.Time {
+	now := r.opts.Clock.Now().UTC()
+	if req != nil && !req.Received.IsZero() && req.Received.Before(now) {
+		return req.Received.UTC()
+	}
+	return now
+}
+
+func readFull(r io.Reader, b []byte) (int, error) { return io.ReadFull(r, b) }

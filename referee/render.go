@@ -1,0 +1,273 @@
+package referee
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"pbem/archive"
+	"pbem/engine"
+	"pbem/notation"
+)
+
+// stamp writes a time for mails.
+func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") }
+
+// duration writes a span in days and hours (hours and minutes under a
+// day).
+func duration(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	d = d.Round(time.Minute)
+	dd, h, m := int(d/(24*time.Hour)), int(d%(24*time.Hour)/time.Hour), int(d%time.Hour/time.Minute)
+	switch {
+	case dd > 0 && h > 0:
+		return plural(dd, "day") + " " + plural(h, "hour")
+	case dd > 0:
+		return plural(dd, "day")
+	case h > 0 && m > 0:
+		return plural(h, "hour") + " " + plural(m, "minute")
+	case h > 0:
+		return plural(h, "hour")
+	}
+	return plural(m, "minute")
+}
+
+// names is "A vs B vs C".
+func (g *game) names() string {
+	var n []string
+	for i := range g.Seats {
+		name := g.name(i)
+		if r := []rune(name); len(r) > 24 {
+			name = string(r[:24])
+		}
+		n = append(n, name)
+	}
+	return strings.Join(n, " vs ")
+}
+
+// subject is "[pbem #ID TOKEN] GAME: A vs B - X to move" (no token for a
+// recipient without a seat).
+func (r *Referee) subject(g *game, seat int) string {
+	tag := fmt.Sprintf("[pbem #%d]", g.ID)
+	if seat >= 0 {
+		tag = fmt.Sprintf("[pbem #%d %s]", g.ID, g.Seats[seat].Token)
+	}
+	var status string
+	switch g.Status {
+	case archive.Invited:
+		status = "invitation"
+	case archive.Playing:
+		status = g.name(g.mover()) + " to move"
+	case archive.Over:
+		status = "game over, " + g.result
+	default:
+		status = "cancelled"
+	}
+	return fmt.Sprintf("%s %s: %s - %s", tag, g.kind(), g.names(), status)
+}
+
+// block is the state of a game as seat (-1: an observer) sees it: the
+// board, whose turn, the clock and pending offers; or the invitation; or
+// the result and the record.
+func (s *session) block(g *game, seat int, heading bool) string {
+	var b strings.Builder
+	if heading {
+		fmt.Fprintf(&b, "Game #%d, %s: %s\n\n", g.ID, g.kind(), g.names())
+	}
+	switch g.Status {
+	case archive.Invited:
+		fmt.Fprintf(&b, "%s\n", wrap(fmt.Sprintf("Game #%d, %s: %s.", g.ID, g.kind(), g.seating())))
+		fmt.Fprintf(&b, "%s", wrap(fmt.Sprintf("Waiting for %s to accept, until %s.", g.waiting(), stamp(g.Deadline))))
+		if seat >= 0 && !g.Seats[seat].Joined {
+			fmt.Fprintf(&b, "\n%s", wrap(`To play, reply "accept"; to refuse, reply "decline".`))
+		}
+		return b.String()
+	case archive.Declined, archive.Expired:
+		fmt.Fprintf(&b, "%s", wrap(fmt.Sprintf("Game #%d, %s, was cancelled: %s.", g.ID, g.kind(), g.seating())))
+		return b.String()
+	}
+	b.WriteString(g.state().Render(seat))
+	b.WriteString("\n\n")
+	if g.Status == archive.Over {
+		fmt.Fprintf(&b, "%s\n\n", wrap(fmt.Sprintf("Game over after %s. Result %s.", plural(g.plies(), "ply"), s.resultText(g))))
+		b.WriteString(strings.TrimRight(g.Record, "\n"))
+		return b.String()
+	}
+	var lines []string
+	mover := g.mover()
+	next := g.plies() + 1
+	left := duration(g.Deadline.Sub(s.now))
+	if mover == seat {
+		lines = append(lines,
+			fmt.Sprintf("Ply %d: your move (you play %s). You have until %s (%s).", next, g.Seats[seat].Side, stamp(g.Deadline), left),
+			fmt.Sprintf("Reply with your ply as the first line, or send: move %d PLY #%d", g.ID, next))
+	} else {
+		lines = append(lines, fmt.Sprintf("Ply %d: %s to move, until %s (%s).", next, g.who(mover), stamp(g.Deadline), left))
+	}
+	for _, o := range g.Offers {
+		var waiting []string
+		for i := range g.Seats {
+			if i != o.By && !slices.Contains(o.Accepted, i) {
+				waiting = append(waiting, g.name(i))
+			}
+		}
+		switch {
+		case o.By == seat:
+			lines = append(lines, fmt.Sprintf("Your %s waits for %s.", offerName(o.Kind), joinAnd(waiting)))
+		case seat >= 0 && !slices.Contains(o.Accepted, seat):
+			lines = append(lines, fmt.Sprintf("%s has made a %s: reply \"accept %s\" or \"decline %s\".", g.who(o.By), offerName(o.Kind), o.Kind, o.Kind))
+		default:
+			lines = append(lines, fmt.Sprintf("%s has made a %s, waiting for %s.", g.who(o.By), offerName(o.Kind), joinAnd(waiting)))
+		}
+	}
+	for i, l := range lines {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(wrap(l))
+	}
+	return b.String()
+}
+
+// resultText explains the result of a game that is over: "1-0, by
+// resignation: Alice (First) wins", "A>B=C, A reached 21: first Alice (A);
+// second Bob (B) and Carol (C)".
+func (s *session) resultText(g *game) string {
+	ranks, err := notation.ParseResult(g.codec, g.sides, g.result)
+	if err != nil || ranks == nil {
+		return g.result
+	}
+	text := g.result
+	switch g.termination {
+	case "resign":
+		text += ", by resignation"
+	case "time":
+		text += ", on time"
+	case "agreement":
+		text += ", by agreement"
+	default:
+		if o := g.line().Outcome(); o.Over {
+			text += ", " + o.Reason
+		}
+	}
+	places := slices.Compact(slices.Sorted(slices.Values(ranks)))
+	switch {
+	case len(places) == 1:
+		return text + ": a draw"
+	case len(ranks) == 2:
+		return text + ": " + g.who(slices.Index(ranks, places[0])) + " wins"
+	}
+	var parts []string
+	for k, r := range places {
+		var at []string
+		for i, x := range ranks {
+			if x == r {
+				at = append(at, g.who(i))
+			}
+		}
+		parts = append(parts, ordinal(k+1)+" "+joinAnd(at))
+	}
+	return text + ": " + strings.Join(parts, "; ")
+}
+
+func ordinal(n int) string {
+	if n >= 1 && n <= 8 {
+		return []string{"first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth"}[n-1]
+	}
+	return fmt.Sprintf("%dth", n)
+}
+
+// footer ends every mail.
+func (s *session) footer(g *game, seat int) string {
+	if g != nil && seat >= 0 && archive.Active(g.Status) {
+		return wrap("pbem referee. Reply to this mail with your ply on the first line, or with commands, one per line (\"help\" lists them). The subject carries your token for this game: keep it to yourself.")
+	}
+	return wrap("pbem referee. Send \"help\" for the commands.")
+}
+
+// gameIDs lists the games of the catalog.
+func (r *Referee) gameIDs() string {
+	var ids []string
+	for _, c := range r.opts.Games() {
+		ids = append(ids, c.Rules().ID())
+	}
+	if len(ids) == 0 {
+		return "(none yet)"
+	}
+	return strings.Join(ids, ", ")
+}
+
+const shortHelp = `Commands, one per line: new GAME with ADDRESS ..., accept, decline,
+a ply (first line of a reply to a game's mail), move GAMEID PLY [#N],
+pass, show [GAMEID], games, record GAMEID, preview GAMEID PLY ...,
+resign, draw, accept draw, decline draw, undo, accept undo, decline
+undo, vacation N, say TEXT, watch GAMEID, unwatch, help [GAME].
+Send "help" for more.`
+
+// helpText lists the commands and the games.
+func (r *Referee) helpText() string {
+	var b strings.Builder
+	b.WriteString(` pbem plays board games by mail. Commands go one per line, in the
+ subject or the body; case does not matter; quoted text and
+ signatures are skipped.
+
+ new GAME with ADDRESS [ADDRESS ...] [option=value ...]
+     Start a game and invite the other players. Options: players=N,
+     board=NAME, first=random|ADDRESS (who moves first; default: you),
+     days=N (days per move, default 7), rated=yes|no, event=NAME,
+     round=N. Invitees answer "accept" or "decline".
+ PLY
+     Your move: the ply, in the game's notation, as the first line of
+     a reply to the game's mail.
+ move GAMEID PLY [#N]
+     A move in any of your games; #N is the number of the ply you
+     expect to play (a stale move is refused).
+ pass                 Pass, where the rules allow it.
+ show [GAMEID]        The board.
+ games                Your games and whose turn it is.
+ record GAMEID        The game record.
+ preview GAMEID PLY ...
+                      The board after these plies; nothing is played.
+ resign               Give up.
+ draw                 Offer a draw; the others "accept draw" or
+                      "decline draw".
+ undo                 Ask to take back your last ply; the others
+                      "accept undo" or "decline undo".
+ vacation N           Stop your clocks for N days (30 days a year).
+ say TEXT             A message to the other players.
+ watch GAMEID         Get every board of a game; "unwatch" stops.
+ help [GAME]          This help, or a game's rules and notation.
+
+ Commands about a game need your token for it: reply to the game's
+ mail (its subject carries [pbem #ID TOKEN]), or write to its reply
+ address. Each move has a time limit (days=N); reminders come after
+ half of it and a day before the end, and then the game is lost on
+ time.
+
+ Games:`)
+	for _, c := range r.opts.Games() {
+		fmt.Fprintf(&b, "\n %s", wrap(c.Rules().ID()+": "+c.Rules().Summary()))
+	}
+	if len(r.opts.Games()) == 0 {
+		b.WriteString("\n (none yet)")
+	}
+	return b.String()
+}
+
+// gameHelp is help GAME: summary, sides, rules, notation.
+func gameHelp(c notation.Codec) string {
+	rules := c.Rules()
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n\n", wrap(rules.ID()+": "+rules.Summary()))
+	if sides, err := rules.Sides(zeroOptions); err == nil {
+		fmt.Fprintf(&b, "%s\n\n", wrap("Sides, in seat order: "+strings.Join(sides, ", ")+"."))
+	}
+	fmt.Fprintf(&b, " Rules\n\n%s\n\n Notation\n\n%s\n\n", strings.TrimRight(rules.Help(), "\n"), strings.TrimRight(c.Notation(), "\n"))
+	fmt.Fprintf(&b, "Start a game: new %s with ADDRESS", rules.ID())
+	return b.String()
+}
+
+var zeroOptions engine.Options

@@ -1,0 +1,661 @@
+package referee
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"pbem/archive"
+	"pbem/engine"
+	"pbem/notation"
+)
+
+// session is the work of one request (or one clock event): the games it
+// read and changed, and the mails it writes.
+type session struct {
+	r   *Referee
+	ctx context.Context
+	req *Request // nil for a clock event
+	key string
+	now time.Time
+
+	from    Address // the sender, address lower-cased; zero for a clock event
+	creds   []cred
+	context int64 // the game the subject tag or plus-address names
+
+	games   map[int64]*game
+	changed []*game // games to store, in the order first changed
+	players map[string]*archive.Player
+	playerChanged []*archive.Player
+	senders []*archive.Sender
+	entries []*archive.Entry
+
+	mine   *draft   // the reply to the sender
+	others []*draft // mails to everyone else, in order
+}
+
+// draft is one mail being written.
+type draft struct {
+	to    Address
+	game  *game // the game the mail is about (subject, thread), or nil
+	seat  int   // the recipient's seat in game, -1 for none
+	kind  string
+	paras []string
+	// blocks are the games whose state ends the mail (the sender's reply
+	// may show several).
+	blocks []*game
+	label  string // subject of a mail about no game
+}
+
+func (d *draft) add(format string, args ...any) {
+	if len(args) > 0 {
+		format = fmt.Sprintf(format, args...)
+	}
+	d.paras = append(d.paras, format)
+}
+
+func (d *draft) show(g *game) {
+	if g != nil && !slices.Contains(d.blocks, g) {
+		d.blocks = append(d.blocks, g)
+	}
+}
+
+func (r *Referee) newSession(ctx context.Context, req *Request, key string) *session {
+	s := &session{r: r, ctx: ctx, req: req, key: key, now: r.now(req),
+		games: map[int64]*game{}, players: map[string]*archive.Player{}}
+	if req != nil {
+		s.from = Address{Name: cleanName(req.From.Name), Addr: normAddr(req.From.Addr)}
+		s.mine = &draft{to: s.from, seat: -1, kind: "reply"}
+	}
+	return s
+}
+
+// userError is a player's mistake: it is answered with the line, the
+// reason, what was expected and the board.
+type userError struct {
+	reason   string
+	expected string
+	game     *game
+	board    string // a board other than the game's current one (preview)
+}
+
+func (e *userError) Error() string { return e.reason }
+
+func mistake(g *game, expected, format string, args ...any) *userError {
+	return &userError{reason: fmt.Sprintf(format, args...), expected: expected, game: g}
+}
+
+// run processes the request.
+func (s *session) run() error {
+	q := s.req
+	if why := s.r.automatic(q); why != "" {
+		s.r.stats.ignored.Add(1)
+		s.r.log.Info("not answered", "message", s.key, "from", q.From.Addr, "reason", why)
+		s.mine = nil
+		return nil
+	}
+	if ok, err := s.rateLimit(); err != nil || !ok {
+		return err
+	}
+	if size := max(q.Size, len(q.Body)); size > s.r.opts.MaxBody {
+		s.mine.label = "message too large"
+		s.mine.add("Your message is %s, more than the %s the referee reads, so it was not read. Send commands in a short plain-text mail.",
+			byteSize(size), byteSize(s.r.opts.MaxBody))
+		return nil
+	}
+	if found, c := subjectTag(q.Subject); found && c.game > 0 {
+		s.creds = append(s.creds, c)
+		s.context = c.game
+	}
+	if c, ok := s.r.plusAddress(q.To); ok {
+		s.creds = append(s.creds, c)
+		if s.context == 0 {
+			s.context = c.game
+		}
+	}
+	var lines []string
+	var first int // index of the first body line
+	if c := subjectCommand(q.Subject); c != "" {
+		lines = append(lines, c)
+		first = 1
+	}
+	lines = append(lines, bodyLines(q.Body)...)
+	if len(lines) == 0 {
+		s.mine.label = "no command"
+		s.mine.add("The referee found no command in your message (quoted text and signatures are skipped).")
+		s.mine.add(shortHelp)
+		if g, err := s.contextGame(); err == nil && g != nil {
+			s.mine.show(g)
+		}
+		return nil
+	}
+	for i, l := range lines {
+		err := s.line(l, i == first && first < len(lines) && s.context != 0)
+		if err == nil {
+			continue
+		}
+		var ue *userError
+		if !errors.As(err, &ue) {
+			return err
+		}
+		s.refuse(l, ue)
+		if rest := len(lines) - i - 1; rest > 0 {
+			s.mine.add("The rest of your message (%s) was not read.", plural(rest, "line"))
+		}
+		break
+	}
+	return nil
+}
+
+// refuse answers a mistake.
+func (s *session) refuse(line string, e *userError) {
+	text := quoteLine(line) + "\n" + wrap(upperFirst(e.reason)+".")
+	if e.expected != "" {
+		text += "\n" + wrap("Expected: "+e.expected+".")
+	}
+	s.mine.add(text)
+	if e.board != "" {
+		s.mine.add(e.board)
+	} else if e.game != nil {
+		s.mine.show(e.game)
+	}
+	if s.mine.label == "" {
+		s.mine.label = "error"
+	}
+}
+
+// rateLimit counts the message against its sender's window and reports
+// whether it may be read.
+func (s *session) rateLimit() (bool, error) {
+	snd, err := s.r.store.Sender(s.ctx, s.from.Addr)
+	if err != nil {
+		return false, err
+	}
+	o := s.r.opts
+	if snd.WindowStart.IsZero() || s.now.Sub(snd.WindowStart) >= o.RateWindow || s.now.Before(snd.WindowStart) {
+		snd.WindowStart, snd.Count, snd.Warned = s.now, 0, false
+	}
+	snd.Count++
+	s.senders = append(s.senders, snd)
+	if snd.Count <= o.RateLimit {
+		return true, nil
+	}
+	s.r.stats.limited.Add(1)
+	if snd.Warned {
+		s.mine = nil
+		return false, nil
+	}
+	snd.Warned = true
+	s.mine.label = "too many messages"
+	s.mine.add("You sent more than %d messages within %s. This one and the next ones until %s are not read; send them again after that.",
+		o.RateLimit, duration(o.RateWindow), stamp(snd.WindowStart.Add(o.RateWindow)))
+	return false, nil
+}
+
+// game loads a game once per session. A game that does not exist is a
+// mistake.
+func (s *session) game(id int64) (*game, error) {
+	if g, ok := s.games[id]; ok {
+		return g, nil
+	}
+	ag, err := s.r.store.Game(s.ctx, id)
+	if errors.Is(err, archive.ErrNotFound) {
+		return nil, mistake(nil, "the number of one of your games (the games command lists them)", "there is no game #%d", id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s.adopt(ag)
+}
+
+// adopt wraps a stored game (read elsewhere) unless the session has it.
+func (s *session) adopt(ag *archive.Game) (*game, error) {
+	if g, ok := s.games[ag.ID]; ok {
+		return g, nil
+	}
+	g, err := s.r.open(ag)
+	if err != nil {
+		return nil, err
+	}
+	s.games[ag.ID] = g
+	return g, nil
+}
+
+// contextGame is the game the request's tag or plus-address names, or nil.
+func (s *session) contextGame() (*game, error) {
+	if s.context == 0 {
+		return nil, nil
+	}
+	return s.game(s.context)
+}
+
+// touch marks g to be stored.
+func (s *session) touch(g *game) {
+	if !slices.Contains(s.changed, g) {
+		s.changed = append(s.changed, g)
+	}
+}
+
+// player loads what is kept about an address, once per session.
+func (s *session) player(addr string) (*archive.Player, error) {
+	addr = normAddr(addr)
+	if p, ok := s.players[addr]; ok {
+		return p, nil
+	}
+	p, err := s.r.store.Player(s.ctx, addr)
+	if err != nil {
+		return nil, err
+	}
+	s.players[addr] = p
+	return p, nil
+}
+
+func (s *session) touchPlayer(p *archive.Player) {
+	if !slices.Contains(s.playerChanged, p) {
+		s.playerChanged = append(s.playerChanged, p)
+	}
+}
+
+// authorize checks that the sender plays g and gave its token, and
+// returns the seat.
+func (s *session) authorize(g *game) (int, error) {
+	seat := g.seatOf(s.from.Addr)
+	var named []cred
+	for _, c := range s.creds {
+		if c.game == g.ID && c.token != "" {
+			named = append(named, c)
+		}
+	}
+	if seat < 0 {
+		for _, c := range named {
+			for _, st := range g.Seats {
+				if tokenEqual(c.token, st.Token) {
+					return -1, mistake(nil, "the command from the address you play game #"+g.id()+" from",
+						"you (%s) are not a player of game #%d, but its token is that of one of its players", s.from.Addr, g.ID)
+				}
+			}
+		}
+		return -1, mistake(nil, "a command about one of your own games", "you (%s) are not a player of game #%d", s.from.Addr, g.ID)
+	}
+	how := fmt.Sprintf("a reply to a mail of game #%d (its subject carries [pbem #%d TOKEN]), or a mail to its reply address", g.ID, g.ID)
+	if len(named) == 0 {
+		return -1, mistake(nil, how, "a command for game #%d needs your token for that game", g.ID)
+	}
+	for _, c := range named {
+		if tokenEqual(c.token, g.Seats[seat].Token) {
+			return seat, nil
+		}
+	}
+	return -1, mistake(nil, how, "the token for game #%d is wrong", g.ID)
+}
+
+// news is something that happened in a game, for the mails to the others.
+type news struct {
+	text string
+	// seats that get it; nil means every seat
+	seats []int
+	// observers get it too
+	observers bool
+}
+
+// tell records news of g for every seat (but the sender) and, when
+// observers is set, the observers.
+func (s *session) tell(g *game, observers bool, format string, args ...any) {
+	s.touch(g)
+	g.news = append(g.news, news{text: fmt.Sprintf(format, args...), observers: observers})
+}
+
+// tellSeats records news for some seats only.
+func (s *session) tellSeats(g *game, seats []int, format string, args ...any) {
+	s.touch(g)
+	g.news = append(g.news, news{text: fmt.Sprintf(format, args...), seats: seats})
+}
+
+// change assembles everything the session changed into one commit.
+func (s *session) change() *archive.Change {
+	ch := &archive.Change{At: s.now, Senders: s.senders, Players: s.playerChanged, Entries: s.entries}
+	if s.req != nil {
+		ch.MessageID = s.key
+	}
+	for _, g := range s.changed {
+		ch.Games = append(ch.Games, g.Game)
+	}
+	if s.mine != nil && (len(s.mine.paras) > 0 || len(s.mine.blocks) > 0) {
+		ch.Outbox = append(ch.Outbox, s.compose(s.mine))
+	}
+	for _, g := range s.changed {
+		for _, d := range s.newsDrafts(g) {
+			ch.Outbox = append(ch.Outbox, s.compose(d))
+		}
+	}
+	for _, d := range s.others {
+		ch.Outbox = append(ch.Outbox, s.compose(d))
+	}
+	return ch
+}
+
+// newsDrafts writes one mail per recipient of g's news (never the sender,
+// who reads everything in the reply).
+func (s *session) newsDrafts(g *game) []*draft {
+	type rcpt struct {
+		to   Address
+		seat int
+	}
+	var rcpts []rcpt
+	for i, st := range g.Seats {
+		rcpts = append(rcpts, rcpt{st.Player, i})
+	}
+	for _, o := range g.Observers {
+		rcpts = append(rcpts, rcpt{o, -1})
+	}
+	var out []*draft
+	for _, rc := range rcpts {
+		if s.from.Addr != "" && normAddr(rc.to.Addr) == s.from.Addr {
+			continue
+		}
+		d := &draft{to: rc.to, game: g, seat: rc.seat, kind: "news"}
+		for _, n := range g.news {
+			if rc.seat < 0 && !n.observers || rc.seat >= 0 && n.seats != nil && !slices.Contains(n.seats, rc.seat) {
+				continue
+			}
+			d.paras = append(d.paras, n.text)
+		}
+		if len(d.paras) == 0 {
+			continue
+		}
+		d.blocks = []*game{g}
+		out = append(out, d)
+	}
+	return out
+}
+
+// compose turns a draft into an outbox mail: subject, threading, body.
+func (s *session) compose(d *draft) *archive.Outgoing {
+	r := s.r
+	g := d.game
+	seat := d.seat
+	if g == nil && len(d.blocks) > 0 {
+		g = d.blocks[0]
+		seat = g.seatOf(d.to.Addr)
+	}
+	o := &archive.Outgoing{
+		From: r.Address(),
+		To:   []Address{{Name: d.to.Name, Addr: d.to.Addr}},
+		Date: s.now,
+	}
+	o.MessageID = s.messageID(d, g)
+	var body strings.Builder
+	for i, p := range d.paras {
+		if i > 0 {
+			body.WriteString("\n\n")
+		}
+		body.WriteString(wrap(p))
+	}
+	for _, b := range d.blocks {
+		if body.Len() > 0 {
+			body.WriteString("\n\n")
+		}
+		body.WriteString(s.block(b, b.seatOf(d.to.Addr), len(d.blocks) > 1))
+	}
+	body.WriteString("\n\n-- \n")
+	if g != nil {
+		o.GameID = g.ID
+		o.Subject = r.subject(g, seat)
+		if seat >= 0 {
+			o.ReplyTo = &Address{Name: r.opts.Name, Addr: fmt.Sprintf("%s+%d.%s@%s", r.local, g.ID, g.Seats[seat].Token, r.domain)}
+		} else {
+			o.ReplyTo = &Address{Name: r.opts.Name, Addr: fmt.Sprintf("%s+%d@%s", r.local, g.ID, r.domain)}
+		}
+		o.References = []string{g.Thread}
+		o.InReplyTo = g.Thread
+	} else {
+		label := d.label
+		if label == "" {
+			label = "reply"
+		}
+		o.Subject = "[pbem] " + label
+	}
+	if d == s.mine && s.req != nil {
+		if id := trimID(s.req.MessageID); id != "" {
+			refs := s.req.References
+			if len(refs) > 8 {
+				refs = refs[len(refs)-8:]
+			}
+			for _, x := range refs {
+				if x = trimID(x); x != "" && !slices.Contains(o.References, x) {
+					o.References = append(o.References, x)
+				}
+			}
+			if !slices.Contains(o.References, id) {
+				o.References = append(o.References, id)
+			}
+			o.InReplyTo = id
+		}
+	}
+	body.WriteString(s.footer(g, seat))
+	o.Text = body.String()
+	return o
+}
+
+// messageID is fixed by what the mail answers and who gets it, so that
+// processing a request again (after a conflict) writes the same ids.
+func (s *session) messageID(d *draft, g *game) string {
+	var id int64
+	if g != nil {
+		id = g.ID
+	}
+	h := sha256.Sum256([]byte(strings.Join([]string{s.key, d.kind, normAddr(d.to.Addr), strconv.FormatInt(id, 10)}, "\x00")))
+	return fmt.Sprintf("pbem.%d.%s@%s", id, hex.EncodeToString(h[:10]), s.r.domain)
+}
+
+// threadID is the root every mail of a new game refers to.
+func (s *session) threadID(id int64) string {
+	h := sha256.Sum256([]byte(s.key + "\x00thread"))
+	return fmt.Sprintf("pbem.%d.game.%s@%s", id, hex.EncodeToString(h[:6]), s.r.domain)
+}
+
+// game is a stored game with its rules and position.
+type game struct {
+	*archive.Game
+	codec notation.Codec
+	sides []string
+	opts  engine.Options
+	// b records the game while it is played; nil before it starts.
+	b *notation.Builder
+	// moves and comments replay it: comments[0] are before the first ply,
+	// comments[i] after ply i.
+	moves    []engine.Move
+	comments [][]string
+	tags     []notation.Tag
+	// result and termination of a game that is over.
+	result, termination string
+	news                []news
+}
+
+// open wraps a stored game: its codec, and (once started) its position,
+// replayed from the record.
+func (r *Referee) open(ag *archive.Game) (*game, error) {
+	codec, err := r.opts.Lookup(ag.Game)
+	if err != nil {
+		return nil, mistake(nil, "", "game #%d is a game of %s, which this referee does not play now (%v)", ag.ID, ag.Game, err)
+	}
+	g := &game{Game: ag, codec: codec}
+	o := engine.Options{Players: ag.Options.Players, Board: ag.Options.Board}
+	if g.sides, err = codec.Rules().Sides(o); err != nil {
+		panic(fmt.Sprintf("game %d: stored options: %v", ag.ID, err))
+	}
+	g.opts = o
+	if ag.Record == "" {
+		return g, nil
+	}
+	recs, probs := notation.Parse(fmt.Sprintf("game %d", ag.ID), []byte(ag.Record))
+	if len(probs) > 0 || len(recs) != 1 {
+		panic(fmt.Sprintf("game %d: stored record does not parse: %v", ag.ID, probs))
+	}
+	rec := recs[0]
+	for _, t := range rec.Tags {
+		if t.Name != "Game" && t.Name != "Result" {
+			g.tags = append(g.tags, notation.Tag{Name: t.Name, Value: t.Value})
+		}
+	}
+	g.result = rec.Result
+	g.termination, _ = rec.Tag("Termination")
+	b, err := notation.NewBuilder(codec, o, g.tags)
+	if err != nil {
+		panic(fmt.Sprintf("game %d: %v", ag.ID, err))
+	}
+	g.comments = [][]string{rec.Main.Comments}
+	for _, c := range rec.Main.Comments {
+		b.Comment(c)
+	}
+	for i, p := range rec.Main.Plies {
+		m, err := codec.Decode(b.Line().State(), p.Text)
+		if err == nil {
+			err = b.Play(m)
+		}
+		if err != nil {
+			panic(fmt.Sprintf("game %d: stored ply %d %q: %v", ag.ID, i+1, p.Text, err))
+		}
+		g.moves = append(g.moves, m)
+		g.comments = append(g.comments, p.Comments)
+		for _, c := range p.Comments {
+			b.Comment(c)
+		}
+	}
+	g.b = b
+	return g, nil
+}
+
+func (g *game) id() string { return strconv.FormatInt(g.ID, 10) }
+
+// kind is the game's id in the catalog, e.g. "castles".
+func (g *game) kind() string { return g.Game.Game }
+
+// line is the game so far (nil before it starts).
+func (g *game) line() *engine.Line {
+	if g.b == nil {
+		return nil
+	}
+	return g.b.Line()
+}
+
+func (g *game) state() engine.State { return g.line().State() }
+
+// plies is the number of plies played.
+func (g *game) plies() int { return len(g.moves) }
+
+// mover is the seat to move.
+func (g *game) mover() int { return g.state().ToMove() }
+
+func (g *game) seatOf(addr string) int {
+	a := normAddr(addr)
+	for i, st := range g.Seats {
+		if normAddr(st.Player.Addr) == a {
+			return i
+		}
+	}
+	return -1
+}
+
+func (g *game) watchedBy(addr string) int {
+	a := normAddr(addr)
+	for i, o := range g.Observers {
+		if normAddr(o.Addr) == a {
+			return i
+		}
+	}
+	return -1
+}
+
+// name is how a seat's player is called in mails: the display name, else
+// the address.
+func (g *game) name(seat int) string {
+	p := g.Seats[seat].Player
+	if p.Name != "" {
+		return p.Name
+	}
+	return p.Addr
+}
+
+// who is the name and side of a seat: "Alice (First)".
+func (g *game) who(seat int) string {
+	return fmt.Sprintf("%s (%s)", g.name(seat), g.Seats[seat].Side)
+}
+
+// rebuild replays the first n plies (for an undo).
+func (g *game) rebuild(n int) error {
+	b, err := notation.NewBuilder(g.codec, g.opts, g.tags)
+	if err != nil {
+		return err
+	}
+	for _, c := range g.comments[0] {
+		b.Comment(c)
+	}
+	for i := range n {
+		if err := b.Play(g.moves[i]); err != nil {
+			return err
+		}
+		for _, c := range g.comments[i+1] {
+			b.Comment(c)
+		}
+	}
+	g.b, g.moves, g.comments = b, g.moves[:n:n], g.comments[:n+1:n+1]
+	g.Record = notation.Format(b.Game())
+	return nil
+}
+
+// play records a ply.
+func (g *game) play(m engine.Move) error {
+	if err := g.b.Play(m); err != nil {
+		return err
+	}
+	g.moves = append(g.moves, m)
+	g.comments = append(g.comments, nil)
+	g.Record = notation.Format(g.b.Game())
+	return nil
+}
+
+// comment adds a comment after the last ply.
+func (g *game) comment(text string) {
+	g.b.Comment(text)
+	g.comments[len(g.comments)-1] = append(g.comments[len(g.comments)-1], text)
+	g.Record = notation.Format(g.b.Game())
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	switch {
+	case strings.HasSuffix(what, "ply"):
+		what = strings.TrimSuffix(what, "y") + "ie"
+	case strings.HasSuffix(what, "address"):
+		what += "e"
+	}
+	return strconv.Itoa(n) + " " + what + "s"
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func byteSize(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return plural(n, "byte")
+}
