@@ -29,12 +29,12 @@ type session struct {
 	creds   []cred
 	context int64 // the game the subject tag or plus-address names
 
-	games   map[int64]*game
-	changed []*game // games to store, in the order first changed
-	players map[string]*archive.Player
+	games         map[int64]*game
+	changed       []*game // games to store, in the order first changed
+	players       map[string]*archive.Player
 	playerChanged []*archive.Player
-	senders []*archive.Sender
-	entries []*archive.Entry
+	senders       []*archive.Sender
+	entries       []*archive.Entry
 
 	mine   *draft   // the reply to the sender
 	others []*draft // mails to everyone else, in order
