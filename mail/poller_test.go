@@ -419,3 +419,18 @@ func TestEmbeddedInstructionsAndAuth(t *testing.T) {
 	assert.Contains(t, err.Error(), "535")
 	require.NoError(t, tryAuth(s.SMTPAddr(), "alice@pbem.local", "s3cret"))
 }
+
+// Messages sent one at a time, each as soon as the previous one was
+// handled, all arrive through IDLE: none waits for the (hour-long) poll.
+// This catches lost wake-ups between the poller's last command and IDLE.
+func TestPollerNoLostWakeup(t *testing.T) {
+	s := startServers(t, nil)
+	rec := newRecorder(nil)
+	runPoller(t, fastPoller(t, s), rec)
+	for i := 0; i < 100; i++ {
+		_, raw := playerMove("referee@pbem.local", "move")
+		submit(t, s.SMTPAddr(), "alice@pbem.local", []string{"referee@pbem.local"}, raw)
+		rec.waitCall(t, 3*time.Second)
+	}
+	eventually(t, 2*time.Second, func() bool { n, _ := count(t, s, "referee", "Processed"); return n == 100 }, "not all moved")
+}

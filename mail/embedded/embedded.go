@@ -157,7 +157,7 @@ func Start(opts *Options) (*Servers, error) {
 func (s *Servers) startIMAP() {
 	s.imap = imapserver.New(&imapserver.Options{
 		NewSession: func(*imapserver.Conn) (imapserver.Session, *imapserver.GreetingData, error) {
-			return s.mem.NewSession(), nil, nil
+			return idleFlushSession{s.mem.NewSession().(imapserver.SessionIMAP4rev2)}, nil, nil
 		},
 		Caps: imap.CapSet{
 			imap.CapIMAP4rev1: {},
@@ -489,4 +489,38 @@ func selfSigned(host string) (tls.Certificate, *x509.CertPool, error) {
 	pool := x509.NewCertPool()
 	pool.AddCert(leaf)
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, pool, nil
+}
+
+// idleFlushSession works around a lost-wakeup race in imapserver's
+// SessionTracker.Idle (v2.0.0-beta.8): it writes only updates queued after
+// IDLE began, so a message delivered between the client's last command and
+// its IDLE stays unannounced until the next update. Idle therefore flushes
+// pending updates as soon as IDLE starts and then every idleFlushInterval,
+// which bounds the delay even when the tracker registers late.
+type idleFlushSession struct {
+	imapserver.SessionIMAP4rev2
+}
+
+const idleFlushInterval = 250 * time.Millisecond
+
+func (s idleFlushSession) Idle(w *imapserver.UpdateWriter, stop <-chan struct{}) error {
+	done := make(chan error, 1)
+	go func() { done <- s.SessionIMAP4rev2.Idle(w, stop) }()
+	first := time.NewTimer(time.Millisecond)
+	defer first.Stop()
+	tick := time.NewTicker(idleFlushInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			return err
+		case <-stop:
+			return <-done
+		case <-first.C:
+		case <-tick.C:
+		}
+		if err := s.Poll(w, true); err != nil {
+			return err
+		}
+	}
 }
