@@ -64,7 +64,7 @@ func BenchmarkLegalOctagon8(b *testing.B) {
 // BenchmarkApply: one step in the 4-player midgame.
 func BenchmarkApply(b *testing.B) {
 	s := midgame(b)
-	m := mv(b, s.board(), "Lg6-f6")
+	var m engine.Move = mv(b, s.board(), "Lg6-f6") // boxed once
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := s.Apply(m); err != nil {
@@ -76,7 +76,7 @@ func BenchmarkApply(b *testing.B) {
 // BenchmarkApplyKey: Apply then Key, what engine.Line does per ply.
 func BenchmarkApplyKey(b *testing.B) {
 	s := midgame(b)
-	m := mv(b, s.board(), "Lg6-f6")
+	var m engine.Move = mv(b, s.board(), "Lg6-f6")
 	b.ReportAllocs()
 	for b.Loop() {
 		n, _ := s.Apply(m)
