@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
@@ -53,7 +54,19 @@ type square struct {
 	text   string
 }
 
-func (q square) String() string { return strings.ToLower(q.text) }
+func (q square) String() string { return clip(strings.ToLower(q.text)) }
+
+// maxQuoted is the longest token an error message quotes in full.
+const maxQuoted = 16
+
+// clip cuts a long token for a message (a huge word must not become a huge
+// message).
+func clip(v string) string {
+	if utf8.RuneCountInString(v) <= maxQuoted {
+		return v
+	}
+	return string([]rune(v)[:maxQuoted]) + "..."
+}
 
 // cacheLimit bounds the parse cache; it is emptied when full.
 const cacheLimit = 1 << 14
@@ -141,7 +154,7 @@ func syntaxError(text string, err error) error {
 	found := "end of move"
 	var ut *participle.UnexpectedTokenError
 	if errors.As(err, &ut) && !ut.Unexpected.EOF() {
-		found = strconv.Quote(ut.Unexpected.Value)
+		found = strconv.Quote(clip(ut.Unexpected.Value))
 		off = ut.Unexpected.Pos.Offset
 	}
 	col := len([]rune(text[:off])) + 1
@@ -201,7 +214,7 @@ func (c *Codec) Decode(es engine.State, text string) (engine.Move, error) {
 		return nil, engine.Illegal("it is %c's turn, not %c's", rpp.SeatLetters[turn], rpp.SeatLetters[p.seat])
 	case p.seat < 0 && seats > 2:
 		return nil, notation.Syntaxf(0, "missing seat label at column 1; expected %c: before %s (required with more than 2 seats)",
-			rpp.SeatLetters[turn], strings.TrimSpace(text))
+			rpp.SeatLetters[turn], clip(strings.TrimSpace(text)))
 	}
 	if p.pass {
 		if o := s.Outcome(); o.Over {

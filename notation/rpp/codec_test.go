@@ -129,6 +129,7 @@ func TestDecodeIllegal(t *testing.T) {
 		{"no such square", two, "", "Lc1-j9", "illegal: no such square j9"},
 		{"rank 0", two, "", "Lc0-c1", "illegal: no such square c0"},
 		{"no such square, upper case", two, "", "LC1-C6", "illegal: no such square c6"},
+		{"no such square, long", two, "", "Lc1-c" + strings.Repeat("0", 30), "illegal: no such square c000000000000000..."},
 		{"no piece", two, "", "c3-c4", "illegal: no piece on c3"},
 		{"not your piece", two, "", "c5-c4", "illegal: not your piece: c5 holds Y's pieces"},
 		{"nested piece", two, "", "Mc1-c2", "illegal: the M on c1 is nested: a nest un-nests L, then M, then S"},
@@ -176,6 +177,8 @@ func TestDecodeSyntax(t *testing.T) {
 		{engine.Options{}, "Z:pass", 0, "unexpected \"Z\" at column 1; expected a seat label (R Y G B K W O P) followed by :"},
 		{engine.Options{Players: 3}, "Lc1-c2", 0, "missing seat label at column 1; expected R: before Lc1-c2 (required with more than 2 seats)"},
 		{engine.Options{Players: 3}, "pass", 0, "missing seat label at column 1; expected R: before pass (required with more than 2 seats)"},
+		{engine.Options{}, "pass c" + strings.Repeat("9", 40), 5, `unexpected "c999999999999999..." at column 6; expected the end of the move`},
+		{engine.Options{}, "Lc1c" + strings.Repeat("9", 30), 3, `unexpected "c999999999999999..." at column 4; expected - or x`},
 	}
 	c := New()
 	for _, tc := range cases {
