@@ -42,8 +42,9 @@ func (s *session) line(l string, bare bool) error {
 		text, expect := splitExpect(l)
 		return s.move(g, text, expect, true)
 	}
-	s.mine.add(shortHelp)
-	return mistake(nil, "one command per line, as listed below", "this is not a command")
+	e := mistake(nil, "one command per line, as listed below", "this is not a command")
+	e.help = true
+	return e
 }
 
 func (s *session) dispatch(c *cmd) error {
@@ -251,8 +252,9 @@ func (s *session) badPly(g *game, text string, err error, bare bool) error {
 		msg = se.Msg
 	}
 	if bare {
-		s.mine.add(shortHelp)
-		return mistake(g, s.plyForm(g)+", or a command", "this is neither a command nor a ply in %s notation (%s)", g.kind(), msg)
+		e := mistake(g, s.plyForm(g)+", or a command", "this is neither a command nor a ply in %s notation (%s)", g.kind(), msg)
+		e.help = true
+		return e
 	}
 	return mistake(g, s.plyForm(g), "%q is not a ply in %s notation: %s", text, g.kind(), msg)
 }
@@ -670,7 +672,7 @@ func (s *session) recordCmd(c *cmd) error {
 
 func (s *session) showCmd(c *cmd) error {
 	if c.rest == "" && s.context == 0 {
-		gs, err := s.r.store.ActiveGamesOf(s.ctx, s.from.Addr)
+		gs, err := s.activeGames()
 		if err != nil {
 			return err
 		}
@@ -699,12 +701,38 @@ func (s *session) gamesCmd(c *cmd) error {
 	if err := noArgs(c, "games"); err != nil {
 		return err
 	}
-	gs, err := s.r.store.ActiveGamesOf(s.ctx, s.from.Addr)
+	gs, err := s.activeGames()
 	if err != nil {
 		return err
 	}
 	s.mine.label = "your games"
 	return s.listGames(gs)
+}
+
+// activeGames are the sender's games under way or invited, as stored or
+// as this message changed them.
+func (s *session) activeGames() ([]*archive.Game, error) {
+	stored, err := s.r.store.ActiveGamesOf(s.ctx, s.from.Addr)
+	if err != nil {
+		return nil, err
+	}
+	byID := map[int64]*archive.Game{}
+	for _, ag := range stored {
+		byID[ag.ID] = ag
+	}
+	for id, g := range s.games {
+		byID[id] = g.Game
+	}
+	var gs []*archive.Game
+	for _, ag := range byID {
+		mine := slices.ContainsFunc(ag.Seats, func(st archive.Seat) bool { return normAddr(st.Player.Addr) == s.from.Addr }) ||
+			slices.ContainsFunc(ag.Observers, func(o Address) bool { return normAddr(o.Addr) == s.from.Addr })
+		if mine && archive.Active(ag.Status) {
+			gs = append(gs, ag)
+		}
+	}
+	slices.SortFunc(gs, func(a, b *archive.Game) int { return int(a.ID - b.ID) })
+	return gs, nil
 }
 
 // listGames lists games for the sender.

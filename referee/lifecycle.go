@@ -60,21 +60,20 @@ func (s *session) newGame(c *cmd) error {
 		return mistake(nil, newForm, "name at least one other player")
 	}
 	if playersSet && o.Players != n {
-		return mistake(nil, newForm, "players=%d, but %s named: you and %s", o.Players, plural(n-1, "other player is"), plural(n-1, "address"))
+		return mistake(nil, newForm, "the option players=%d does not match the %d players named (you and %s)", o.Players, n, plural(n-1, "address"))
 	}
 	eo := engine.Options{Players: o.Players, Board: o.Board}
 	sides, err := rules.Sides(eo)
 	if err == nil && !playersSet && len(sides) != n {
-		if alt, err2 := rules.Sides(engine.Options{Players: n, Board: o.Board}); err2 == nil {
-			eo.Players, o.Players, sides = n, n, alt
-		}
+		// The default seat count does not fit: ask for as many as named.
+		eo.Players, o.Players = n, n
+		sides, err = rules.Sides(eo)
 	}
 	if err != nil {
-		return mistake(nil, newForm, "%v", err)
+		return mistake(nil, newForm, "%v (you named %s)", err, plural(n-1, "other player"))
 	}
 	if len(sides) != n {
-		return mistake(nil, fmt.Sprintf("%s (%s)", newForm, plural(len(sides)-1, "address")),
-			"%s is for %d players (%s), but you named %s", rules.ID(), len(sides), strings.Join(sides, ", "), plural(n-1, "other player"))
+		return mistake(nil, newForm, "the game %s is for %d players (%s), but you named %s", rules.ID(), len(sides), strings.Join(sides, ", "), plural(n-1, "other player"))
 	}
 	if _, err := rules.Start(eo); err != nil {
 		return mistake(nil, newForm, "%v", err)
@@ -90,11 +89,11 @@ func (s *session) newGame(c *cmd) error {
 	default:
 		k := slices.IndexFunc(people, func(p Address) bool { return p.Addr == normAddr(o.First) })
 		if k < 0 {
-			return mistake(nil, "first=random or first=ADDRESS, one of the players", "first=%s names no player of the game", o.First)
+			return mistake(nil, "first=random or first=ADDRESS, one of the players", "the option first=%s names no player of the game", o.First)
 		}
 		people = append(people[k:], people[:k]...)
 	}
-	mine, err := s.r.store.ActiveGamesOf(s.ctx, s.from.Addr)
+	mine, err := s.activeGames()
 	if err != nil {
 		return err
 	}
@@ -174,12 +173,12 @@ func (r *Referee) option(o *archive.GameOptions, k, v string) error {
 	const opts = "players=N, board=NAME, first=random|ADDRESS, days=N, rated=yes|no, event=NAME, round=N"
 	v = strings.TrimSpace(v)
 	if v == "" {
-		return mistake(nil, opts, "option %s has no value", k)
+		return mistake(nil, opts, "the option %s has no value", k)
 	}
 	text := func() error {
 		v = cleanName(v)
 		if len(v) > 40 {
-			return mistake(nil, opts, "%s=%s is too long (at most 40 characters)", k, v)
+			return mistake(nil, opts, "the option %s=%s is too long (at most 40 characters)", k, v)
 		}
 		return nil
 	}
@@ -187,7 +186,7 @@ func (r *Referee) option(o *archive.GameOptions, k, v string) error {
 	case "players":
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 2 || n > 16 {
-			return mistake(nil, "players=N with N the number of players", "bad players=%s", v)
+			return mistake(nil, "players=N with N the number of players", "the option players=%s is not allowed", v)
 		}
 		o.Players = n
 	case "board":
@@ -195,7 +194,7 @@ func (r *Referee) option(o *archive.GameOptions, k, v string) error {
 		return text()
 	case "first":
 		if !strings.EqualFold(v, "random") && !validAddr(normAddr(v)) {
-			return mistake(nil, "first=random or first=ADDRESS", "bad first=%s", v)
+			return mistake(nil, "first=random or first=ADDRESS", "the option first=%s is not allowed", v)
 		}
 		o.First = strings.ToLower(v)
 		if o.First != "random" {
@@ -204,7 +203,7 @@ func (r *Referee) option(o *archive.GameOptions, k, v string) error {
 	case "days":
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > r.opts.MaxDays {
-			return mistake(nil, fmt.Sprintf("days=N with N from 1 to %d", r.opts.MaxDays), "bad days=%s", v)
+			return mistake(nil, fmt.Sprintf("days=N with N from 1 to %d", r.opts.MaxDays), "the option days=%s is not allowed", v)
 		}
 		o.Days = n
 	case "rated":
@@ -214,7 +213,7 @@ func (r *Referee) option(o *archive.GameOptions, k, v string) error {
 		case "no", "false", "0":
 			o.Rated = false
 		default:
-			return mistake(nil, "rated=yes or rated=no", "bad rated=%s", v)
+			return mistake(nil, "rated=yes or rated=no", "the option rated=%s is not allowed", v)
 		}
 	case "event":
 		o.Event = v

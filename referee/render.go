@@ -249,7 +249,10 @@ func (r *Referee) helpText() string {
 
  Games:`)
 	for _, c := range r.opts.Games() {
-		fmt.Fprintf(&b, "\n %s", wrap(c.Rules().ID()+": "+c.Rules().Summary()))
+		fmt.Fprintf(&b, "\n %s:", c.Rules().ID())
+		for _, l := range strings.Split(wrapAt(c.Rules().Summary(), Width-5), "\n") {
+			fmt.Fprintf(&b, "\n     %s", l)
+		}
 	}
 	if len(r.opts.Games()) == 0 {
 		b.WriteString("\n (none yet)")

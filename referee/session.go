@@ -83,6 +83,7 @@ type userError struct {
 	expected string
 	game     *game
 	board    string // a board other than the game's current one (preview)
+	help     bool   // add the short help
 }
 
 func (e *userError) Error() string { return e.reason }
@@ -160,6 +161,9 @@ func (s *session) refuse(line string, e *userError) {
 		text += "\n" + wrap("Expected: "+e.expected+".")
 	}
 	s.mine.add(text)
+	if e.help {
+		s.mine.add(shortHelp)
+	}
 	if e.board != "" {
 		s.mine.add(e.board)
 	} else if e.game != nil {
