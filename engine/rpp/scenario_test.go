@@ -707,8 +707,28 @@ func TestGameOverRefusesMoves(t *testing.T) {
 		}
 	}
 	var e engine.Move = m0{}
-	if _, err := s.Apply(e); err == nil {
-		t.Errorf("Apply(foreign move) succeeded")
+	if _, err := s.Apply(e); err == nil || err.Error() != "illegal: not an rpp move: rpp.m0" {
+		t.Errorf("Apply(foreign move) = %v, want illegal: not an rpp move: rpp.m0", err)
+	}
+}
+
+func TestMalformedMoves(t *testing.T) {
+	st, _ := Rules{}.Start(engine.Options{})
+	s := st.(*State)
+	for _, tc := range []struct {
+		m   Move
+		err string
+	}{
+		{Move{Pass: true, Piece: Large}, "illegal: a pass moves no piece"},
+		{Move{Piece: 0, From: 0, To: 5}, "illegal: no piece size 0 (L, M or S)"},
+		{Move{Piece: Large, From: 300, To: 5}, "illegal: no such square #300"},
+		{Move{Piece: Large, From: 0, To: 25}, "illegal: no such square #25"},
+	} {
+		_, err := s.Apply(tc.m)
+		_, cerr := s.Classify(tc.m)
+		if err == nil || err.Error() != tc.err || cerr == nil || cerr.Error() != tc.err {
+			t.Errorf("Apply(%+v) = %v, Classify = %v, want %q", tc.m, err, cerr, tc.err)
+		}
 	}
 }
 

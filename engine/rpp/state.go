@@ -312,7 +312,7 @@ func (s *State) Apply(em engine.Move) (engine.State, error) {
 	*n = *s
 	if m.Pass {
 		if m != Pass {
-			return nil, s.diagnose(m)
+			return nil, engine.Illegal("a pass moves no piece")
 		}
 		n.passes++
 		n.advance(seat)
