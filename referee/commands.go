@@ -42,7 +42,11 @@ func (s *session) line(l string, bare bool) error {
 		text, expect := splitExpect(l)
 		return s.move(g, text, expect, true)
 	}
-	e := mistake(nil, "one command per line, as listed below", "this is not a command")
+	expected := "one command per line, as listed below"
+	if s.context != 0 {
+		expected += " (a ply alone counts only as the first line)"
+	}
+	e := mistake(nil, expected, "this is not a command")
 	e.help = true
 	return e
 }
@@ -244,7 +248,7 @@ func (s *session) move(g *game, text string, expect int, bare bool) error {
 
 func (s *session) badPly(g *game, text string, err error, bare bool) error {
 	if errors.Is(err, engine.ErrIllegalMove) {
-		return mistake(g, s.plyForm(g), "%s is not allowed here: %v", text, err)
+		return mistake(g, s.plyForm(g), "%s is illegal here: %s", text, strings.TrimPrefix(err.Error(), "illegal: "))
 	}
 	var se *notation.SyntaxError
 	msg := err.Error()
@@ -271,10 +275,11 @@ func (s *session) plyForm(g *game) string {
 			m = legal[len(legal)-1]
 		}
 		if m != nil {
-			form += fmt.Sprintf(" such as %s (legal here)", g.codec.Encode(st, m))
+			form += fmt.Sprintf(" such as %s (legal here; \"help %s\" explains the notation)", g.codec.Encode(st, m), g.kind())
+			return form
 		}
 	}
-	return form + fmt.Sprintf("; \"help %s\" explains the notation", g.kind())
+	return form + fmt.Sprintf(" (\"help %s\" explains it)", g.kind())
 }
 
 // afterPly: pending offers lapse, then the game ends or the next turn
