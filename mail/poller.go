@@ -116,10 +116,18 @@ type Poller struct {
 	// for the UIDVALIDITY they were recorded under.
 	uidValidity uint32
 	retries     map[imap.UID]retry
-	done        map[imap.UID]bool // handled; true = processed, false = rejected; not yet moved
+	done        map[imap.UID]doneMark // handled but not yet moved
+	connNum     int                   // counts connections
 
 	wake  chan struct{}
 	ready bool // the current session selected the mailbox
+}
+
+// doneMark records a handled message that still has to be moved.
+type doneMark struct {
+	processed bool   // false: rejected
+	key       string // Inbound.Key, to recognise the message after a reconnect
+	session   int    // the connection it was handled on
 }
 
 type retry struct {
@@ -170,7 +178,7 @@ func NewPoller(opts *PollerOptions) (*Poller, error) {
 		sec:     sec,
 		log:     log.With("component", "imap", "addr", o.Addr, "mailbox", o.Mailbox),
 		retries: make(map[imap.UID]retry),
-		done:    make(map[imap.UID]bool),
+		done:    make(map[imap.UID]doneMark),
 		wake:    make(chan struct{}, 1),
 	}, nil
 }
@@ -255,6 +263,7 @@ func (p *Poller) session(ctx context.Context, h Handler) error {
 		return fmt.Errorf("dial: %w", err)
 	}
 	defer c.Close()
+	p.connNum++
 	// Unblock any command if ctx ends while we wait on the server.
 	stop := context.AfterFunc(ctx, func() {
 		time.AfterFunc(5*time.Second, func() { c.Close() })
@@ -485,7 +494,7 @@ func (p *Poller) handle(ctx context.Context, h Handler, uid imap.UID, received t
 		in, reason = &Inbound{Raw: raw}, &ParseError{Reason: fmt.Sprintf("message larger than %d bytes", p.opts.MaxMessageBytes)}
 		// Read the sender so that a reply can say why.
 		if e, _ := Parse(raw[:min(len(raw), 64<<10)]); e != nil {
-			in.From = e.From
+			in.From, in.MessageID, in.Subject = e.From, e.MessageID, e.Subject
 		}
 	} else {
 		in, reason = Parse(raw)
@@ -498,7 +507,7 @@ func (p *Poller) handle(ctx context.Context, h Handler, uid imap.UID, received t
 		switch {
 		case err == nil:
 			delete(p.retries, uid)
-			p.done[uid] = true
+			p.done[uid] = doneMark{processed: true, key: in.Key(), session: p.connNum}
 			m.processed(time.Since(start))
 			log.Debug("message processed", "took", time.Since(start))
 			return
@@ -521,7 +530,7 @@ func (p *Poller) handle(ctx context.Context, h Handler, uid imap.UID, received t
 	}
 	log.Info("message rejected", "reason", reason)
 	delete(p.retries, uid)
-	p.done[uid] = false
+	p.done[uid] = doneMark{processed: false, key: in.Key(), session: p.connNum}
 	m.add(&m.Rejected)
 }
 
@@ -555,9 +564,12 @@ func (p *Poller) finish(c *imapclient.Client) error {
 	if len(p.done) == 0 {
 		return nil
 	}
+	if err := p.verifyDone(c); err != nil {
+		return err
+	}
 	var processed, rejected imap.UIDSet
-	for uid, ok := range p.done {
-		if ok {
+	for uid, d := range p.done {
+		if d.processed {
 			processed.AddNum(uid)
 		} else {
 			rejected.AddNum(uid)
@@ -580,5 +592,48 @@ func (p *Poller) finish(c *imapclient.Client) error {
 		}
 	}
 	clear(p.done)
+	return nil
+}
+
+// verifyDone checks the marks left by an earlier connection: a mark is kept
+// only if its UID still holds the same message (same Key), so that a server
+// that reused UIDs without changing UIDVALIDITY (a restarted in-memory
+// server does) never gets an unhandled message moved. A dropped mark only
+// means the message is handed to the Handler again, which dedups it.
+func (p *Poller) verifyDone(c *imapclient.Client) error {
+	var old imap.UIDSet
+	for uid, d := range p.done {
+		if d.session != p.connNum {
+			old.AddNum(uid)
+		}
+	}
+	if len(old) == 0 {
+		return nil
+	}
+	msgs, err := c.Fetch(old, &imap.FetchOptions{
+		UID:         true,
+		BodySection: []*imap.FetchItemBodySection{{Peek: true}},
+	}).Collect()
+	if err != nil {
+		return fmt.Errorf("fetch: %w", err)
+	}
+	same := make(map[imap.UID]bool)
+	for _, m := range msgs {
+		if len(m.BodySection) == 0 {
+			continue
+		}
+		in, _ := Parse(m.BodySection[0].Bytes)
+		if d, ok := p.done[m.UID]; ok && in.Key() == d.key {
+			same[m.UID] = true
+		}
+	}
+	for uid, d := range p.done {
+		if d.session != p.connNum && !same[uid] {
+			delete(p.done, uid)
+		} else {
+			d.session = p.connNum
+			p.done[uid] = d
+		}
+	}
 	return nil
 }

@@ -3,6 +3,7 @@ package mail_test
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -433,4 +434,28 @@ func TestPollerNoLostWakeup(t *testing.T) {
 		rec.waitCall(t, 3*time.Second)
 	}
 	eventually(t, 2*time.Second, func() bool { n, _ := count(t, s, "referee", "Processed"); return n == 100 }, "not all moved")
+}
+
+// The IMAP server goes away for a while (connections refused) and comes
+// back on the same port: the poller keeps retrying with backoff and then
+// delivers.
+func TestPollerServerRestart(t *testing.T) {
+	s := startServers(t, nil)
+	port := s.IMAPAddr()[strings.LastIndexByte(s.IMAPAddr(), ':')+1:]
+	rec := newRecorder(nil)
+	opts := fastPoller(t, s)
+	runPoller(t, opts, rec)
+	_, raw := playerMove("referee@pbem.local", "one")
+	require.NoError(t, s.Deliver("alice@pbem.local", []string{"referee@pbem.local"}, raw))
+	rec.waitCall(t, 5*time.Second)
+
+	s.Close()
+	eventually(t, 5*time.Second, func() bool { return opts.Metrics.Reconnects.Load() >= 3 }, "no reconnect attempts while down")
+	p, err := strconv.Atoi(port)
+	require.NoError(t, err)
+	s2 := startServers(t, &embedded.Options{IMAPPort: p})
+	_, raw = playerMove("referee@pbem.local", "two")
+	require.NoError(t, s2.Deliver("alice@pbem.local", []string{"referee@pbem.local"}, raw))
+	rec.waitCall(t, 5*time.Second)
+	eventually(t, 2*time.Second, func() bool { n, _ := count(t, s2, "referee", "Processed"); return n == 1 }, "not moved after the restart")
 }
