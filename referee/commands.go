@@ -414,10 +414,20 @@ func (s *session) drawCmd(c *cmd) error {
 		return s.acceptOffer(g, seat, "draw")
 	}
 	g.Offers = append(g.Offers, archive.Offer{Kind: "draw", By: seat, Ply: g.plies()})
-	s.tell(g, false, "%s offers a draw: reply \"accept draw\" or \"decline draw\". A ply declines it.", g.who(seat))
-	s.mine.add("You offered a draw to %s.", g.others(seat, nil))
+	s.tell(g, false, "%s offers a draw%s: reply \"accept draw\" or \"decline draw\". A ply declines it.", g.who(seat), g.settles())
+	s.mine.add("You offered a draw%s to %s.", g.settles(), g.others(seat, nil))
 	s.mine.show(g)
 	return nil
+}
+
+// settles explains, for a game whose position decides the result of an
+// agreement (engine.Settler), what that result would be now.
+func (g *game) settles() string {
+	o := engine.Settle(g.state(), "agreement")
+	if slices.Min(o.Rank) == slices.Max(o.Rank) {
+		return ""
+	}
+	return fmt.Sprintf(" (in %s the position decides the result of an agreement: %s now)", g.kind(), notation.FormatResult(g.codec, g.sides, o))
 }
 
 // lastPlyOf is the index of the last ply seat played, or -1.
@@ -518,6 +528,14 @@ func offerName(kind string) string {
 		return "undo request"
 	}
 	return "draw offer"
+}
+
+// anOffer is offerName with its article.
+func anOffer(kind string) string {
+	if kind == "undo" {
+		return "an undo request"
+	}
+	return "a draw offer"
 }
 
 func (s *session) acceptOffer(g *game, seat int, kind string) error {

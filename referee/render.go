@@ -118,9 +118,9 @@ func (s *session) block(g *game, seat int, heading bool) string {
 		case o.By == seat:
 			lines = append(lines, fmt.Sprintf("Your %s waits for %s.", offerName(o.Kind), joinAnd(waiting)))
 		case seat >= 0 && !slices.Contains(o.Accepted, seat):
-			lines = append(lines, fmt.Sprintf("%s has made a %s: reply \"accept %s\" or \"decline %s\".", g.who(o.By), offerName(o.Kind), o.Kind, o.Kind))
+			lines = append(lines, fmt.Sprintf("%s has made %s: reply \"accept %s\" or \"decline %s\".", g.who(o.By), anOffer(o.Kind), o.Kind, o.Kind))
 		default:
-			lines = append(lines, fmt.Sprintf("%s has made a %s, waiting for %s.", g.who(o.By), offerName(o.Kind), joinAnd(waiting)))
+			lines = append(lines, fmt.Sprintf("%s has made %s, waiting for %s.", g.who(o.By), anOffer(o.Kind), joinAnd(waiting)))
 		}
 	}
 	for i, l := range lines {
