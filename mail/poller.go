@@ -295,6 +295,10 @@ func (p *Poller) session(ctx context.Context, h Handler) error {
 	p.log.Debug("imap session ready", "idle", idle, "uidvalidity", sel.UIDValidity)
 
 	for {
+		if ctx.Err() != nil {
+			p.logout(c)
+			return ctx.Err()
+		}
 		// Anything reported before this search is covered by it.
 		select {
 		case <-updates:
@@ -303,10 +307,6 @@ func (p *Poller) session(ctx context.Context, h Handler) error {
 		more, next, err := p.process(ctx, c, h)
 		if err != nil {
 			return err
-		}
-		if ctx.Err() != nil {
-			p.logout(c)
-			return ctx.Err()
 		}
 		if more {
 			continue

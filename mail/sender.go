@@ -226,6 +226,7 @@ func (s *Sender) SendDue(ctx context.Context) (next time.Time, err error) {
 // it scheduled and whether any item left the due set.
 func (s *Sender) sendBatch(ctx context.Context, items []Outgoing) (next time.Time, progress bool, err error) {
 	var c *smtp.Client
+	var connErr error
 	defer func() {
 		if c != nil {
 			c.Quit()
@@ -244,9 +245,12 @@ func (s *Sender) sendBatch(ctx context.Context, items []Outgoing) (next time.Tim
 			progress = true
 			continue
 		}
-		var sendErr error
-		if c == nil {
-			c, sendErr = s.connect()
+		sendErr := connErr
+		if c == nil && connErr == nil {
+			// One dial per batch: when the server is down, every reply
+			// in the batch is rescheduled with this error.
+			c, connErr = s.connect()
+			sendErr = connErr
 		}
 		if sendErr == nil {
 			sendErr = s.send(c, o)
