@@ -106,8 +106,8 @@ func (s *session) run() error {
 	}
 	if size := max(q.Size, len(q.Body)); size > s.r.opts.MaxBody {
 		s.mine.label = "message too large"
-		s.mine.add("Your message is %s, more than the %s the referee reads, so it was not read. Send commands in a short plain-text mail.",
-			byteSize(size), byteSize(s.r.opts.MaxBody))
+		s.mine.add("Your message (%d bytes) is larger than the %s the referee reads, so it was not read. Send commands in a short plain-text mail.",
+			size, byteSize(s.r.opts.MaxBody))
 		return nil
 	}
 	if found, c := subjectTag(q.Subject); found && c.game > 0 {
