@@ -10,6 +10,7 @@ import (
 	"pbem/notation"
 	castles "pbem/notation/castles"
 	elevation "pbem/notation/elevation"
+	rpp "pbem/notation/rpp"
 	ziggurat "pbem/notation/ziggurat"
 	ziggurat43 "pbem/notation/ziggurat43"
 )
@@ -22,11 +23,12 @@ var catalog = []notation.Codec{
 	ziggurat.New(),
 	elevation.New(),
 	ziggurat43.New(),
+	rpp.New(),
 }
 
 // planned are game ids that are specified (RULES.md) but not yet in the
 // catalog; records naming them are reported as not implemented yet.
-var planned = []string{"rpp"}
+var planned = []string{}
 
 // Games lists the games in catalog order.
 func Games() []notation.Codec { return slices.Clone(catalog) }
