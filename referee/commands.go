@@ -676,6 +676,7 @@ func (s *session) unwatchCmd(c *cmd) error {
 	}
 	g.Observers = slices.Delete(g.Observers, i, i+1)
 	s.touch(g)
+	s.mine.label = "unwatch"
 	s.mine.add("You no longer watch game #%d.", g.ID)
 	return nil
 }

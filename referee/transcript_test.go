@@ -178,6 +178,9 @@ func runTranscript(t *testing.T, file string) {
 			t.Errorf("%s: step %s: replies differ (-want +got):\n%s", file, f.name, diff(want, got))
 		}
 	}
+	if n := h.ref.Stats().Panics; n > 0 {
+		t.Errorf("%s: the referee recovered %d panics", file, n)
+	}
 	if *update {
 		ar.files = out
 		if err := os.WriteFile(file, ar.format(), 0o644); err != nil {
