@@ -282,6 +282,9 @@ func (p *textParts) walk(e *message.Entity, depth int) error {
 	case "text/html":
 		p.html = append(p.html, htmlToText(text))
 	case "text/plain", "text/enriched", "text/markdown":
+		if strings.EqualFold(params["format"], "flowed") {
+			text = unflow(text, strings.EqualFold(params["delsp"], "yes"))
+		}
 		p.plain = append(p.plain, text)
 	default:
 		// text/calendar, text/csv and friends are attachments in disguise.

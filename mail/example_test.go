@@ -1,0 +1,68 @@
+package mail_test
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"pbem/mail"
+)
+
+func ExampleParse() {
+	raw := "From: =?utf-8?q?Al=C3=AFce?= <alice@example.org>\r\n" +
+		"Delivered-To: referee+12.k7x9q@pbem.example\r\n" +
+		"Subject: =?utf-8?q?Re:_partie_n=C2=B0_12?=\r\n" +
+		"Message-ID: <m1@example.org>\r\n" +
+		"Content-Type: text/plain; charset=iso-8859-1\r\n" +
+		"Content-Transfer-Encoding: quoted-printable\r\n" +
+		"\r\n" +
+		"Nf3, caf=E9 ?\r\n" +
+		"\r\n" +
+		"On Friday, the referee wrote:\r\n" +
+		"> Your move.\r\n"
+	in, err := mail.Parse([]byte(raw))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(in.From.Name, in.From.Addr)
+	fmt.Println(in.DeliveredTo)
+	fmt.Println(in.Subject)
+	fmt.Println(in.Key())
+	fmt.Println(mail.FreshText(in.Text))
+	// Output:
+	// Alïce alice@example.org
+	// referee+12.k7x9q@pbem.example
+	// Re: partie n° 12
+	// <m1@example.org>
+	// Nf3, café ?
+}
+
+func ExampleCompose() {
+	raw := mail.Compose(&mail.Outgoing{
+		From:      mail.Address{Name: "pbem", Addr: "referee@pbem.example"},
+		To:        []mail.Address{{Name: "Alïce", Addr: "alice@example.org"}},
+		ReplyTo:   &mail.Address{Addr: "referee+12.k7x9q@pbem.example"},
+		Subject:   "Re: partie n° 12",
+		Date:      time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC),
+		MessageID: "r1@pbem.example",
+		InReplyTo: "m1@example.org",
+		Text:      "Nf3 accepted.\n-- \npbem\n",
+	})
+	// CRLF shown as newlines; "·" marks the signature separator's space.
+	fmt.Print(strings.NewReplacer("\r\n", "\n", "-- \r\n", "--·\n").Replace(string(raw)))
+	// Output:
+	// From: "pbem" <referee@pbem.example>
+	// To: =?utf-8?q?Al=C3=AFce?= <alice@example.org>
+	// Reply-To: <referee+12.k7x9q@pbem.example>
+	// Subject: =?utf-8?q?Re:_partie_n=C2=B0_12?=
+	// Date: Fri, 01 Mar 2024 12:00:00 +0000
+	// Message-Id: <r1@pbem.example>
+	// In-Reply-To: <m1@example.org>
+	// Mime-Version: 1.0
+	// Content-Type: text/plain; charset=utf-8
+	// Content-Transfer-Encoding: 7bit
+	//
+	// Nf3 accepted.
+	// --·
+	// pbem
+}
