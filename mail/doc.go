@@ -1,7 +1,10 @@
 // Package mail connects the referee to a mailbox: it parses inbound MIME
-// messages into plain text ([Parse]), composes plain-text replies
-// ([Compose]), polls an IMAP mailbox with IDLE and a fallback poll
-// ([Poller]), and delivers queued replies over SMTP with retries ([Sender]).
+// messages into plain text ([Parse], [FreshText]), composes plain-text
+// replies ([Compose]), polls an IMAP mailbox with IDLE and a fallback poll
+// ([Poller]), delivers queued replies over SMTP with retries ([Sender]), and
+// counts what it does ([Metrics]). Subpackage embedded runs an in-process
+// IMAP and SMTP server for the default setup and the tests; dovecottest runs
+// a private Dovecot for integration tests.
 //
 // The package knows nothing of games. The application plugs in through
 // three small interfaces:

@@ -1,11 +1,14 @@
 package mail_test
 
 import (
+	"context"
+
 	"fmt"
 	"strings"
 	"time"
 
 	"pbem/mail"
+	"pbem/mail/embedded"
 )
 
 func ExampleParse() {
@@ -65,4 +68,55 @@ func ExampleCompose() {
 	// Nf3 accepted.
 	// --·
 	// pbem
+}
+
+// This is how a program wires the pieces: the embedded servers (or a real
+// mailbox), a Poller handing messages to the application, and a Sender
+// draining the application's outbox. app stands for the application's
+// adapter; it is not run here.
+func Example_wiring() {
+	var app interface {
+		mail.Handler  // applies a message and queues replies, in one transaction
+		mail.Rejecter // queues a reply to an unparsable or rejected message
+		mail.Outbox   // the outbox table
+	}
+	run := func(ctx context.Context) error {
+		srv, err := embedded.Start(nil)
+		if err != nil {
+			return err
+		}
+		defer srv.Close()
+		fmt.Print(srv.Instructions())
+
+		metrics := &mail.Metrics{} // serve with metrics.WritePrometheus
+		pw, _ := srv.Password("referee")
+		snd, err := mail.NewSender(app, &mail.SenderOptions{
+			Addr: srv.SMTPAddr(), Security: mail.SecurityPlain, Metrics: metrics,
+		})
+		if err != nil {
+			return err
+		}
+		p, err := mail.NewPoller(&mail.PollerOptions{
+			Addr: srv.IMAPAddr(), Security: mail.SecurityPlain,
+			Username: srv.RefereeAddress(), Password: pw,
+			Rejecter: mail.RejecterFunc(func(ctx context.Context, m *mail.Inbound, reason error) error {
+				err := app.Reject(ctx, m, reason)
+				snd.Wake()
+				return err
+			}),
+			Metrics: metrics,
+		})
+		if err != nil {
+			return err
+		}
+		go snd.Run(ctx)
+		return p.Run(ctx, mail.HandlerFunc(func(ctx context.Context, m *mail.Inbound) error {
+			err := app.Handle(ctx, m)
+			if err == nil {
+				snd.Wake() // deliver the replies just committed
+			}
+			return err
+		}))
+	}
+	_ = run
 }
