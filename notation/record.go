@@ -278,7 +278,9 @@ func plyAt(toks []lexer.Token, offset int) int {
 			count++
 		case t.Type == tLParen:
 			stack = append(stack, count)
-			count = max(count-1, 0)
+			if i == 0 || toks[i-1].Type != tLParen {
+				count = max(count-1, 0)
+			}
 		case t.Type == tRParen && len(stack) > 0:
 			count = stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
