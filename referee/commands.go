@@ -834,13 +834,13 @@ func (s *session) previewCmd(c *cmd) error {
 				msg = se.Msg
 			}
 			return &userError{reason: fmt.Sprintf("preview ply %d, %s, after %s: %s", i+1, p, orStart(canon), msg),
-				expected: s.plyForm(g), board: st.Render(seat)}
+				expected: s.plyForm(g), board: strings.TrimRight(st.Render(seat), "\n")}
 		}
 		canon = append(canon, g.codec.Encode(st, m))
 		line = next
 	}
 	st := line.State()
-	text := fmt.Sprintf("Preview of game #%d after %s (nothing was played):\n\n%s", g.ID, strings.Join(canon, " "), st.Render(seat))
+	text := fmt.Sprintf("Preview of game #%d after %s (nothing was played):\n\n%s", g.ID, strings.Join(canon, " "), strings.TrimRight(st.Render(seat), "\n"))
 	if o := line.Outcome(); o.Over {
 		text += "\n\nThe game would be over: " + o.Reason + "."
 	} else {

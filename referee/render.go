@@ -89,7 +89,7 @@ func (s *session) block(g *game, seat int, heading bool) string {
 		fmt.Fprintf(&b, "%s", wrap(fmt.Sprintf("Game #%d, %s, was cancelled: %s.", g.ID, g.kind(), g.seating())))
 		return b.String()
 	}
-	b.WriteString(g.state().Render(seat))
+	b.WriteString(strings.TrimRight(g.state().Render(seat), "\n"))
 	b.WriteString("\n\n")
 	if g.Status == archive.Over {
 		fmt.Fprintf(&b, "%s\n\n", wrap(fmt.Sprintf("Game over after %s. Result %s.", plural(g.plies(), "ply"), s.resultText(g))))

@@ -154,6 +154,12 @@ func runTranscript(t *testing.T, file string) {
 		}
 		files = files[1:]
 	}
+	if game, ok := opts["requires"]; ok {
+		delete(opts, "requires")
+		if _, err := referee.Lookup(game); err != nil {
+			t.Skipf("%s is not in the catalog yet: %v", game, err)
+		}
+	}
 	h := newHarness(t, opts)
 	var out []txtarFile
 	if len(ar.files) > len(files) {
