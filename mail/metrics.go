@@ -67,19 +67,6 @@ func (h *Histogram) Count() int64 { return h.count.Load() }
 // Sum returns the total of the observations.
 func (h *Histogram) Sum() time.Duration { return time.Duration(h.sumNs.Load()) }
 
-func (m *Metrics) processed(d time.Duration) {
-	if m != nil {
-		m.Processed.Add(1)
-		m.Latency.Observe(d)
-	}
-}
-
-func (m *Metrics) add(c *atomic.Int64) {
-	if m != nil {
-		c.Add(1)
-	}
-}
-
 // WritePrometheus writes the metrics in the Prometheus text exposition
 // format, each name prefixed with prefix (e.g. "pbem_mail_").
 func (m *Metrics) WritePrometheus(w io.Writer, prefix string) error {

@@ -169,6 +169,9 @@ func NewPoller(opts *PollerOptions) (*Poller, error) {
 	if o.MaxMessageBytes <= 0 {
 		o.MaxMessageBytes = 10 << 20
 	}
+	if o.Metrics == nil {
+		o.Metrics = &Metrics{} // counted but not shown
+	}
 	log := o.Logger
 	if log == nil {
 		log = slog.Default()
@@ -218,9 +221,7 @@ func (p *Poller) Run(ctx context.Context, h Handler) error {
 			return ctx.Err()
 		case <-t.C:
 		}
-		if p.opts.Metrics != nil {
-			p.opts.Metrics.Reconnects.Add(1)
-		}
+		p.opts.Metrics.Reconnects.Add(1)
 	}
 }
 
@@ -465,11 +466,13 @@ func (p *Poller) process(ctx context.Context, c *imapclient.Client, h Handler) (
 		if buf.UID == 0 {
 			continue
 		}
-		var raw []byte
-		if len(buf.BodySection) > 0 {
-			raw = buf.BodySection[0].Bytes
+		if len(buf.BodySection) == 0 || buf.BodySection[0].Bytes == nil {
+			// The server sent no body (expunged meanwhile, or a glitch):
+			// not the message's fault, so try again later.
+			p.tempFailure(buf.UID, p.log.With("uid", buf.UID), errors.New("server returned no body"))
+			continue
 		}
-		p.handle(ctx, h, buf.UID, buf.InternalDate, raw)
+		p.handle(ctx, h, buf.UID, buf.InternalDate, buf.BodySection[0].Bytes)
 	}
 	if err := p.finish(c); err != nil {
 		return false, time.Time{}, err
@@ -508,11 +511,12 @@ func (p *Poller) handle(ctx context.Context, h Handler, uid imap.UID, received t
 		case err == nil:
 			delete(p.retries, uid)
 			p.done[uid] = doneMark{processed: true, key: in.Key(), session: p.connNum}
-			m.processed(time.Since(start))
+			m.Processed.Add(1)
+			m.Latency.Observe(time.Since(start))
 			log.Debug("message processed", "took", time.Since(start))
 			return
 		case errors.Is(err, errPanic):
-			m.add(&m.Panics)
+			m.Panics.Add(1)
 			log.Error("handler panicked", "err", err, "stack", string(stack))
 			reason = err
 		case IsPermanent(err):
@@ -531,11 +535,11 @@ func (p *Poller) handle(ctx context.Context, h Handler, uid imap.UID, received t
 	log.Info("message rejected", "reason", reason)
 	delete(p.retries, uid)
 	p.done[uid] = doneMark{processed: false, key: in.Key(), session: p.connNum}
-	m.add(&m.Rejected)
+	m.Rejected.Add(1)
 }
 
 func (p *Poller) tempFailure(uid imap.UID, log *slog.Logger, err error) {
-	p.opts.Metrics.add(&p.opts.Metrics.TempFailures)
+	p.opts.Metrics.TempFailures.Add(1)
 	r := p.retries[uid]
 	d := backoff(r.attempts, p.opts.BackoffMin, p.opts.BackoffMax)
 	r.attempts++

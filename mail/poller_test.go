@@ -217,6 +217,7 @@ func TestPollerBrokenMIME(t *testing.T) {
 	rej := &rejections{}
 	opts := fastPoller(t, s)
 	opts.Rejecter = rej
+	opts.Metrics = nil // optional
 	runPoller(t, opts, rec)
 	broken := crlf(`
 From: Bob <bob@pbem.local>

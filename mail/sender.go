@@ -143,6 +143,9 @@ func NewSender(outbox Outbox, opts *SenderOptions) (*Sender, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.Metrics == nil {
+		o.Metrics = &Metrics{} // counted but not shown
+	}
 	log := o.Logger
 	if log == nil {
 		log = slog.Default()
@@ -257,9 +260,7 @@ func (s *Sender) sendBatch(ctx context.Context, items []Outgoing) (next time.Tim
 		}
 		if sendErr == nil {
 			s.setAccepted(o.ID)
-			if s.opts.Metrics != nil {
-				s.opts.Metrics.Sent.Add(1)
-			}
+			s.opts.Metrics.Sent.Add(1)
 			s.log.Debug("reply sent", "id", o.ID, "message_id", o.MessageID, "to", o.Recipients())
 			if err := s.markSent(ctx, o.ID); err != nil {
 				return next, progress, err
@@ -338,9 +339,7 @@ func (s *Sender) failed(ctx context.Context, o *Outgoing, sendErr error) (time.T
 	log := s.log.With("id", o.ID, "message_id", o.MessageID, "attempt", o.Attempts+1, "err", sendErr)
 	if perm && o.Attempts+1 >= s.opts.MaxPermanentAttempts {
 		log.Error("giving up on reply after permanent errors")
-		if s.opts.Metrics != nil {
-			s.opts.Metrics.Failed.Add(1)
-		}
+		s.opts.Metrics.Failed.Add(1)
 		var err error
 		if f, ok := s.outbox.(FailedOutbox); ok {
 			err = f.Failed(ctx, o.ID, msg)
@@ -354,9 +353,7 @@ func (s *Sender) failed(ctx context.Context, o *Outgoing, sendErr error) (time.T
 	}
 	at := s.opts.Now().Add(backoff(o.Attempts, s.opts.BackoffMin, s.opts.BackoffMax))
 	log.Warn("reply not delivered; will retry", "permanent", perm, "at", at)
-	if s.opts.Metrics != nil {
-		s.opts.Metrics.Retried.Add(1)
-	}
+	s.opts.Metrics.Retried.Add(1)
 	if err := s.outbox.Retry(ctx, o.ID, at, msg); err != nil {
 		return at, fmt.Errorf("mail: outbox retry: %w", err)
 	}
