@@ -51,6 +51,12 @@ type stepAST struct {
 
 var parser = participle.MustBuild[plyAST](participle.Lexer(plyLexer{}))
 
+// actionParser reads one action of a ply. Plies of many actions rarely
+// repeat, but their actions do (a 4x4 board has a few hundred), so Decode
+// parses and caches a ply action by action and falls back to the whole-ply
+// grammar only to explain a syntax error.
+var actionParser = participle.MustBuild[actionAST](participle.Lexer(plyLexer{}))
+
 // action is one parsed action, independent of any position. Squares off
 // the board are noSquare and keep their text for the error.
 type action struct {
@@ -71,14 +77,17 @@ const (
 
 // Codec is the castles notation. It is safe for concurrent use.
 type Codec struct {
-	mu    sync.RWMutex
-	cache map[string][]action // parsed plies by text; never modified once stored
+	mu      sync.RWMutex
+	cache   map[string][]action // parsed plies by text; never modified once stored
+	actions map[string]action   // parsed actions by text
 }
 
 var _ notation.Codec = (*Codec)(nil)
 
 // New returns a codec.
-func New() *Codec { return &Codec{cache: make(map[string][]action)} }
+func New() *Codec {
+	return &Codec{cache: make(map[string][]action), actions: make(map[string]action)}
+}
 
 // Rules is castles.
 func (c *Codec) Rules() engine.Rules { return castles.Rules{} }
@@ -91,7 +100,7 @@ func (c *Codec) parse(text string) ([]action, error) {
 	if ok {
 		return p, nil
 	}
-	p, err := parse(text)
+	p, err := c.parseActions(text)
 	if err != nil || len(text) > cacheMaxText {
 		return p, err
 	}
@@ -104,6 +113,33 @@ func (c *Codec) parse(text string) ([]action, error) {
 	return p, nil
 }
 
+// parseActions reads a ply action by action through the action cache.
+func (c *Codec) parseActions(text string) ([]action, error) {
+	acts := make([]action, 0, strings.Count(text, ",")+1)
+	for part := range strings.SplitSeq(text, ",") {
+		c.mu.RLock()
+		a, ok := c.actions[part]
+		c.mu.RUnlock()
+		if !ok {
+			ast, err := actionParser.ParseString("", part)
+			if err != nil {
+				return parse(text) // the whole ply, for an error located in it
+			}
+			a = toAction(ast)
+			if len(part) <= cacheMaxText {
+				c.mu.Lock()
+				if len(c.actions) >= cacheLimit {
+					clear(c.actions)
+				}
+				c.actions[strings.Clone(part)] = a
+				c.mu.Unlock()
+			}
+		}
+		acts = append(acts, a)
+	}
+	return acts, nil
+}
+
 func parse(text string) ([]action, error) {
 	ast, err := parser.ParseString("", text)
 	if err != nil {
@@ -111,22 +147,28 @@ func parse(text string) ([]action, error) {
 	}
 	acts := make([]action, len(ast.Actions))
 	for i, a := range ast.Actions {
-		if a.Place != nil {
-			acts[i].kind = '@'
-			acts[i].to, acts[i].toText = toSquare(a.Place.At)
-			acts[i].from, acts[i].fromText = acts[i].to, acts[i].toText
-			continue
-		}
-		st := a.Step
-		acts[i].kind = 's'
-		if st.Castle != "" {
-			acts[i].kind = 'C'
-		}
-		acts[i].from, acts[i].fromText = toSquare(st.From)
-		acts[i].to, acts[i].toText = toSquare(st.To)
-		acts[i].capture = st.Sep != "-"
+		acts[i] = toAction(a)
 	}
 	return acts, nil
+}
+
+func toAction(a *actionAST) action {
+	var act action
+	if a.Place != nil {
+		act.kind = '@'
+		act.to, act.toText = toSquare(a.Place.At)
+		act.from, act.fromText = act.to, act.toText
+		return act
+	}
+	st := a.Step
+	act.kind = 's'
+	if st.Castle != "" {
+		act.kind = 'C'
+	}
+	act.from, act.fromText = toSquare(st.From)
+	act.to, act.toText = toSquare(st.To)
+	act.capture = st.Sep != "-"
+	return act
 }
 
 // toSquare reads a square token: noSquare when it names no cell.
