@@ -107,8 +107,8 @@ type gTag struct {
 
 type gElem struct {
 	Pos       lexer.Position
-	Number    string      `parser:"  @Number"`
-	Ply       string      `parser:"| @Word"`
+	Ply       string      `parser:"  @Word"`
+	Number    string      `parser:"| @Number"`
 	Annot     string      `parser:"| @Annot"`
 	NAG       string      `parser:"| @NAG"`
 	Comment   string      `parser:"| @Comment"`
