@@ -220,7 +220,9 @@ func validAddr(a string) bool {
 func cleanName(n string) string {
 	n = strings.Map(func(c rune) rune {
 		switch {
-		case c < ' ' || c == 0x7f || c == '"' || c == '<' || c == '>' || c == '\\' || c == '[' || c == ']':
+		case c < ' ' || c == 0x7f:
+			return ' '
+		case c == '"' || c == '<' || c == '>' || c == '\\' || c == '[' || c == ']':
 			return -1
 		}
 		return c
