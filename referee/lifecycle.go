@@ -333,6 +333,7 @@ func (s *session) declineInvitation(g *game, seat int) error {
 	}
 	s.tell(g, false, "%s %s: game #%d is cancelled.", g.who(seat), verb, g.ID)
 	s.mine.add("You %s: game #%d is cancelled.", verb, g.ID)
+	s.mine.show(g)
 	return nil
 }
 
