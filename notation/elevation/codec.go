@@ -39,6 +39,19 @@ type actionAST struct {
 
 var parser = participle.MustBuild[plyAST](participle.Lexer(plyLexer{}))
 
+// headAST is the part of a ply before ":"; with actionAST it lets Decode
+// parse and cache a ply piece by piece: whole turns rarely repeat, their
+// parts constantly. The whole-ply grammar explains syntax errors.
+type headAST struct {
+	Piece string `parser:"@Piece?"`
+	At    string `parser:"@Square"`
+}
+
+var (
+	headParser   = participle.MustBuild[headAST](participle.Lexer(plyLexer{}))
+	actionParser = participle.MustBuild[actionAST](participle.Lexer(plyLexer{}))
+)
+
 // cacheSize bounds the parse cache; when it fills up it starts afresh.
 // Texts longer than cacheMaxLen (no real ply is) are parsed but not kept.
 const (
@@ -83,6 +96,16 @@ type cached struct {
 type Codec struct {
 	cache sync.Map // text -> cached
 	n     atomic.Int64
+	heads sync.Map // text of a head -> part
+	acts  sync.Map // text of an action -> part
+	np    atomic.Int64
+}
+
+// part is a parsed head (piece and square) or action.
+type part struct {
+	piece game.Kind
+	at    square
+	act   action
 }
 
 var _ notation.Codec = (*Codec)(nil)
@@ -112,7 +135,7 @@ func (c *Codec) parse(text string) (*parsed, error) {
 		e := v.(cached)
 		return e.p, e.err
 	}
-	p, err := parse(text)
+	p, err := c.parseParts(text)
 	if len(text) > cacheMaxLen {
 		return p, err
 	}
@@ -122,6 +145,75 @@ func (c *Codec) parse(text string) (*parsed, error) {
 	}
 	c.cache.Store(text, cached{p, err})
 	return p, err
+}
+
+// parseParts reads a ply head and actions through the parts cache; any
+// part that does not parse sends the whole ply to the full grammar, which
+// locates the error.
+func (c *Codec) parseParts(text string) (*parsed, error) {
+	head, rest, ok := strings.Cut(text, ":")
+	if !ok {
+		return parse(text)
+	}
+	h, ok := c.part(head, true)
+	if !ok {
+		return parse(text)
+	}
+	p := &parsed{piece: h.piece, at: h.at, actions: make([]action, 0, strings.Count(rest, ",")+1)}
+	for a := range strings.SplitSeq(rest, ",") {
+		pa, ok := c.part(a, false)
+		if !ok {
+			return parse(text)
+		}
+		p.actions = append(p.actions, pa.act)
+	}
+	return p, nil
+}
+
+func (c *Codec) part(text string, head bool) (part, bool) {
+	m := &c.acts
+	if head {
+		m = &c.heads
+	}
+	if v, ok := m.Load(text); ok {
+		return v.(part), true
+	}
+	var pa part
+	if head {
+		ast, err := headParser.ParseString("", text)
+		if err != nil {
+			return pa, false
+		}
+		pa.at = newSquare(ast.At)
+		if ast.Piece != "" {
+			pa.piece, _ = game.KindOf(ast.Piece[0])
+		}
+	} else {
+		ast, err := actionParser.ParseString("", text)
+		if err != nil {
+			return pa, false
+		}
+		pa.act = toAction(ast)
+	}
+	if len(text) <= cacheMaxLen {
+		if c.np.Add(1) > cacheSize {
+			c.heads.Clear()
+			c.acts.Clear()
+			c.np.Store(1)
+		}
+		m.Store(strings.Clone(text), pa)
+	}
+	return pa, true
+}
+
+func toAction(a *actionAST) action {
+	switch strings.ToLower(a.From) {
+	case "-":
+		return action{to: newSquare(a.To)}
+	case "x":
+		return action{capture: true, to: newSquare(a.To)}
+	}
+	return action{dig: true, from: newSquare(a.From), to: newSquare(a.To)}
 }
 
 func parse(text string) (*parsed, error) {
@@ -134,14 +226,7 @@ func parse(text string) (*parsed, error) {
 		p.piece, _ = game.KindOf(ast.Piece[0])
 	}
 	for i, a := range ast.Actions {
-		switch strings.ToLower(a.From) {
-		case "-":
-			p.actions[i] = action{to: newSquare(a.To)}
-		case "x":
-			p.actions[i] = action{capture: true, to: newSquare(a.To)}
-		default:
-			p.actions[i] = action{dig: true, from: newSquare(a.From), to: newSquare(a.To)}
-		}
+		p.actions[i] = toAction(a)
 	}
 	return p, nil
 }
