@@ -10,8 +10,9 @@ import (
 
 // FuzzParse checks that Parse never panics, that what it returns is sane,
 // and that the text it extracts survives Compose and Parse unchanged.
-// Crashers found by `go test -fuzz FuzzParse ./mail` are kept as seeds in
-// testdata/fuzz/FuzzParse.
+// testdata/fuzz/FuzzParse holds hand-made seeds for the broken and odd
+// structures; crashers found by `go test -run '^$' -fuzz FuzzParse ./mail`
+// go there too (none so far, after about ten minutes of fuzzing).
 func FuzzParse(f *testing.F) {
 	seeds := []string{
 		"From: a@h\n\nhi\n",
