@@ -117,6 +117,11 @@ func (s *session) newGame(c *cmd) error {
 	g := &game{Game: ag, codec: codec, sides: sides, opts: eo}
 	s.games[id] = g
 	s.touch(g)
+	for _, p := range people {
+		if err := s.register(p); err != nil {
+			return err
+		}
+	}
 	me := g.seatOf(s.from.Addr)
 	var invitees []int
 	for i := range g.Seats {
@@ -255,6 +260,9 @@ func (s *session) join(g *game, seat int) error {
 		g.Seats[seat].Player.Name = s.from.Name
 	}
 	s.touch(g)
+	if err := s.register(s.from); err != nil {
+		return err
+	}
 	if w := g.waiting(); w != "" {
 		s.tell(g, false, "%s accepted; waiting for %s.", g.who(seat), w)
 		s.mine.add("You accepted; waiting for %s.", w)
@@ -399,6 +407,22 @@ func (s *session) vacationCmd(c *cmd) error {
 	}
 	s.mine.label = "vacation"
 	s.mine.add("%s", text)
+	return nil
+}
+
+// register keeps an address (and its display name, when known) in the
+// players table.
+func (s *session) register(a Address) error {
+	p, err := s.player(a.Addr)
+	if err != nil {
+		return err
+	}
+	if p.Version == 0 || a.Name != "" && a.Name != p.Address.Name {
+		if a.Name != "" {
+			p.Address.Name = a.Name
+		}
+		s.touchPlayer(p)
+	}
 	return nil
 }
 
