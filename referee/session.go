@@ -36,8 +36,7 @@ type session struct {
 	senders       []*archive.Sender
 	entries       []*archive.Entry
 
-	mine   *draft   // the reply to the sender
-	others []*draft // mails to everyone else, in order
+	mine *draft // the reply to the sender; the others are written from the games' news
 }
 
 // draft is one mail being written.
@@ -131,9 +130,12 @@ func (s *session) run() error {
 		s.mine.label = "no command"
 		s.mine.add("The referee found no command in your message (quoted text and signatures are skipped).")
 		s.mine.add(shortHelp)
-		if g, err := s.contextGame(); err == nil && g != nil {
-			s.mine.show(g)
+		g, err := s.contextGame()
+		var ue *userError
+		if err != nil && !errors.As(err, &ue) {
+			return err
 		}
+		s.mine.show(g)
 		return nil
 	}
 	for i, l := range lines {
@@ -337,9 +339,6 @@ func (s *session) change() *archive.Change {
 		for _, d := range s.newsDrafts(g) {
 			ch.Outbox = append(ch.Outbox, s.compose(d))
 		}
-	}
-	for _, d := range s.others {
-		ch.Outbox = append(ch.Outbox, s.compose(d))
 	}
 	return ch
 }
