@@ -43,6 +43,9 @@ type Store interface {
 	Commit(ctx context.Context, c *archive.Change) error
 }
 
+// archive.Store is the Store of pbem serve.
+var _ Store = (*archive.Store)(nil)
+
 // Options configure a Referee. Address is required; every other zero field
 // means its default.
 type Options struct {

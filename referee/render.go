@@ -216,9 +216,10 @@ func (r *Referee) helpText() string {
 
  new GAME with ADDRESS [ADDRESS ...] [option=value ...]
      Start a game and invite the other players. Options: players=N,
-     board=NAME, first=random|ADDRESS (who moves first; default: you),
-     days=N (days per move, default 7), rated=yes|no, event=NAME,
-     round=N. Invitees answer "accept" or "decline".
+     board=NAME, first=random|ADDRESS (who plays the first side;
+     default: you, then the others in the order given), days=N (days
+     per move, default 7), rated=yes|no, event=NAME, round=N.
+     Invitees answer "accept" or "decline".
  PLY
      Your move: the ply, in the game's notation, as the first line of
      a reply to the game's mail.
