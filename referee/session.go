@@ -91,6 +91,9 @@ func mistake(g *game, expected, format string, args ...any) *userError {
 	return &userError{reason: fmt.Sprintf(format, args...), expected: expected, game: g}
 }
 
+// MaxCommands is the most command lines read from one message.
+const MaxCommands = 30
+
 // run processes the request.
 func (s *session) run() error {
 	q := s.req
@@ -137,6 +140,10 @@ func (s *session) run() error {
 		}
 		s.mine.show(g)
 		return nil
+	}
+	if len(lines) > MaxCommands {
+		s.mine.add("Your message has %d lines of commands; only the first %d were read.", len(lines), MaxCommands)
+		lines = lines[:MaxCommands]
 	}
 	for i, l := range lines {
 		err := s.line(l, i == first && first < len(lines) && s.context != 0)
