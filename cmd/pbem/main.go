@@ -34,6 +34,7 @@ func commands() []command {
 		{"selfplay", "GAME [-n N] [--seed S] [--players K] [--board B] [--max-plies M]", "play random legal games and print their records", runSelfplay},
 		{"fmt", "[-w] [FILE ...]", "rewrite game records in canonical form", runFmt},
 		{"games", "", "list the games with a one-line description each", runGames},
+		{"archive", "import|export|list|search|crosstable|ratings ...", "keep and query an archive of finished games", runArchive},
 	}
 }
 
