@@ -45,6 +45,18 @@ type Inbound struct {
 	// Raw is the message as received.
 	Raw []byte
 
+	// Header facts that tell automatic mail apart (RFC 3834): the values of
+	// Auto-Submitted and Precedence (lower case, "" when absent), whether an
+	// X-Autoreply or X-Autorespond field or a List-Id is present, whether the
+	// envelope sender (Return-Path) is null (<>), and the top-level media
+	// type ("multipart/report" for a bounce).
+	AutoSubmitted string
+	Precedence    string
+	XAutoreply    bool
+	ListID        bool
+	NullSender    bool
+	ContentType   string
+
 	// UID, UIDValidity and Mailbox say where the poller found the message;
 	// zero for a message given to Parse directly.
 	UID         uint32

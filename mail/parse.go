@@ -90,6 +90,17 @@ func readHeader(in *Inbound, h gomail.Header) error {
 		}
 	}
 
+	in.AutoSubmitted = strings.ToLower(strings.TrimSpace(firstWord(h.Get("Auto-Submitted"))))
+	in.Precedence = strings.ToLower(strings.TrimSpace(h.Get("Precedence")))
+	in.XAutoreply = h.Has("X-Autoreply") || h.Has("X-Autorespond")
+	in.ListID = h.Has("List-Id")
+	if rp := h.Get("Return-Path"); rp != "" {
+		in.NullSender = strings.Trim(strings.TrimSpace(rp), "<>") == ""
+	}
+	if mt, _, err := h.ContentType(); err == nil {
+		in.ContentType = strings.ToLower(mt)
+	}
+
 	v := h.Get("From")
 	if v == "" {
 		return &ParseError{Reason: "missing From"}
@@ -329,4 +340,11 @@ func normalizeText(body []byte) string {
 	s = strings.ReplaceAll(s, "\r\n", "\n")
 	s = strings.ReplaceAll(s, "\r", "\n")
 	return s
+}
+
+// firstWord returns the text before the first ";" (Auto-Submitted may carry
+// parameters: "auto-replied; owner-email=...").
+func firstWord(v string) string {
+	w, _, _ := strings.Cut(v, ";")
+	return w
 }

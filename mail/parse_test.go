@@ -241,3 +241,23 @@ func TestPermanent(t *testing.T) {
 	assert.False(t, mail.IsPermanent(base))
 	assert.False(t, mail.IsPermanent(nil))
 }
+
+func TestParseAutomaticFacts(t *testing.T) {
+	raw := "Return-Path: <>\r\nFrom: MAILER-DAEMON@example.org\r\nTo: referee@pbem.local\r\n" +
+		"Auto-Submitted: Auto-Replied; owner=x\r\nPrecedence: Bulk\r\nX-Autoreply: yes\r\nList-Id: <l.example.org>\r\n" +
+		"Content-Type: multipart/report; report-type=delivery-status; boundary=b\r\n\r\n--b\r\nContent-Type: text/plain\r\n\r\nfailed\r\n--b--\r\n"
+	in, err := mail.Parse([]byte(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.AutoSubmitted != "auto-replied" || in.Precedence != "bulk" || !in.XAutoreply || !in.ListID || !in.NullSender || in.ContentType != "multipart/report" {
+		t.Fatalf("facts = %q %q %v %v %v %q", in.AutoSubmitted, in.Precedence, in.XAutoreply, in.ListID, in.NullSender, in.ContentType)
+	}
+	in, err = mail.Parse([]byte("From: a@example.org\r\nTo: b@example.org\r\n\r\nhi\r\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.AutoSubmitted != "" || in.Precedence != "" || in.XAutoreply || in.ListID || in.NullSender {
+		t.Fatalf("a plain message looks automatic: %+v", in)
+	}
+}
