@@ -1,0 +1,42 @@
+package referee
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"pbem/archive"
+)
+
+// Reject answers a message the mail transport could not read (a broken
+// MIME structure, say): its sender is told what was wrong and that nothing
+// was applied, unless the message is automatic (a bounce, an auto-reply) or
+// has no usable sender. Like Handle, it commits the reply and the message's
+// id in one transaction and does nothing for a message already processed.
+// req carries what could be read; reason says what could not.
+func (r *Referee) Reject(ctx context.Context, req Request, reason string) error {
+	key := req.key()
+	seen, err := r.store.Seen(ctx, key)
+	if err != nil {
+		return fmt.Errorf("referee: %w", err)
+	}
+	if seen {
+		r.stats.duplicates.Add(1)
+		return nil
+	}
+	s := r.newSession(ctx, &req, key)
+	ch := &archive.Change{MessageID: key, At: s.now}
+	if r.automatic(&req) == "" && validAddr(req.From.Addr) {
+		s.mine.add(fmt.Sprintf("Sorry: the referee could not read your message (%s). Nothing of it was applied. Please send your move or command again as a plain-text mail; send help for the commands.", reason))
+		s.mine.label = "message not read"
+		ch.Outbox = append(ch.Outbox, s.compose(s.mine))
+	} else {
+		r.stats.ignored.Add(1)
+	}
+	err = r.store.Commit(ctx, ch)
+	if err == nil || errors.Is(err, archive.ErrDuplicate) {
+		r.stats.handled.Add(1)
+		return nil
+	}
+	return fmt.Errorf("referee: %s: %w", key, err)
+}
