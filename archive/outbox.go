@@ -203,3 +203,12 @@ func (s *Store) Prune(ctx context.Context, before time.Time) (int64, error) {
 	}
 	return total, nil
 }
+
+// Pending counts the mails waiting for delivery (for metrics).
+func (s *Store) Pending(ctx context.Context) (int64, error) {
+	var n int64
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM outbox WHERE status = 'pending'`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("archive: pending: %w", err)
+	}
+	return n, nil
+}

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"time"
+
+	"pbem/engine"
+	"pbem/mail"
+	"pbem/notation"
+	"pbem/referee"
+)
+
+func runDemo(c *cli, args []string) int {
+	fs := c.flags("demo")
+	games := fs.String("games", "", "comma-separated game ids (default: every game)")
+	plies := fs.Int("plies", 4, "plies to play in each game before the player to move resigns")
+	seed := fs.Uint64("seed", 1, "random seed for the demo players' moves")
+	pos, code, done := c.parse(fs, args)
+	if done {
+		return code
+	}
+	if len(pos) > 0 {
+		fmt.Fprintf(c.stderr, "pbem demo: unexpected argument %q\n", pos[0])
+		return 2
+	}
+	var codecs []notation.Codec
+	if *games == "" {
+		codecs = referee.Games()
+	} else {
+		for id := range strings.SplitSeq(*games, ",") {
+			g, err := referee.Lookup(strings.TrimSpace(id))
+			if err != nil {
+				fmt.Fprintf(c.stderr, "pbem demo: %v\n", err)
+				return 2
+			}
+			codecs = append(codecs, g)
+		}
+	}
+	dir, err := os.MkdirTemp("", "pbem-demo-")
+	if err != nil {
+		fmt.Fprintf(c.stderr, "pbem demo: %v\n", err)
+		return 2
+	}
+	defer os.RemoveAll(dir)
+	cfg := &Config{DataDir: dir}
+	cfg.defaults()
+	cfg.HTTP.Addr = "127.0.0.1:0"
+	cfg.Log.Level = "warn"
+	if err := demo(context.Background(), cfg, c.stdout, codecs, *plies, *seed); err != nil {
+		fmt.Fprintf(c.stderr, "pbem demo: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// demo starts pbem serve on its embedded mail servers and plays a short
+// game of each kind through them: every command and ply is mailed by SMTP
+// as a player would, and every reply read back by IMAP; w gets the
+// transcript.
+func demo(ctx context.Context, cfg *Config, w io.Writer, codecs []notation.Codec, plies int, seed uint64) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s := &server{cfg: cfg, out: io.Discard, embedded: true}
+	ready := make(chan struct{})
+	errc := make(chan error, 1)
+	go func() { errc <- s.run(ctx, func(*server) { close(ready) }) }()
+	select {
+	case <-ready:
+	case err := <-errc:
+		return err
+	}
+	r := rand.New(rand.NewPCG(seed, 0))
+	for _, codec := range codecs {
+		if err := demoGame(ctx, s, w, codec, plies, r); err != nil {
+			return fmt.Errorf("%s: %w", codec.Rules().ID(), err)
+		}
+	}
+	cancel()
+	return <-errc
+}
+
+func demoGame(ctx context.Context, s *server, w io.Writer, codec notation.Codec, plies int, r *rand.Rand) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	id := codec.Rules().ID()
+	n := 2
+	if id == "rpp" {
+		n = 3
+	}
+	ref := s.mails.RefereeAddress()
+	var ps []*player
+	var names []string
+	for _, name := range []string{"alice", "bob", "carol"}[:n] {
+		pass, _ := s.mails.Password(name)
+		p := &player{addr: name + "@" + s.mails.Domain(), pass: pass, imapAddr: s.mails.IMAPAddr(), smtpAddr: s.mails.SMTPAddr()}
+		if err := p.skip(); err != nil {
+			return err
+		}
+		ps = append(ps, p)
+		names = append(names, p.addr)
+	}
+	fmt.Fprintf(w, "=== %s: %s\n\n", id, strings.Join(names, ", "))
+	say := func(p *player, text string) {
+		fmt.Fprintf(w, "%s -> %s: %s\n", p.addr, ref, text)
+	}
+	cmd := fmt.Sprintf("new %s with %s", id, strings.Join(names[1:], " "))
+	if err := ps[0].send(ref, cmd, "", nil); err != nil {
+		return err
+	}
+	say(ps[0], cmd)
+	for _, p := range ps[1:] {
+		m, err := p.wait(ctx, "invitation")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "%s <- %s\n", p.addr, m.Subject)
+		if err := p.send(ref, "", "accept", m); err != nil {
+			return err
+		}
+		say(p, "accept")
+	}
+	last := make(map[*player]*referenceMail)
+	for _, p := range ps {
+		m, err := p.wait(ctx, "to move")
+		if err != nil {
+			return err
+		}
+		last[p] = &referenceMail{m.Subject, m.Text, m}
+	}
+	start, err := codec.Rules().Start(engine.Options{Players: n})
+	if err != nil {
+		return err
+	}
+	line := engine.NewLine(start)
+	show := func(p *player) {
+		fmt.Fprintf(w, "\n%s <- %s\n%s\n", p.addr, last[p].subject, indent(last[p].text))
+	}
+	show(ps[line.State().ToMove()])
+	for ply := 0; ply <= plies && !line.Outcome().Over; ply++ {
+		mover := ps[line.State().ToMove()]
+		text := "resign"
+		var m engine.Move
+		if ply < plies {
+			m = randomMove(line.State(), r)
+			text = codec.Encode(line.State(), m)
+		}
+		if err := mover.send(ref, "", text, last[mover].m); err != nil {
+			return err
+		}
+		say(mover, text)
+		if m != nil {
+			if line, err = line.Play(m); err != nil {
+				return err
+			}
+		}
+		for _, p := range ps {
+			got, err := p.wait(ctx, "")
+			if err != nil {
+				return err
+			}
+			last[p] = &referenceMail{got.Subject, got.Text, got}
+		}
+		next := ps[line.State().ToMove()]
+		if text == "resign" || line.Outcome().Over {
+			next = mover
+		}
+		show(next)
+	}
+	fmt.Fprintln(w)
+	return nil
+}
+
+// referenceMail is the last mail a demo player had from the referee.
+type referenceMail struct {
+	subject, text string
+	m             *mail.Inbound
+}
+
+func randomMove(s engine.State, r *rand.Rand) engine.Move {
+	if smp, ok := s.(engine.Sampler); ok {
+		return smp.RandomMove(r)
+	}
+	moves := s.Legal()
+	return moves[r.IntN(len(moves))]
+}
+
+func indent(text string) string {
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = "    " + l
+	}
+	return strings.Join(lines, "\n")
+}

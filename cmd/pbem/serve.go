@@ -1,0 +1,363 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"pbem/archive"
+	"pbem/mail"
+	"pbem/mail/embedded"
+	"pbem/referee"
+)
+
+// Default ports of the embedded mail servers, so a mail client can be
+// pointed at them once and for all.
+const (
+	embeddedIMAPPort = 1143
+	embeddedSMTPPort = 1587
+)
+
+func runServe(c *cli, args []string) int {
+	fs := c.flags("serve")
+	config := fs.String("config", "", "configuration `file` (YAML, see the README); without one, pbem runs its own mail servers on loopback")
+	data := fs.String("data", "", "data `dir`ectory (default: the config's data_dir, else ./pbem-data)")
+	httpAddr := fs.String("http", "", "loopback `addr`ess of /healthz and /metrics (default 127.0.0.1:8025)")
+	imapPort := fs.Int("imap-port", embeddedIMAPPort, "IMAP port of the embedded mail server (0: any free port)")
+	smtpPort := fs.Int("smtp-port", embeddedSMTPPort, "SMTP port of the embedded mail server (0: any free port)")
+	pos, code, done := c.parse(fs, args)
+	if done {
+		return code
+	}
+	if len(pos) > 0 {
+		fmt.Fprintf(c.stderr, "pbem serve: unexpected argument %q\n", pos[0])
+		return 2
+	}
+	var cfg *Config
+	if *config != "" {
+		var err error
+		if cfg, err = loadConfig(*config); err != nil {
+			fmt.Fprintf(c.stderr, "pbem serve: %v\n", err)
+			return 2
+		}
+	} else {
+		cfg = &Config{}
+		cfg.defaults()
+	}
+	if *data != "" {
+		cfg.DataDir = *data
+	}
+	if *httpAddr != "" {
+		cfg.HTTP.Addr = *httpAddr
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	s := &server{cfg: cfg, out: c.stdout, embedded: *config == "", imapPort: *imapPort, smtpPort: *smtpPort}
+	if err := s.run(ctx, nil); err != nil {
+		fmt.Fprintf(c.stderr, "pbem serve: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// server is `pbem serve`: the referee joined to a mailbox. It is the only
+// place that knows both the referee and the mail transport.
+type server struct {
+	cfg                *Config
+	out                io.Writer
+	embedded           bool
+	imapPort, smtpPort int
+
+	log     *slog.Logger
+	store   *archive.Store
+	ref     *referee.Referee
+	metrics *mail.Metrics
+	sender  *mail.Sender
+	poller  *mail.Poller
+	mails   *embedded.Servers // nil with a configured mailbox
+	http    net.Listener
+	started time.Time
+
+	mu       sync.Mutex
+	lastTick time.Time
+	tickErr  error
+}
+
+func (s *server) logger() *slog.Logger {
+	level := map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}[s.cfg.Log.Level]
+	o := &slog.HandlerOptions{Level: level}
+	if s.cfg.Log.Format == "json" {
+		return slog.New(slog.NewJSONHandler(os.Stderr, o))
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, o))
+}
+
+// start brings up every part; ready (if not nil) is called once all listen.
+func (s *server) start(ctx context.Context) error {
+	if s.log == nil {
+		s.log = s.logger()
+	}
+	s.started = time.Now()
+	s.metrics = &mail.Metrics{}
+	imapSec, smtpSec := mail.Security(s.cfg.IMAP.Security), mail.Security(s.cfg.SMTP.Security)
+	imapPass, smtpPass := os.Getenv(s.cfg.IMAP.PasswordEnv), os.Getenv(s.cfg.SMTP.PasswordEnv)
+	if s.embedded {
+		srv, err := embedded.Start(&embedded.Options{IMAPPort: s.imapPort, SMTPPort: s.smtpPort, Logger: s.log})
+		if err != nil {
+			return fmt.Errorf("embedded mail servers: %w (use --imap-port 0 --smtp-port 0 for free ports)", err)
+		}
+		s.mails = srv
+		s.cfg.Referee.Address = srv.RefereeAddress()
+		s.cfg.IMAP.Addr, s.cfg.SMTP.Addr = srv.IMAPAddr(), srv.SMTPAddr()
+		s.cfg.IMAP.Username, s.cfg.SMTP.Username = srv.RefereeAddress(), srv.RefereeAddress()
+		imapSec, smtpSec = mail.SecurityPlain, mail.SecurityPlain
+		imapPass, _ = srv.Password("referee")
+		smtpPass = imapPass
+	}
+	store, err := archive.Open(ctx, s.cfg.DataDir, nil)
+	if err != nil {
+		return err
+	}
+	s.store = store
+	s.ref, err = referee.New(store, &referee.Options{Address: s.cfg.Referee.Address, Name: s.cfg.Referee.Name, Logger: s.log})
+	if err != nil {
+		return err
+	}
+	s.sender, err = mail.NewSender(outbox{store}, &mail.SenderOptions{
+		Addr: s.cfg.SMTP.Addr, Security: smtpSec, Username: s.cfg.SMTP.Username, Password: smtpPass,
+		Helo: s.cfg.SMTP.Helo, Metrics: s.metrics, Logger: s.log,
+	})
+	if err != nil {
+		return err
+	}
+	s.poller, err = mail.NewPoller(&mail.PollerOptions{
+		Addr: s.cfg.IMAP.Addr, Security: imapSec, Username: s.cfg.IMAP.Username, Password: imapPass,
+		Mailbox: s.cfg.IMAP.Mailbox, ProcessedMailbox: s.cfg.IMAP.Processed, RejectedMailbox: s.cfg.IMAP.Rejected,
+		PollInterval: s.cfg.IMAP.PollInterval, Rejecter: mail.RejecterFunc(s.reject), Metrics: s.metrics, Logger: s.log,
+	})
+	if err != nil {
+		return err
+	}
+	s.http, err = net.Listen("tcp", s.cfg.HTTP.Addr)
+	if err != nil {
+		return fmt.Errorf("health and metrics endpoint: %w (choose another with --http)", err)
+	}
+	return nil
+}
+
+// run starts pbem serve and runs it until ctx ends. ready, when not nil,
+// is called once everything listens (tests use it).
+func (s *server) run(ctx context.Context, ready func(*server)) error {
+	defer s.close()
+	if err := s.start(ctx); err != nil {
+		return err
+	}
+	if s.mails != nil {
+		fmt.Fprintln(s.out, s.mails.Instructions())
+	}
+	fmt.Fprintf(s.out, "pbem serve: referee %s, data in %s\n", s.cfg.Referee.Address, s.store.Path())
+	fmt.Fprintf(s.out, "pbem serve: health http://%s/healthz, metrics http://%s/metrics\n", s.http.Addr(), s.http.Addr())
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	hs := &http.Server{Handler: s.mux(), ReadHeaderTimeout: 5 * time.Second}
+	wg.Go(func() { hs.Serve(s.http) })
+	wg.Go(func() { s.sender.Run(ctx) })
+	wg.Go(func() { s.ticks(ctx) })
+	wg.Go(func() { s.poller.Run(ctx, mail.HandlerFunc(s.handle)) })
+	if ready != nil {
+		ready(s)
+	}
+	<-ctx.Done()
+	sc, scancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer scancel()
+	hs.Shutdown(sc)
+	wg.Wait()
+	s.log.Info("pbem serve stopped")
+	return nil
+}
+
+func (s *server) close() {
+	if s.store != nil {
+		s.store.Close()
+	}
+	if s.mails != nil {
+		s.mails.Close()
+	}
+}
+
+// handle gives one message to the referee. nil means its effect and replies
+// are committed; the poller then marks it \Seen and moves it to Processed.
+// A store failure is returned: the message stays unseen and is retried.
+func (s *server) handle(ctx context.Context, in *mail.Inbound) error {
+	if err := s.ref.Handle(ctx, request(in)); err != nil {
+		return err
+	}
+	s.sender.Wake()
+	return nil
+}
+
+// reject answers a message the transport could not read.
+func (s *server) reject(ctx context.Context, in *mail.Inbound, reason error) error {
+	if err := s.ref.Reject(ctx, request(in), reason.Error()); err != nil {
+		return err
+	}
+	s.sender.Wake()
+	return nil
+}
+
+// request turns a parsed mail into a referee request.
+func request(in *mail.Inbound) referee.Request {
+	id := in.MessageID
+	if id == "" {
+		id = in.Key()
+	}
+	return referee.Request{
+		From: referee.Address{Name: in.From.Name, Addr: in.From.Addr}, To: in.DeliveredTo,
+		Subject: in.Subject, Body: in.Text, MessageID: id, InReplyTo: in.InReplyTo,
+		References: in.References, Received: in.Received, Size: len(in.Raw),
+		AutoSubmitted: in.AutoSubmitted, Precedence: in.Precedence, XAutoreply: in.XAutoreply,
+		ContentType: in.ContentType, NullSender: in.NullSender, ListID: in.ListID,
+	}
+}
+
+// ticks runs the referee's clocks (reminders, time forfeits) and prunes
+// old bookkeeping once a day.
+func (s *server) ticks(ctx context.Context) {
+	t := time.NewTicker(s.cfg.TickInterval)
+	defer t.Stop()
+	var lastPrune time.Time
+	for {
+		now := time.Now()
+		err := s.ref.Tick(ctx, now)
+		if err != nil && ctx.Err() == nil {
+			s.log.Error("clock tick failed", "err", err)
+		} else {
+			s.sender.Wake()
+		}
+		if now.Sub(lastPrune) > 24*time.Hour {
+			// Processed message ids are kept a year: a message redelivered
+			// after that would be answered again, not applied twice (its
+			// game has moved on and the ply number no longer fits).
+			if n, err := s.store.Prune(ctx, now.AddDate(-1, 0, 0)); err != nil && ctx.Err() == nil {
+				s.log.Error("prune failed", "err", err)
+			} else if n > 0 {
+				s.log.Info("pruned old bookkeeping", "rows", n)
+			}
+			lastPrune = now
+		}
+		s.mu.Lock()
+		s.lastTick, s.tickErr = now, err
+		s.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// mux serves /healthz (JSON; 503 when the store cannot be read) and
+// /metrics (Prometheus text format).
+func (s *server) mux() *http.ServeMux {
+	m := http.NewServeMux()
+	m.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		status, code := "ok", http.StatusOK
+		storeErr := s.store.DB().PingContext(ctx)
+		if storeErr != nil {
+			status, code = "store unavailable", http.StatusServiceUnavailable
+		}
+		s.mu.Lock()
+		last, tickErr := s.lastTick, s.tickErr
+		s.mu.Unlock()
+		body := map[string]any{
+			"status": status, "referee": s.cfg.Referee.Address,
+			"uptime_seconds": int(time.Since(s.started).Seconds()), "last_tick": last.UTC().Format(time.RFC3339),
+		}
+		if tickErr != nil {
+			body["tick_error"] = tickErr.Error()
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(code)
+		json.NewEncoder(w).Encode(body)
+	})
+	m.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+		s.metrics.WritePrometheus(w, "pbem_mail")
+		st := s.ref.Stats()
+		for _, c := range []struct {
+			name, help string
+			v          int64
+		}{
+			{"pbem_referee_handled_total", "Requests committed.", st.Handled},
+			{"pbem_referee_ignored_total", "Bounces, auto-replies and loops not answered.", st.Ignored},
+			{"pbem_referee_duplicates_total", "Messages already processed.", st.Duplicates},
+			{"pbem_referee_rate_limited_total", "Messages over the per-sender rate limit.", st.Limited},
+			{"pbem_referee_panics_total", "Bugs recovered (nothing applied).", st.Panics},
+			{"pbem_referee_conflicts_total", "Commits retried after a concurrent change.", st.Conflicts},
+		} {
+			fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s counter\n%s %d\n", c.name, c.help, c.name, c.name, c.v)
+		}
+		if n, err := s.store.Pending(r.Context()); err == nil {
+			fmt.Fprintf(w, "# HELP pbem_outbox_pending Replies waiting for delivery.\n# TYPE pbem_outbox_pending gauge\npbem_outbox_pending %d\n", n)
+		}
+	})
+	return m
+}
+
+// outbox adapts the store's outbox to the mail sender.
+type outbox struct{ s *archive.Store }
+
+func (o outbox) Due(ctx context.Context, now time.Time, limit int) ([]mail.Outgoing, error) {
+	rows, err := o.s.Due(ctx, now, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]mail.Outgoing, len(rows))
+	for i, r := range rows {
+		out[i] = mail.Outgoing{
+			ID: r.ID, From: addr(r.From), To: addrs(r.To), Cc: addrs(r.Cc), Subject: r.Subject,
+			Date: r.Date, MessageID: r.MessageID, InReplyTo: r.InReplyTo, References: r.References,
+			Text: r.Text, Attempts: r.Attempts,
+		}
+		if r.ReplyTo != nil {
+			a := addr(*r.ReplyTo)
+			out[i].ReplyTo = &a
+		}
+	}
+	return out, nil
+}
+
+func (o outbox) Sent(ctx context.Context, id string) error { return o.s.Sent(ctx, id) }
+func (o outbox) Retry(ctx context.Context, id string, at time.Time, lastErr string) error {
+	return o.s.Retry(ctx, id, at, lastErr)
+}
+func (o outbox) Failed(ctx context.Context, id, lastErr string) error {
+	return o.s.Failed(ctx, id, lastErr)
+}
+
+var _ mail.FailedOutbox = outbox{}
+
+func addr(a archive.Address) mail.Address { return mail.Address{Name: a.Name, Addr: a.Addr} }
+
+func addrs(as []archive.Address) []mail.Address {
+	if as == nil {
+		return nil
+	}
+	out := make([]mail.Address, len(as))
+	for i, a := range as {
+		out[i] = addr(a)
+	}
+	return out
+}
