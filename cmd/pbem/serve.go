@@ -294,7 +294,7 @@ func (s *server) mux() *http.ServeMux {
 	})
 	m.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
-		s.metrics.WritePrometheus(w, "pbem_mail")
+		s.metrics.WritePrometheus(w, "pbem_")
 		st := s.ref.Stats()
 		for _, c := range []struct {
 			name, help string
