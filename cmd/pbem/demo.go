@@ -76,7 +76,16 @@ func demo(ctx context.Context, cfg *Config, w io.Writer, codecs []notation.Codec
 	}
 	r := rand.New(rand.NewPCG(seed, 0))
 	for _, codec := range codecs {
-		if err := demoGame(ctx, s, w, codec, plies, r); err != nil {
+		n := 2
+		if codec.Rules().ID() == "rpp" {
+			n = 3
+		}
+		var ps []*player
+		for _, name := range []string{"alice", "bob", "carol"}[:n] {
+			pass, _ := s.mails.Password(name)
+			ps = append(ps, &player{addr: name + "@" + s.mails.Domain(), pass: pass, imapAddr: s.mails.IMAPAddr(), smtpAddr: s.mails.SMTPAddr()})
+		}
+		if err := playByMail(ctx, w, s.mails.RefereeAddress(), ps, codec, plies, r); err != nil {
 			return fmt.Errorf("%s: %w", codec.Rules().ID(), err)
 		}
 	}
@@ -84,24 +93,20 @@ func demo(ctx context.Context, cfg *Config, w io.Writer, codecs []notation.Codec
 	return <-errc
 }
 
-func demoGame(ctx context.Context, s *server, w io.Writer, codec notation.Codec, plies int, r *rand.Rand) error {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+// playByMail plays one game by mail: ps[0] creates it and invites the
+// others, who accept; then each player in turn mails a random legal ply
+// until the game ends or plies have been played, when the player to move
+// resigns. Every mail is sent by SMTP and every reply read back by IMAP.
+func playByMail(ctx context.Context, w io.Writer, ref string, ps []*player, codec notation.Codec, plies int, r *rand.Rand) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second+time.Duration(plies)*time.Second)
 	defer cancel()
 	id := codec.Rules().ID()
-	n := 2
-	if id == "rpp" {
-		n = 3
-	}
-	ref := s.mails.RefereeAddress()
-	var ps []*player
+	n := len(ps)
 	var names []string
-	for _, name := range []string{"alice", "bob", "carol"}[:n] {
-		pass, _ := s.mails.Password(name)
-		p := &player{addr: name + "@" + s.mails.Domain(), pass: pass, imapAddr: s.mails.IMAPAddr(), smtpAddr: s.mails.SMTPAddr()}
+	for _, p := range ps {
 		if err := p.skip(); err != nil {
 			return err
 		}
-		ps = append(ps, p)
 		names = append(names, p.addr)
 	}
 	fmt.Fprintf(w, "=== %s: %s\n\n", id, strings.Join(names, ", "))
