@@ -30,7 +30,10 @@ type relaySession struct {
 }
 
 func (s *relaySession) Mail(from string, _ *smtp.MailOptions) error { s.from = from; return nil }
-func (s *relaySession) Rcpt(to string, _ *smtp.RcptOptions) error  { s.to = append(s.to, to); return nil }
+func (s *relaySession) Rcpt(to string, _ *smtp.RcptOptions) error {
+	s.to = append(s.to, to)
+	return nil
+}
 func (s *relaySession) Data(r io.Reader) error {
 	raw, err := io.ReadAll(r)
 	if err != nil {
