@@ -1,14 +1,354 @@
 package main
 
-import "fmt"
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
 
-// runArchive is `pbem archive` (issue 9; being built).
+	"pbem/archive"
+	"pbem/notation"
+	"pbem/referee"
+)
+
+// archiveCommand is one subcommand of pbem archive.
+type archiveCommand struct {
+	name, args, summary string
+	run                 func(c *cli, a *archiveArgs) int
+}
+
+func archiveCommands() []archiveCommand {
+	return []archiveCommand{
+		{"import", "FILE ...", "check record files as pbem check does and archive every valid game once (- : standard input)", runArchiveImport},
+		{"export", "[--game G] [--event E] [--player P] [--since DATE] [--format pgn|json]", "write archived games as a canonical record collection or JSON lines", runArchiveExport},
+		{"list", "[--game G] [--event E] [--player P] [--since DATE]", "list archived games, one line each: id, date, game, event, round, sides, result", runArchiveList},
+		{"search", "[--game G] [--event E] [--player P] [--since DATE] WORD ...", "list the archived games with every WORD in a tag value (any case)", runArchiveList},
+		{"crosstable", "EVENT [--game G] [--format text|csv]", "the results of an event: players against players, score, Sonneborn-Berger", runArchiveCrosstable},
+		{"ratings", "[--game G] [--format text|csv]", "Elo ratings per game, recomputed from the rated games of the archive", runArchiveRatings},
+	}
+}
+
+// archiveArgs is a parsed subcommand line.
+type archiveArgs struct {
+	name   string
+	fs     *flag.FlagSet
+	data   *string
+	filter archive.Filter
+	format *string
+	pos    []string
+}
+
+// runArchive is `pbem archive SUBCOMMAND ...`.
 func runArchive(c *cli, args []string) int {
-	fs := c.flags("archive")
-	_, code, done := c.parse(fs, args)
-	if done {
+	if len(args) == 0 {
+		c.archiveUsage(c.stderr)
+		return 2
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		c.archiveUsage(c.stdout)
+		return 0
+	}
+	for _, sub := range archiveCommands() {
+		if sub.name == args[0] {
+			a, code, done := c.archiveFlags(sub, args[1:])
+			if done {
+				return code
+			}
+			return sub.run(c, a)
+		}
+	}
+	var names []string
+	for _, sub := range archiveCommands() {
+		names = append(names, sub.name)
+	}
+	fmt.Fprintf(c.stderr, "pbem archive: unknown subcommand %q; expected one of %s\n", args[0], strings.Join(names, ", "))
+	return 2
+}
+
+func (c *cli) archiveUsage(w io.Writer) {
+	fmt.Fprintf(w, "Usage: pbem archive SUBCOMMAND [--data DIR] ...\n\nKeep and query an archive of finished games (the referee's store).\n\nSubcommands:\n")
+	for _, sub := range archiveCommands() {
+		fmt.Fprintf(w, "  pbem archive %s %s\n        %s\n", sub.name, sub.args, sub.summary)
+	}
+	fmt.Fprintf(w, "\nRun pbem archive SUBCOMMAND --help for its options.\n")
+}
+
+// archiveFlags parses a subcommand's flags; done is set (with the exit
+// code) after --help or a bad flag.
+func (c *cli) archiveFlags(sub archiveCommand, args []string) (a *archiveArgs, code int, done bool) {
+	fset := flag.NewFlagSet("pbem archive "+sub.name, flag.ContinueOnError)
+	a = &archiveArgs{name: sub.name, fs: fset}
+	a.data = fset.String("data", archive.DefaultDir, "the data directory `DIR` holding the archive (the referee's store)")
+	switch sub.name {
+	case "export", "list", "search":
+		fset.StringVar(&a.filter.Game, "game", "", "only games of the game `G` (a game id, see pbem games)")
+		fset.StringVar(&a.filter.Event, "event", "", "only games of the event `E` (equal to the Event tag, any case)")
+		fset.StringVar(&a.filter.Player, "player", "", "only games where a side's tag (a player) contains `P` (any case)")
+		fset.StringVar(&a.filter.Since, "since", "", "only games dated `DATE` (YYYY.MM.DD) or later, by the Date tag")
+	case "crosstable", "ratings":
+		fset.StringVar(&a.filter.Game, "game", "", "only games of the game `G` (a game id, see pbem games)")
+	}
+	switch sub.name {
+	case "export":
+		a.format = fset.String("format", archive.PGN, "pgn (a canonical record collection) or json (one object per line: tags, plies, result)")
+	case "crosstable", "ratings":
+		a.format = fset.String("format", "text", "text or csv")
+	}
+	fset.Usage = func() {
+		fmt.Fprintf(fset.Output(), "Usage: pbem archive %s %s\n\n%s.\n\nOptions:\n", sub.name, sub.args, sub.summary)
+		fset.PrintDefaults()
+	}
+	a.pos, code, done = c.parse(fset, args)
+	return a, code, done
+}
+
+// archiveFail reports an error of the subcommand and returns exit status 2.
+func (c *cli) archiveFail(a *archiveArgs, format string, args ...any) int {
+	msg := fmt.Sprintf(format, args...)
+	msg = strings.TrimPrefix(msg, "archive: ")
+	fmt.Fprintf(c.stderr, "pbem archive %s: %s\n", a.name, msg)
+	return 2
+}
+
+// archiveOpen opens the archive. Only import creates one: the other subcommands
+// refuse a data directory without a database, which is most likely a
+// mistyped --data.
+func (c *cli) archiveOpen(a *archiveArgs, create bool) (*archive.Store, int) {
+	if !create {
+		if _, err := os.Stat(filepath.Join(*a.data, archive.DBFile)); errors.Is(err, fs.ErrNotExist) {
+			return nil, c.archiveFail(a, "no archive in %s (archive games with pbem archive import, or give --data DIR)", *a.data)
+		}
+	}
+	s, err := archive.Open(context.Background(), *a.data, nil)
+	if err != nil {
+		return nil, c.archiveFail(a, "%v", err)
+	}
+	return s, 0
+}
+
+func runArchiveImport(c *cli, a *archiveArgs) int {
+	if len(a.pos) == 0 {
+		return c.archiveFail(a, "expected record files to import (- for standard input)")
+	}
+	s, code := c.archiveOpen(a, true)
+	if s == nil {
 		return code
 	}
-	fmt.Fprintln(c.stderr, "pbem archive: not built yet")
-	return 2
+	defer s.Close()
+	defer debug.SetGCPercent(debug.SetGCPercent(checkGCPercent))
+	ctx := context.Background()
+	im := s.NewImporter(referee.Lookup, 0)
+	ioErr := false
+	var storeErr error
+	out := bufio.NewWriter(c.stdout)
+	defer out.Flush()
+	for _, f := range a.pos {
+		name, data, err := c.read(f)
+		if err != nil {
+			fmt.Fprintf(c.stderr, "pbem archive import: %v\n", err)
+			ioErr = true
+			continue
+		}
+		bar := c.progress(name, len(data))
+		storeErr = im.File(ctx, name, data, func(ch *notation.Checked) {
+			bar(ch.Offset)
+			printProblems(out, ch)
+		})
+		bar(-1)
+		if storeErr != nil {
+			break
+		}
+	}
+	if storeErr == nil {
+		storeErr = im.Flush(ctx)
+	}
+	st := im.Stats()
+	fmt.Fprintf(out, "imported %d games, %d plies: %d archived, %d already archived, %d invalid (%d errors)\n",
+		st.Games, st.Plies, st.Added, st.Known, st.Invalid, st.Problems)
+	switch {
+	case storeErr != nil:
+		out.Flush()
+		fmt.Fprintf(c.stderr, "pbem archive import: %v; the games counted as archived are stored, the others are not\n",
+			strings.TrimPrefix(storeErr.Error(), "archive: "))
+		return 2
+	case ioErr:
+		return 2
+	case st.Invalid > 0:
+		return 1
+	}
+	return 0
+}
+
+// printProblems prints a checked game's problems as pbem check does: one
+// line each, then the board before each illegal ply.
+func printProblems(w *bufio.Writer, ch *notation.Checked) {
+	for _, p := range ch.Problems {
+		fmt.Fprintln(w, p)
+	}
+	for _, p := range ch.Problems {
+		if p.Board != "" {
+			fmt.Fprintf(w, "board before ply %d of game %d:\n%s\n", p.Ply, p.Game, p.Board)
+		}
+	}
+}
+
+func runArchiveExport(c *cli, a *archiveArgs) int {
+	if len(a.pos) > 0 {
+		return c.archiveFail(a, "unexpected argument %q; export takes only options", a.pos[0])
+	}
+	if err := a.filter.Check(referee.Lookup); err != nil {
+		return c.archiveFail(a, "%v", err)
+	}
+	if *a.format != archive.PGN && *a.format != archive.JSON {
+		return c.archiveFail(a, "unknown --format %q; expected pgn or json", *a.format)
+	}
+	s, code := c.archiveOpen(a, false)
+	if s == nil {
+		return code
+	}
+	defer s.Close()
+	defer debug.SetGCPercent(debug.SetGCPercent(checkGCPercent))
+	bad := 0
+	_, err := s.Export(context.Background(), c.stdout, referee.Lookup, a.filter, &archive.ExportOptions{
+		Format: *a.format,
+		Invalid: func(id int64, problems []*notation.Problem) {
+			bad++
+			for _, p := range problems {
+				fmt.Fprintf(c.stderr, "pbem archive export: archived game %d no longer checks, not exported: %v\n", id, p)
+			}
+		},
+	})
+	if err != nil {
+		return c.archiveFail(a, "%v", err)
+	}
+	if bad > 0 {
+		return 1
+	}
+	return 0
+}
+
+func runArchiveList(c *cli, a *archiveArgs) int {
+	if a.name == "search" {
+		if len(a.pos) == 0 {
+			return c.archiveFail(a, "expected words to search for")
+		}
+		a.filter.Text = a.pos
+	} else if len(a.pos) > 0 {
+		return c.archiveFail(a, "unexpected argument %q; to search for words use pbem archive search", a.pos[0])
+	}
+	if err := a.filter.Check(referee.Lookup); err != nil {
+		return c.archiveFail(a, "%v", err)
+	}
+	s, code := c.archiveOpen(a, false)
+	if s == nil {
+		return code
+	}
+	defer s.Close()
+	w := bufio.NewWriter(c.stdout)
+	err := s.Query(context.Background(), referee.Lookup, a.filter, func(fd *archive.Found) error {
+		_, err := w.WriteString(listLine(fd))
+		return err
+	})
+	if err == nil {
+		err = w.Flush()
+	}
+	if err != nil {
+		return c.archiveFail(a, "%v", err)
+	}
+	return 0
+}
+
+// listLine is one game as list and search show it: tab-separated id,
+// date, game, event, round, sides (Side: player; ...) and result, with ?
+// for what the record does not say.
+func listLine(fd *archive.Found) string {
+	field := func(v string) string {
+		v = strings.Join(strings.Fields(v), " ")
+		if v == "" {
+			return "?"
+		}
+		return v
+	}
+	var sides []string
+	for _, sd := range fd.Sides {
+		sides = append(sides, sd.Name+": "+field(sd.Player))
+	}
+	return fmt.Sprintf("%d\t%s\t%s\t%s\t%s\t%s\t%s\n", fd.ID, field(fd.Date), fd.Game, field(fd.Event), field(fd.Round),
+		field(strings.Join(sides, "; ")), fd.Result)
+}
+
+func runArchiveCrosstable(c *cli, a *archiveArgs) int {
+	if len(a.pos) != 1 {
+		return c.archiveFail(a, "expected one event name, got %d arguments", len(a.pos))
+	}
+	if *a.format != "text" && *a.format != "csv" {
+		return c.archiveFail(a, "unknown --format %q; expected text or csv", *a.format)
+	}
+	if err := a.filter.Check(referee.Lookup); err != nil {
+		return c.archiveFail(a, "%v", err)
+	}
+	s, code := c.archiveOpen(a, false)
+	if s == nil {
+		return code
+	}
+	defer s.Close()
+	t, err := s.Crosstable(context.Background(), referee.Lookup, a.pos[0], a.filter)
+	if err != nil {
+		return c.archiveFail(a, "%v", err)
+	}
+	if len(t.Players) == 0 {
+		fmt.Fprintf(c.stderr, "pbem archive crosstable: no decided games between known players in event %q\n", a.pos[0])
+		return 1
+	}
+	if *a.format == "csv" {
+		err = t.WriteCSV(c.stdout)
+	} else {
+		err = t.WriteText(c.stdout)
+	}
+	if err != nil {
+		return c.archiveFail(a, "%v", err)
+	}
+	return 0
+}
+
+func runArchiveRatings(c *cli, a *archiveArgs) int {
+	if len(a.pos) > 0 {
+		return c.archiveFail(a, "unexpected argument %q; ratings takes only options", a.pos[0])
+	}
+	if *a.format != "text" && *a.format != "csv" {
+		return c.archiveFail(a, "unknown --format %q; expected text or csv", *a.format)
+	}
+	if err := a.filter.Check(referee.Lookup); err != nil {
+		return c.archiveFail(a, "%v", err)
+	}
+	s, code := c.archiveOpen(a, false)
+	if s == nil {
+		return code
+	}
+	defer s.Close()
+	lists, err := s.Ratings(context.Background(), referee.Lookup, a.filter.Game)
+	if err != nil {
+		return c.archiveFail(a, "%v", err)
+	}
+	if *a.format == "csv" {
+		err = archive.WriteRatingsCSV(c.stdout, lists)
+	} else {
+		if len(lists) == 0 {
+			fmt.Fprintf(c.stderr, "pbem archive ratings: no rated, decided games between known players\n")
+			return 1
+		}
+		err = archive.WriteRatingsText(c.stdout, lists)
+	}
+	if err != nil {
+		return c.archiveFail(a, "%v", err)
+	}
+	return 0
 }

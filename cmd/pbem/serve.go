@@ -76,6 +76,8 @@ type server struct {
 	out                io.Writer
 	embedded           bool
 	imapPort, smtpPort int
+	players            []string        // embedded player accounts (default: the demo players)
+	onSent             func(id string) // called after the SMTP server accepted a reply (benchmarks)
 
 	log     *slog.Logger
 	store   *archive.Store
@@ -111,7 +113,7 @@ func (s *server) start(ctx context.Context) error {
 	imapSec, smtpSec := mail.Security(s.cfg.IMAP.Security), mail.Security(s.cfg.SMTP.Security)
 	imapPass, smtpPass := os.Getenv(s.cfg.IMAP.PasswordEnv), os.Getenv(s.cfg.SMTP.PasswordEnv)
 	if s.embedded {
-		srv, err := embedded.Start(&embedded.Options{IMAPPort: s.imapPort, SMTPPort: s.smtpPort, Logger: s.log})
+		srv, err := embedded.Start(&embedded.Options{IMAPPort: s.imapPort, SMTPPort: s.smtpPort, Players: s.players, Logger: s.log})
 		if err != nil {
 			return fmt.Errorf("embedded mail servers: %w (use --imap-port 0 --smtp-port 0 for free ports)", err)
 		}
@@ -132,7 +134,7 @@ func (s *server) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.sender, err = mail.NewSender(outbox{store}, &mail.SenderOptions{
+	s.sender, err = mail.NewSender(outbox{store, s.onSent}, &mail.SenderOptions{
 		Addr: s.cfg.SMTP.Addr, Security: smtpSec, Username: s.cfg.SMTP.Username, Password: smtpPass,
 		Helo: s.cfg.SMTP.Helo, Metrics: s.metrics, Logger: s.log,
 	})
@@ -317,7 +319,10 @@ func (s *server) mux() *http.ServeMux {
 }
 
 // outbox adapts the store's outbox to the mail sender.
-type outbox struct{ s *archive.Store }
+type outbox struct {
+	s      *archive.Store
+	onSent func(id string)
+}
 
 func (o outbox) Due(ctx context.Context, now time.Time, limit int) ([]mail.Outgoing, error) {
 	rows, err := o.s.Due(ctx, now, limit)
@@ -339,7 +344,12 @@ func (o outbox) Due(ctx context.Context, now time.Time, limit int) ([]mail.Outgo
 	return out, nil
 }
 
-func (o outbox) Sent(ctx context.Context, id string) error { return o.s.Sent(ctx, id) }
+func (o outbox) Sent(ctx context.Context, id string) error {
+	if o.onSent != nil {
+		o.onSent(id)
+	}
+	return o.s.Sent(ctx, id)
+}
 func (o outbox) Retry(ctx context.Context, id string, at time.Time, lastErr string) error {
 	return o.s.Retry(ctx, id, at, lastErr)
 }
