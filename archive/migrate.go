@@ -112,6 +112,35 @@ CREATE TABLE archive (
 CREATE INDEX archive_game ON archive(game);
 CREATE INDEX archive_game_id ON archive(game_id);
 `},
+	{2, "archive index: event, date, round, players and ranks", `
+CREATE TABLE archive_index (
+	entry_id  INTEGER PRIMARY KEY REFERENCES archive(id) ON DELETE CASCADE,
+	event     TEXT    NOT NULL,
+	event_key TEXT    NOT NULL,
+	date      TEXT    NOT NULL,
+	day       TEXT    NOT NULL,
+	round     TEXT    NOT NULL
+);
+CREATE INDEX archive_index_event ON archive_index(event_key);
+
+CREATE TABLE archive_sides (
+	entry_id   INTEGER NOT NULL REFERENCES archive(id) ON DELETE CASCADE,
+	seat       INTEGER NOT NULL,
+	side       TEXT    NOT NULL,
+	player     TEXT    NOT NULL,
+	player_key TEXT    NOT NULL,
+	rank       INTEGER NOT NULL,
+	PRIMARY KEY (entry_id, seat)
+);
+
+-- Rows archived by any writer wait here until they are indexed (the index
+-- needs the game catalog, which only the program has).
+CREATE TABLE archive_unindexed (entry_id INTEGER PRIMARY KEY);
+CREATE TRIGGER archive_unindexed_insert AFTER INSERT ON archive BEGIN
+	INSERT OR IGNORE INTO archive_unindexed (entry_id) VALUES (new.id);
+END;
+INSERT INTO archive_unindexed (entry_id) SELECT id FROM archive;
+`},
 }
 
 // SchemaVersion is the schema version this package writes.

@@ -1,0 +1,412 @@
+package archive
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"pbem/engine"
+	"pbem/notation"
+)
+
+// Side is one seat of an archived game.
+type Side struct {
+	// Name is the side's name, which is also its tag ("First", "R").
+	Name string
+	// Player is the value of the side's tag ("" when the record has none).
+	Player string
+	// Rank in the result: 1 is the best, equal ranks tie; 0 when the game
+	// has no result (*).
+	Rank int
+}
+
+// Found is an archived game a query found: the entry and what the index
+// knows of it.
+type Found struct {
+	Entry
+	// Event, Date and Round are the values of those tags ("" when absent).
+	Event, Date, Round string
+	// Sides in seat order; nil when the game is not in the catalog.
+	Sides []Side
+}
+
+// Filter selects archived games. The zero Filter selects every game.
+type Filter struct {
+	// Game is a game id (case-insensitive).
+	Game string
+	// Event is the Event tag, compared case-insensitively.
+	Event string
+	// Player is a case-insensitive substring of one side's tag.
+	Player string
+	// Since (YYYY.MM.DD) keeps the games dated that day or later. Unknown
+	// parts of a Date count from their earliest day (2026.??.?? is
+	// 2026.01.01); a game with an unknown year or no Date is left out.
+	Since string
+	// Text words must each be a case-insensitive substring of one of the
+	// game's tag values (search).
+	Text []string
+}
+
+var sinceRE = regexp.MustCompile(`^[0-9]{4}\.[0-9]{2}\.[0-9]{2}$`)
+
+// Check validates the filter and spells its game id as the catalog does.
+func (f *Filter) Check(lookup notation.Lookup) error {
+	if f.Game != "" {
+		c, err := lookup(f.Game)
+		if err != nil {
+			return fmt.Errorf("archive: %v", err)
+		}
+		f.Game = c.Rules().ID()
+	}
+	if f.Since != "" && !sinceRE.MatchString(f.Since) {
+		return fmt.Errorf("archive: bad date %q; expected YYYY.MM.DD", f.Since)
+	}
+	return nil
+}
+
+// day is the earliest day a Date tag can mean, as YYYY.MM.DD, so that dates
+// sort and compare as strings; "" when the year is unknown or the date is
+// malformed.
+func day(date string) string {
+	parts := strings.Split(date, ".")
+	if len(parts) != 3 || len(parts[0]) != 4 || len(parts[1]) != 2 || len(parts[2]) != 2 {
+		return ""
+	}
+	if _, err := strconv.Atoi(parts[0]); err != nil {
+		return ""
+	}
+	for i := 1; i < 3; i++ {
+		if _, err := strconv.Atoi(parts[i]); err != nil {
+			parts[i] = "01"
+		}
+	}
+	return strings.Join(parts, ".")
+}
+
+// playerKey identifies a player across games: the address of "Name
+// <addr>", or a bare address, lower-cased; otherwise the value lower-cased
+// with its spaces collapsed. "" (and "?", PGN's unknown) is no one.
+func playerKey(v string) string {
+	v = strings.TrimSpace(v)
+	if i := strings.LastIndexByte(v, '<'); i >= 0 && strings.HasSuffix(v, ">") {
+		if a := strings.TrimSpace(v[i+1 : len(v)-1]); a != "" {
+			return strings.ToLower(a)
+		}
+	}
+	v = strings.Join(strings.Fields(v), " ")
+	if v == "?" || v == "-" {
+		return ""
+	}
+	return strings.ToLower(v)
+}
+
+// displayName is how tables name a player: the name of "Name <addr>", else
+// the value as written.
+func displayName(v string) string {
+	v = strings.TrimSpace(v)
+	if i := strings.LastIndexByte(v, '<'); i > 0 && strings.HasSuffix(v, ">") {
+		if n := strings.Trim(strings.TrimSpace(v[:i]), `"`); n != "" {
+			return n
+		}
+	}
+	if strings.HasPrefix(v, "<") && strings.HasSuffix(v, ">") {
+		return v[1 : len(v)-1]
+	}
+	return strings.Join(strings.Fields(v), " ")
+}
+
+func tagValue(tags []Tag, name string) (string, bool) {
+	for _, t := range tags {
+		if t.Name == name {
+			return t.Value, true
+		}
+	}
+	return "", false
+}
+
+// sidesOf finds the sides of an archived game from its tags and result:
+// nil when the game is not in the catalog or its tags name no variant.
+func sidesOf(game, result string, tags []Tag, lookup notation.Lookup) []Side {
+	codec, err := lookup(game)
+	if err != nil {
+		return nil
+	}
+	var o engine.Options
+	if v, ok := tagValue(tags, "Players"); ok {
+		if o.Players, err = strconv.Atoi(v); err != nil {
+			return nil
+		}
+	}
+	o.Board, _ = tagValue(tags, "Board")
+	names, err := codec.Rules().Sides(o)
+	if err != nil {
+		return nil
+	}
+	ranks, err := notation.ParseResult(codec, names, result)
+	if err != nil {
+		ranks = nil
+	}
+	sides := make([]Side, len(names))
+	for i, n := range names {
+		sides[i].Name = n
+		sides[i].Player, _ = tagValue(tags, n)
+		if ranks != nil {
+			sides[i].Rank = ranks[i]
+		}
+	}
+	return sides
+}
+
+// putIndex indexes the archive row id.
+func putIndex(ctx context.Context, st *indexStmts, id int64, game, result string, tags []Tag, lookup notation.Lookup) error {
+	event, _ := tagValue(tags, "Event")
+	date, _ := tagValue(tags, "Date")
+	round, _ := tagValue(tags, "Round")
+	if _, err := st.index.ExecContext(ctx, id, event, strings.ToLower(event), date, day(date), round); err != nil {
+		return err
+	}
+	for i, sd := range sidesOf(game, result, tags, lookup) {
+		if _, err := st.sides.ExecContext(ctx, id, i, sd.Name, sd.Player, strings.ToLower(sd.Player), sd.Rank); err != nil {
+			return err
+		}
+	}
+	_, err := st.done.ExecContext(ctx, id)
+	return err
+}
+
+// indexStmts are the statements that index archive rows, prepared in a
+// transaction.
+type indexStmts struct {
+	index, sides, done *sql.Stmt
+}
+
+func prepareIndex(ctx context.Context, tx *sql.Tx) (*indexStmts, error) {
+	var st indexStmts
+	var err error
+	if st.index, err = tx.PrepareContext(ctx, `INSERT OR REPLACE INTO archive_index (entry_id, event, event_key, date, day, round) VALUES (?, ?, ?, ?, ?, ?)`); err != nil {
+		return nil, err
+	}
+	if st.sides, err = tx.PrepareContext(ctx, `INSERT OR REPLACE INTO archive_sides (entry_id, seat, side, player, player_key, rank) VALUES (?, ?, ?, ?, ?, ?)`); err != nil {
+		return nil, err
+	}
+	if st.done, err = tx.PrepareContext(ctx, `DELETE FROM archive_unindexed WHERE entry_id = ?`); err != nil {
+		return nil, err
+	}
+	return &st, nil
+}
+
+func (st *indexStmts) Close() {
+	st.index.Close()
+	st.sides.Close()
+	st.done.Close()
+}
+
+// Reindex indexes the archived games not indexed yet: those the referee
+// archived since the last query (its commits cannot index them, for the
+// index needs the game catalog). Queries call it first.
+func (s *Store) Reindex(ctx context.Context, lookup notation.Lookup) error {
+	for {
+		n, err := s.reindex(ctx, lookup, 1000)
+		if err != nil {
+			return fmt.Errorf("archive: index: %w", err)
+		}
+		if n == 0 {
+			return nil
+		}
+	}
+}
+
+func (s *Store) reindex(ctx context.Context, lookup notation.Lookup, limit int) (int, error) {
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM archive_unindexed`).Scan(&n); err != nil || n == 0 {
+		return 0, err
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, `SELECT u.entry_id, a.id IS NOT NULL, COALESCE(a.game, ''), COALESCE(a.result, ''), COALESCE(a.tags, '[]')
+FROM archive_unindexed u LEFT JOIN archive a ON a.id = u.entry_id ORDER BY u.entry_id LIMIT ?`, limit)
+	if err != nil {
+		return 0, err
+	}
+	type row struct {
+		id           int64
+		exists       bool
+		game, result string
+		tags         []Tag
+	}
+	var todo []row
+	for rows.Next() {
+		var r row
+		var tags string
+		if err := rows.Scan(&r.id, &r.exists, &r.game, &r.result, &tags); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		if err := json.Unmarshal([]byte(tags), &r.tags); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("archive row %d tags: %w", r.id, err)
+		}
+		todo = append(todo, r)
+	}
+	if err := rows.Close(); err != nil {
+		return 0, err
+	}
+	st, err := prepareIndex(ctx, tx)
+	if err != nil {
+		return 0, err
+	}
+	defer st.Close()
+	for _, r := range todo {
+		if !r.exists {
+			if _, err := st.done.ExecContext(ctx, r.id); err != nil {
+				return 0, err
+			}
+			continue
+		}
+		if err := putIndex(ctx, st, r.id, r.game, r.result, r.tags, lookup); err != nil {
+			return 0, err
+		}
+	}
+	return len(todo), tx.Commit()
+}
+
+// queryPage is how many games a query reads at a time: a query holds no
+// transaction open between pages, so that writers are not kept waiting.
+const queryPage = 500
+
+// Query calls each with every archived game the filter selects, by archive
+// id (the order games were archived in). It indexes new games first. An
+// error from each stops the query and is returned.
+func (s *Store) Query(ctx context.Context, lookup notation.Lookup, f Filter, each func(*Found) error) error {
+	if err := f.Check(lookup); err != nil {
+		return err
+	}
+	if err := s.Reindex(ctx, lookup); err != nil {
+		return err
+	}
+	where, args := f.where()
+	var text []string
+	for _, t := range f.Text {
+		text = append(text, strings.ToLower(t))
+	}
+	after := int64(0)
+	for {
+		page, err := s.page(ctx, where, append([]any{after}, args...))
+		if err != nil {
+			return fmt.Errorf("archive: query: %w", err)
+		}
+		for _, fd := range page {
+			if !matchText(fd, text) {
+				continue
+			}
+			if err := each(fd); err != nil {
+				return err
+			}
+		}
+		if len(page) < queryPage {
+			return nil
+		}
+		after = page[len(page)-1].ID
+	}
+}
+
+// where is the SQL condition of a filter (all but Text) and its arguments.
+func (f *Filter) where() (string, []any) {
+	var conds []string
+	var args []any
+	if f.Game != "" {
+		conds = append(conds, `a.game = ?`)
+		args = append(args, f.Game)
+	}
+	if f.Event != "" {
+		conds = append(conds, `i.event_key = ?`)
+		args = append(args, strings.ToLower(f.Event))
+	}
+	if f.Player != "" {
+		conds = append(conds, `EXISTS (SELECT 1 FROM archive_sides s WHERE s.entry_id = a.id AND instr(s.player_key, ?) > 0)`)
+		args = append(args, strings.ToLower(f.Player))
+	}
+	if f.Since != "" {
+		conds = append(conds, `i.day != '' AND i.day >= ?`)
+		args = append(args, f.Since)
+	}
+	if len(conds) == 0 {
+		return "", nil
+	}
+	return " AND " + strings.Join(conds, " AND "), args
+}
+
+func matchText(fd *Found, words []string) bool {
+	for _, w := range words {
+		found := false
+		for _, t := range fd.Tags {
+			if strings.Contains(strings.ToLower(t.Value), w) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// page reads up to queryPage games with an id above args[0].
+func (s *Store) page(ctx context.Context, where string, args []any) ([]*Found, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT a.id, COALESCE(a.game_id, 0), a.game, a.result, a.tags, a.record, a.hash, a.rated, a.created,
+	i.event, i.date, i.round
+FROM archive a JOIN archive_index i ON i.entry_id = a.id
+WHERE a.id > ?`+where+` ORDER BY a.id LIMIT `+strconv.Itoa(queryPage), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var page []*Found
+	byID := map[int64]*Found{}
+	for rows.Next() {
+		var fd Found
+		var tags string
+		var created int64
+		if err := rows.Scan(&fd.ID, &fd.GameID, &fd.Game, &fd.Result, &tags, &fd.Record, &fd.Hash, &fd.Rated, &created,
+			&fd.Event, &fd.Date, &fd.Round); err != nil {
+			return nil, err
+		}
+		fd.Created = fromUnix(created)
+		if err := json.Unmarshal([]byte(tags), &fd.Tags); err != nil {
+			return nil, fmt.Errorf("archive row %d tags: %w", fd.ID, err)
+		}
+		page = append(page, &fd)
+		byID[fd.ID] = &fd
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(page) == 0 {
+		return nil, nil
+	}
+	srows, err := s.db.QueryContext(ctx, `SELECT entry_id, side, player, rank FROM archive_sides
+WHERE entry_id BETWEEN ? AND ? ORDER BY entry_id, seat`, page[0].ID, page[len(page)-1].ID)
+	if err != nil {
+		return nil, err
+	}
+	defer srows.Close()
+	for srows.Next() {
+		var id int64
+		var sd Side
+		if err := srows.Scan(&id, &sd.Name, &sd.Player, &sd.Rank); err != nil {
+			return nil, err
+		}
+		if fd := byID[id]; fd != nil {
+			fd.Sides = append(fd.Sides, sd)
+		}
+	}
+	return page, srows.Err()
+}

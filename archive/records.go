@@ -1,0 +1,393 @@
+package archive
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"pbem/notation"
+)
+
+// ImportBatch is how many games an import commits together by default. A
+// game is stored whole or not at all whatever the batch: a crash loses at
+// most the batch being written, never part of a game.
+const ImportBatch = 500
+
+// ImportStats counts what an import did.
+type ImportStats struct {
+	Games    int // games read
+	Plies    int // plies checked, variations included
+	Added    int // valid games archived
+	Known    int // valid games that were archived already
+	Invalid  int // games with problems, not archived
+	Problems int // problems found
+}
+
+func (a *ImportStats) add(b ImportStats) {
+	a.Games += b.Games
+	a.Plies += b.Plies
+	a.Added += b.Added
+	a.Known += b.Known
+	a.Invalid += b.Invalid
+	a.Problems += b.Problems
+}
+
+// Importer archives checked games, in batches of one transaction each.
+// Games are archived in their canonical form (notation.Format), once: a
+// game whose canonical text is archived already (same tags, moves,
+// comments and result) is counted as known and not stored again.
+type Importer struct {
+	s      *Store
+	lookup notation.Lookup
+	batch  int
+	stats  ImportStats
+	todo   []*Entry
+	// failAt, when set (tests), is called before each batch's commit.
+	failAt func(batch int) error
+	n      int
+}
+
+// NewImporter starts an import; batch is how many games a transaction
+// holds (ImportBatch when 0). Call Flush when done.
+func (s *Store) NewImporter(lookup notation.Lookup, batch int) *Importer {
+	if batch <= 0 {
+		batch = ImportBatch
+	}
+	return &Importer{s: s, lookup: lookup, batch: batch}
+}
+
+// Stats returns what the import has stored so far (games still waiting in
+// the batch are not counted).
+func (im *Importer) Stats() ImportStats { return im.stats }
+
+// Check counts a checked game and, when it is valid, adds it to the batch,
+// committing the batch when it is full.
+func (im *Importer) Check(ctx context.Context, ch *notation.Checked) error {
+	im.stats.Games++
+	if ch.Game != nil {
+		im.stats.Plies += ch.Game.Plies
+	}
+	if !ch.Valid() {
+		im.stats.Invalid++
+		im.stats.Problems += len(ch.Problems)
+		return nil
+	}
+	return im.Add(ctx, ch.Game)
+}
+
+// Add adds a valid game to the batch, committing the batch when it is
+// full.
+func (im *Importer) Add(ctx context.Context, g *notation.Game) error {
+	im.todo = append(im.todo, EntryOf(g, im.s.now()))
+	if len(im.todo) >= im.batch {
+		return im.Flush(ctx)
+	}
+	return nil
+}
+
+// EntryOf is the archive entry of a checked, valid game: its canonical
+// record, the tags in canonical order, and Rated unless a [Rated] tag says
+// no.
+func EntryOf(g *notation.Game, now time.Time) *Entry {
+	text := notation.Format(g)
+	tags := headerTags(text)
+	rated := true
+	if v, ok := tagValue(tags, "Rated"); ok {
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "no", "false", "0", "unrated":
+			rated = false
+		}
+	}
+	return &Entry{
+		Game:    g.Codec.Rules().ID(),
+		Result:  g.CanonicalResult(),
+		Tags:    tags,
+		Record:  text,
+		Hash:    Hash(text),
+		Rated:   rated,
+		Created: now,
+	}
+}
+
+// headerTags reads the tag pairs of a canonical record text: lines
+// [Name "value"] (value with \" and \\ escapes) up to the blank line.
+func headerTags(text string) []Tag {
+	var tags []Tag
+	for len(text) > 0 && text[0] == '[' {
+		sp := strings.IndexByte(text, ' ')
+		if sp < 0 || sp+1 >= len(text) || text[sp+1] != '"' {
+			break
+		}
+		name := text[1:sp]
+		var v strings.Builder
+		i := sp + 2
+		for i < len(text) && text[i] != '"' {
+			if text[i] == '\\' && i+1 < len(text) {
+				i++
+			}
+			v.WriteByte(text[i])
+			i++
+		}
+		tags = append(tags, Tag{Name: name, Value: v.String()})
+		// skip `"]\n`
+		text = text[min(i+3, len(text)):]
+	}
+	return tags
+}
+
+// Flush commits the games waiting in the batch, in one transaction.
+func (im *Importer) Flush(ctx context.Context) error {
+	if len(im.todo) == 0 {
+		return nil
+	}
+	added, err := im.commit(ctx, im.todo)
+	if err != nil {
+		return fmt.Errorf("archive: import: %w", err)
+	}
+	im.stats.Added += added
+	im.stats.Known += len(im.todo) - added
+	clear(im.todo)
+	im.todo = im.todo[:0]
+	return nil
+}
+
+func (im *Importer) commit(ctx context.Context, es []*Entry) (added int, err error) {
+	tx, err := im.s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO archive (game_id, game, result, tags, record, hash, rated, created)
+VALUES (NULL, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (hash) DO NOTHING`)
+	if err != nil {
+		return 0, err
+	}
+	defer ins.Close()
+	st, err := prepareIndex(ctx, tx)
+	if err != nil {
+		return 0, err
+	}
+	defer st.Close()
+	ids := make([]int64, len(es))
+	for i, e := range es {
+		tags, err := json.Marshal(e.Tags)
+		if err != nil {
+			return 0, err
+		}
+		res, err := ins.ExecContext(ctx, e.Game, e.Result, string(tags), e.Record, e.Hash, e.Rated, unix(e.Created))
+		if err != nil {
+			return 0, err
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return 0, err
+		}
+		if n == 0 {
+			continue // archived already (or earlier in this batch)
+		}
+		if ids[i], err = res.LastInsertId(); err != nil {
+			return 0, err
+		}
+		if err := putIndex(ctx, st, ids[i], e.Game, e.Result, e.Tags, im.lookup); err != nil {
+			return 0, err
+		}
+		added++
+	}
+	im.n++
+	if im.failAt != nil {
+		if err := im.failAt(im.n); err != nil {
+			return 0, err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, err
+	}
+	for i, e := range es {
+		e.ID = ids[i]
+	}
+	return added, nil
+}
+
+// File checks every game of a record file as `pbem check` does
+// (notation.CheckFile) and adds the valid ones; each (if not nil) sees
+// every game as it is checked, before it is stored, to report problems and
+// progress. After a storage error the rest of the file is still checked
+// (and shown to each) but nothing more is stored, and the error is
+// returned. Games may wait in the batch: call Flush at the end.
+func (im *Importer) File(ctx context.Context, file string, data []byte, each func(*notation.Checked)) error {
+	var err error
+	notation.CheckFile(file, data, im.lookup, func(ch *notation.Checked) {
+		if each != nil {
+			each(ch)
+		}
+		if err == nil {
+			err = ctx.Err()
+		}
+		if err == nil {
+			err = im.Check(ctx, ch)
+		}
+	})
+	return err
+}
+
+// ImportFile imports one record file (Importer.File) and commits it.
+func (s *Store) ImportFile(ctx context.Context, file string, data []byte, lookup notation.Lookup, each func(*notation.Checked)) (ImportStats, error) {
+	im := s.NewImporter(lookup, 0)
+	err := im.File(ctx, file, data, each)
+	if err == nil {
+		err = im.Flush(ctx)
+	}
+	return im.Stats(), err
+}
+
+// Export formats.
+const (
+	PGN  = "pgn"  // a record collection in canonical form
+	JSON = "json" // JSON lines: one object per game
+)
+
+// ExportOptions configure Export.
+type ExportOptions struct {
+	// Format is PGN (the default) or JSON.
+	Format string
+	// Invalid, if set, is told of an archived record that no longer checks
+	// (the catalog changed, or the database was edited); it is not
+	// exported.
+	Invalid func(id int64, problems []*notation.Problem)
+}
+
+// ExportedGame is the JSON form of one exported game.
+type ExportedGame struct {
+	ID     int64       `json:"id"`
+	Game   string      `json:"game"`
+	Rated  bool        `json:"rated"`
+	Tags   OrderedTags `json:"tags"`
+	Plies  []string    `json:"plies"`
+	Result string      `json:"result"`
+}
+
+// OrderedTags is a JSON object of tag pairs that keeps the tags' order.
+type OrderedTags []Tag
+
+// MarshalJSON writes {"Name": "value", ...} in order.
+func (ts OrderedTags) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, t := range ts {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, err := json.Marshal(t.Name)
+		if err != nil {
+			return nil, err
+		}
+		v, err := json.Marshal(t.Value)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// UnmarshalJSON reads a JSON object of tag pairs in order.
+func (ts *OrderedTags) UnmarshalJSON(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return fmt.Errorf("archive: tags: expected an object")
+	}
+	*ts = nil
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		var v string
+		if err := dec.Decode(&v); err != nil {
+			return err
+		}
+		*ts = append(*ts, Tag{Name: k.(string), Value: v})
+	}
+	_, err := dec.Token()
+	return err
+}
+
+// Export writes the archived games the filter selects, by archive id, as a
+// canonical record collection or as JSON lines. Every record is checked
+// again before it is written, so that what leaves the archive is what
+// `pbem check` accepts. It returns the number of games written.
+func (s *Store) Export(ctx context.Context, w io.Writer, lookup notation.Lookup, f Filter, o *ExportOptions) (int, error) {
+	var opts ExportOptions
+	if o != nil {
+		opts = *o
+	}
+	switch opts.Format {
+	case "":
+		opts.Format = PGN
+	case PGN, JSON:
+	default:
+		return 0, fmt.Errorf("archive: unknown export format %q; expected pgn or json", opts.Format)
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	n := 0
+	err := s.Query(ctx, lookup, f, func(fd *Found) error {
+		g, problems := recheck(fd, lookup)
+		if g == nil {
+			if opts.Invalid != nil {
+				opts.Invalid(fd.ID, problems)
+			}
+			return nil
+		}
+		n++
+		if opts.Format == PGN {
+			return notation.Write(bw, g)
+		}
+		text := notation.Format(g)
+		plies := make([]string, len(g.Record.Main.Plies))
+		for i, p := range g.Record.Main.Plies {
+			plies[i] = p.Canon
+		}
+		return enc.Encode(&ExportedGame{ID: fd.ID, Game: fd.Game, Rated: fd.Rated, Tags: OrderedTags(headerTags(text)),
+			Plies: plies, Result: g.CanonicalResult()})
+	})
+	if err != nil {
+		return n, err
+	}
+	if err := bw.Flush(); err != nil {
+		return n, fmt.Errorf("archive: export: %w", err)
+	}
+	return n, nil
+}
+
+// recheck checks an archived record again; it returns nil and the problems
+// when it is not exactly one valid game.
+func recheck(fd *Found, lookup notation.Lookup) (*notation.Game, []*notation.Problem) {
+	var g *notation.Game
+	var problems []*notation.Problem
+	games := 0
+	notation.CheckFile(fmt.Sprintf("archive #%d", fd.ID), []byte(fd.Record), lookup, func(ch *notation.Checked) {
+		games++
+		problems = append(problems, ch.Problems...)
+		if ch.Valid() {
+			g = ch.Game
+		}
+	})
+	if games != 1 || len(problems) > 0 {
+		if len(problems) == 0 {
+			problems = append(problems, &notation.Problem{File: fmt.Sprintf("archive #%d", fd.ID), Line: 1, Col: 1,
+				Msg: fmt.Sprintf("the archived record holds %d games; expected 1", games)})
+		}
+		return nil, problems
+	}
+	return g, nil
+}
