@@ -80,7 +80,7 @@ func testLookup(id string) (notation.Codec, error) {
 	switch strings.ToLower(id) {
 	case "toy":
 		return enginetest.Toy{}, nil
-	case "castles":
+	case "castles", "ziggurat", "elevation", "ziggurat43", "rpp":
 		return referee.Lookup(id)
 	}
 	return nil, fmt.Errorf("unknown game %q; expected one of toy, castles", id)
