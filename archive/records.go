@@ -28,15 +28,6 @@ type ImportStats struct {
 	Problems int // problems found
 }
 
-func (a *ImportStats) add(b ImportStats) {
-	a.Games += b.Games
-	a.Plies += b.Plies
-	a.Added += b.Added
-	a.Known += b.Known
-	a.Invalid += b.Invalid
-	a.Problems += b.Problems
-}
-
 // Importer archives checked games, in batches of one transaction each.
 // Games are archived in their canonical form (notation.Format), once: a
 // game whose canonical text is archived already (same tags, moves,
@@ -68,6 +59,14 @@ func (im *Importer) Stats() ImportStats { return im.stats }
 // Check counts a checked game and, when it is valid, adds it to the batch,
 // committing the batch when it is full.
 func (im *Importer) Check(ctx context.Context, ch *notation.Checked) error {
+	if !im.count(ch) {
+		return nil
+	}
+	return im.Add(ctx, ch.Game)
+}
+
+// count counts a checked game and reports whether it is valid.
+func (im *Importer) count(ch *notation.Checked) bool {
 	im.stats.Games++
 	if ch.Game != nil {
 		im.stats.Plies += ch.Game.Plies
@@ -75,9 +74,9 @@ func (im *Importer) Check(ctx context.Context, ch *notation.Checked) error {
 	if !ch.Valid() {
 		im.stats.Invalid++
 		im.stats.Problems += len(ch.Problems)
-		return nil
+		return false
 	}
-	return im.Add(ctx, ch.Game)
+	return true
 }
 
 // Add adds a valid game to the batch, committing the batch when it is
@@ -217,8 +216,8 @@ VALUES (NULL, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (hash) DO NOTHING`)
 // (notation.CheckFile) and adds the valid ones; each (if not nil) sees
 // every game as it is checked, before it is stored, to report problems and
 // progress. After a storage error the rest of the file is still checked
-// (and shown to each) but nothing more is stored, and the error is
-// returned. Games may wait in the batch: call Flush at the end.
+// (shown to each and counted in Stats) but nothing more is stored, and the
+// error is returned. Games may wait in the batch: call Flush at the end.
 func (im *Importer) File(ctx context.Context, file string, data []byte, each func(*notation.Checked)) error {
 	var err error
 	notation.CheckFile(file, data, im.lookup, func(ch *notation.Checked) {
@@ -230,6 +229,8 @@ func (im *Importer) File(ctx context.Context, file string, data []byte, each fun
 		}
 		if err == nil {
 			err = im.Check(ctx, ch)
+		} else {
+			im.count(ch)
 		}
 	})
 	return err
