@@ -204,7 +204,18 @@ func (s *session) passCmd(c *cmd) error {
 	if err != nil {
 		return err
 	}
-	return s.move(g, "pass", expect, false)
+	text = "pass"
+	if g.b != nil {
+		// Where plies carry the seat (rpp with more than 2), the command
+		// stands for the sender's labelled pass.
+		st := g.b.Line().State()
+		if _, err := g.codec.Decode(st, text); err != nil && st.ToMove() < len(g.sides) {
+			if seat, err := s.authorize(g); err == nil && seat < len(g.sides) {
+				text = g.sides[seat] + ":pass"
+			}
+		}
+	}
+	return s.move(g, text, expect, false)
 }
 
 // move plays a ply for the sender.
@@ -690,7 +701,8 @@ func (s *session) recordCmd(c *cmd) error {
 		return mistake(nil, "record GAMEID of a game that has started", "game #%d has no record: it has not started", g.ID)
 	}
 	s.mine.label = fmt.Sprintf("record of game #%d", g.ID)
-	s.mine.add("The record of game #%d:\n\n%s", g.ID, strings.TrimRight(g.Record, "\n"))
+	s.mine.add("The record of game #%d:", g.ID)
+	s.mine.addPre(strings.TrimRight(g.Record, "\n"))
 	return nil
 }
 

@@ -59,6 +59,14 @@ func (d *draft) add(format string, args ...any) {
 	d.paras = append(d.paras, format)
 }
 
+// preformatted marks a paragraph written as is, never rewrapped (a game
+// record, whose lines the record writer already keeps to 79 columns and
+// whose tags must stay on one line).
+const preformatted = "\x01"
+
+// addPre adds a paragraph that is written exactly as given.
+func (d *draft) addPre(text string) { d.paras = append(d.paras, preformatted+text) }
+
 func (d *draft) show(g *game) {
 	if g != nil && !slices.Contains(d.blocks, g) {
 		d.blocks = append(d.blocks, g)
@@ -405,7 +413,11 @@ func (s *session) compose(d *draft) *archive.Outgoing {
 		if i > 0 {
 			body.WriteString("\n\n")
 		}
-		body.WriteString(wrap(p))
+		if raw, ok := strings.CutPrefix(p, preformatted); ok {
+			body.WriteString(raw)
+		} else {
+			body.WriteString(wrap(p))
+		}
 	}
 	for _, b := range d.blocks {
 		if body.Len() > 0 {
