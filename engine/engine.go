@@ -103,6 +103,12 @@ type Sampler interface {
 	RandomMove(r *rand.Rand) Move
 }
 
+// RandomFirst is implemented by the rules of games whose first player the
+// referee draws at random when the players do not choose (ziggurat, rpp).
+type RandomFirst interface {
+	RandomFirst() bool
+}
+
 // Settler is implemented by games in which the position decides the ranking
 // when play stops by agreement or repetition (rpp ranks by capture piles).
 // Games without it rank every side first (a draw).

@@ -78,7 +78,11 @@ func (s *session) newGame(c *cmd) error {
 	if _, err := rules.Start(eo); err != nil {
 		return mistake(nil, newForm, "%v", err)
 	}
-	switch strings.ToLower(o.First) {
+	first := strings.ToLower(o.First)
+	if rf, ok := rules.(engine.RandomFirst); ok && rf.RandomFirst() && first == "" {
+		first = "random" // the rules have the referee draw the first player
+	}
+	switch first {
 	case "":
 	case "random":
 		k, err := s.r.randIntN(n)

@@ -113,7 +113,8 @@ func playByMail(ctx context.Context, w io.Writer, ref string, ps []*player, code
 	say := func(p *player, text string) {
 		fmt.Fprintf(w, "%s -> %s: %s\n", p.addr, ref, text)
 	}
-	cmd := fmt.Sprintf("new %s with %s", id, strings.Join(names[1:], " "))
+	// The creator moves first (ziggurat and rpp would otherwise draw).
+	cmd := fmt.Sprintf("new %s with %s first=%s", id, strings.Join(names[1:], " "), names[0])
 	if err := ps[0].send(ref, cmd, "", nil); err != nil {
 		return err
 	}

@@ -39,11 +39,11 @@ func TestDemoPlaysByMail(t *testing.T) {
 	require.NoError(t, demo(context.Background(), testConfig(t), &out, codecs, 3, 7))
 	text := out.String()
 	for _, want := range []string{
-		"alice@pbem.local -> referee@pbem.local: new castles with bob@pbem.local",
+		"alice@pbem.local -> referee@pbem.local: new castles with bob@pbem.local first=alice@pbem.local",
 		"bob@pbem.local -> referee@pbem.local: accept",
 		"played @",                   // the setup ply echoed
 		"Result 0-1, by resignation", // castles: First resigns at ply 4
-		"new rpp with bob@pbem.local carol@pbem.local",
+		"new rpp with bob@pbem.local carol@pbem.local first=alice@pbem.local",
 		"carol@pbem.local -> referee@pbem.local: G:",
 		"[Game \"rpp\"]", // the archived record in the final mail
 	} {

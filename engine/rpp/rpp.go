@@ -106,6 +106,10 @@ var _ engine.Rules = Rules{}
 // ID is "rpp".
 func (Rules) ID() string { return "rpp" }
 
+// RandomFirst: the referee draws the first player at random (RULES.md:
+// "First player: drawn at random by the referee").
+func (Rules) RandomFirst() bool { return true }
+
 // Summary is a one-line description.
 func (Rules) Summary() string {
 	return "Rock, Paper, Pyramid: Icehouse pieces, L>M>S>L, 2 to 8 players"

@@ -308,6 +308,10 @@ var _ engine.Rules = Rules{}
 // ID implements engine.Rules.
 func (Rules) ID() string { return "ziggurat" }
 
+// RandomFirst: the referee draws the first player at random (RULES.md:
+// "First player: drawn at random by the referee").
+func (Rules) RandomFirst() bool { return true }
+
 // Summary implements engine.Rules.
 func (Rules) Summary() string {
 	return "Ziggurat: Icehouse stacks on a 6x6 board; exit a Queen, Drone and Worker"
