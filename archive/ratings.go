@@ -176,7 +176,7 @@ func WriteRatingsText(w io.Writer, lists []*Ratings) error {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		fmt.Fprintf(&b, "%s: %d players, %d rated games\n\n", rl.Game, len(rl.Players), rl.Games)
+		fmt.Fprintf(&b, "%s: %s, %s\n\n", rl.Game, plural(len(rl.Players), "player"), plural(rl.Games, "rated game"))
 		table := [][]string{{"#", "Player", "Rating", "Games"}}
 		for j, r := range rl.Players {
 			table = append(table, []string{strconv.Itoa(j + 1), r.Name, strconv.FormatFloat(math.Round(r.Rating), 'f', 0, 64), strconv.Itoa(r.Games)})

@@ -226,6 +226,14 @@ func (s *Store) Crosstable(ctx context.Context, lookup notation.Lookup, event st
 	return t, nil
 }
 
+// plural is "1 game", "2 games".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
 func formatScore(half int) string { return strconv.FormatFloat(float64(half)/2, 'f', 1, 64) }
 func formatSB(quarter int) string { return strconv.FormatFloat(float64(quarter)/4, 'f', 2, 64) }
 
@@ -263,7 +271,7 @@ func (t *Crosstable) WriteText(w io.Writer) error {
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d players, %d games\n\n", t.Event, n, t.Games)
+	fmt.Fprintf(&b, "%s: %s, %s\n\n", t.Event, plural(n, "player"), plural(t.Games, "game"))
 	for _, r := range table {
 		var line strings.Builder
 		for j, c := range r {
@@ -284,10 +292,11 @@ func (t *Crosstable) WriteText(w io.Writer) error {
 	return err
 }
 
-// WriteCSV writes the crosstable as CSV: a header (Rank, Player, 1..n,
-// Games, Score, SB), then one record per player; a result cell holds the
-// player's results against that column's player as in WriteText, and is
-// empty on the diagonal and where two never met.
+// WriteCSV writes the crosstable as CSV for spreadsheets: a header (Rank,
+// Player, 1..n, Games, Score, SB), then one record per player; a result
+// cell holds the points the player scored against that column's player (a
+// number, not WriteText's symbols, which a spreadsheet would read as
+// formulas), and is empty on the diagonal and where two never met.
 func (t *Crosstable) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	header := []string{"Rank", "Player"}
@@ -298,7 +307,14 @@ func (t *Crosstable) WriteCSV(w io.Writer) error {
 	cw.Write(header)
 	for _, st := range t.Players {
 		r := []string{strconv.Itoa(st.Rank), st.Name}
-		r = append(r, st.Results...)
+		for _, res := range st.Results {
+			if res == "" {
+				r = append(r, "")
+				continue
+			}
+			half := 2*strings.Count(res, "1") + strings.Count(res, "=")
+			r = append(r, formatScore(half))
+		}
 		r = append(r, strconv.Itoa(st.Games), formatScore(st.Points), formatSB(st.SB))
 		cw.Write(r)
 	}
