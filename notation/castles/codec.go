@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2"
@@ -68,76 +67,42 @@ type action struct {
 
 const noSquare castles.Square = -1
 
-// cacheLimit bounds the parse cache (it is emptied when full) and
-// cacheMaxText the length of a text worth caching.
-const (
-	cacheLimit   = 1 << 14
-	cacheMaxText = 96
-)
-
 // Codec is the castles notation. It is safe for concurrent use.
 type Codec struct {
-	mu      sync.RWMutex
-	cache   map[string][]action // parsed plies by text; never modified once stored
-	actions map[string]action   // parsed actions by text
+	plies   notation.Cache[[]action] // parsed plies by text; never modified once stored
+	actions notation.Cache[action]   // parsed actions by text
 }
 
 var _ notation.Codec = (*Codec)(nil)
 
 // New returns a codec.
-func New() *Codec {
-	return &Codec{cache: make(map[string][]action), actions: make(map[string]action)}
-}
+func New() *Codec { return &Codec{} }
 
 // Rules is castles.
 func (c *Codec) Rules() engine.Rules { return castles.Rules{} }
 
 // parse returns the actions of text, from the cache when it was seen.
-func (c *Codec) parse(text string) ([]action, error) {
-	c.mu.RLock()
-	p, ok := c.cache[text]
-	c.mu.RUnlock()
-	if ok {
-		return p, nil
-	}
-	p, err := c.parseActions(text)
-	if err != nil || len(text) > cacheMaxText {
-		return p, err
-	}
-	c.mu.Lock()
-	if len(c.cache) >= cacheLimit {
-		clear(c.cache)
-	}
-	c.cache[strings.Clone(text)] = p
-	c.mu.Unlock()
-	return p, nil
-}
+func (c *Codec) parse(text string) ([]action, error) { return c.plies.Get(text, c.parseActions) }
 
 // parseActions reads a ply action by action through the action cache.
 func (c *Codec) parseActions(text string) ([]action, error) {
 	acts := make([]action, 0, strings.Count(text, ",")+1)
 	for part := range strings.SplitSeq(text, ",") {
-		c.mu.RLock()
-		a, ok := c.actions[part]
-		c.mu.RUnlock()
-		if !ok {
-			ast, err := actionParser.ParseString("", part)
-			if err != nil {
-				return parse(text) // the whole ply, for an error located in it
-			}
-			a = toAction(ast)
-			if len(part) <= cacheMaxText {
-				c.mu.Lock()
-				if len(c.actions) >= cacheLimit {
-					clear(c.actions)
-				}
-				c.actions[strings.Clone(part)] = a
-				c.mu.Unlock()
-			}
+		a, err := c.actions.Get(part, parseAction)
+		if err != nil {
+			return parse(text) // the whole ply, for an error located in it
 		}
 		acts = append(acts, a)
 	}
 	return acts, nil
+}
+
+func parseAction(text string) (action, error) {
+	ast, err := actionParser.ParseString("", text)
+	if err != nil {
+		return action{}, err
+	}
+	return toAction(ast), nil
 }
 
 func parse(text string) ([]action, error) {

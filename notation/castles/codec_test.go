@@ -281,15 +281,15 @@ func TestNotationText(t *testing.T) {
 func TestCacheBounded(t *testing.T) {
 	c := New()
 	s := pos(t, example)
-	for i := range cacheLimit + 10 {
+	for i := range notation.CacheLimit + 10 {
 		c.Decode(s, fmt.Sprintf("Ca1-b2,@c%d", i))
 	}
-	if n := len(c.cache); n > cacheLimit {
-		t.Errorf("cache holds %d texts, want <= %d", n, cacheLimit)
+	if n := c.plies.Len(); n > notation.CacheLimit {
+		t.Errorf("cache holds %d texts, want <= %d", n, notation.CacheLimit)
 	}
-	long := "Ca1-b2" + strings.Repeat(" ", cacheMaxText)
-	c.Decode(s, long)
-	if _, ok := c.cache[long]; ok {
+	before := c.plies.Len()
+	c.Decode(s, "Ca1-b2"+strings.Repeat(" ", notation.CacheMaxText))
+	if c.plies.Len() > before {
 		t.Errorf("an overlong text was cached")
 	}
 }

@@ -12,8 +12,6 @@ package elevation
 import (
 	"fmt"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/alecthomas/participle/v2"
 
@@ -52,13 +50,6 @@ var (
 	actionParser = participle.MustBuild[actionAST](participle.Lexer(plyLexer{}))
 )
 
-// cacheSize bounds the parse cache; when it fills up it starts afresh.
-// Texts longer than cacheMaxLen (no real ply is) are parsed but not kept.
-const (
-	cacheSize   = 1 << 14
-	cacheMaxLen = 64
-)
-
 // square is a square as written, resolved when it is on the board.
 type square struct {
 	name string // lower case
@@ -94,11 +85,9 @@ type cached struct {
 
 // Codec is the notation of Elevation. It is safe for concurrent use.
 type Codec struct {
-	cache sync.Map // text -> cached
-	n     atomic.Int64
-	heads sync.Map // text of a head -> part
-	acts  sync.Map // text of an action -> part
-	np    atomic.Int64
+	plies notation.Cache[*parsed] // parsed plies by text
+	heads notation.Cache[part]    // parsed heads ("Sa1") by text
+	acts  notation.Cache[part]    // parsed actions ("b2>a2", "-b2") by text
 }
 
 // part is a parsed head (piece and square) or action.
@@ -130,22 +119,7 @@ func (c *Codec) Decode(s engine.State, text string) (engine.Move, error) {
 }
 
 // parse parses text, through the cache.
-func (c *Codec) parse(text string) (*parsed, error) {
-	if v, ok := c.cache.Load(text); ok {
-		e := v.(cached)
-		return e.p, e.err
-	}
-	p, err := c.parseParts(text)
-	if len(text) > cacheMaxLen {
-		return p, err
-	}
-	if c.n.Add(1) > cacheSize {
-		c.cache.Clear()
-		c.n.Store(1)
-	}
-	c.cache.Store(text, cached{p, err})
-	return p, err
-}
+func (c *Codec) parse(text string) (*parsed, error) { return c.plies.Get(text, c.parseParts) }
 
 // parseParts reads a ply head and actions through the parts cache; any
 // part that does not parse sends the whole ply to the full grammar, which
@@ -171,39 +145,34 @@ func (c *Codec) parseParts(text string) (*parsed, error) {
 }
 
 func (c *Codec) part(text string, head bool) (part, bool) {
-	m := &c.acts
-	if head {
-		m = &c.heads
-	}
-	if v, ok := m.Load(text); ok {
-		return v.(part), true
-	}
 	var pa part
+	var err error
 	if head {
-		ast, err := headParser.ParseString("", text)
-		if err != nil {
-			return pa, false
-		}
-		pa.at = newSquare(ast.At)
-		if ast.Piece != "" {
-			pa.piece, _ = game.KindOf(ast.Piece[0])
-		}
+		pa, err = c.heads.Get(text, parseHead)
 	} else {
-		ast, err := actionParser.ParseString("", text)
-		if err != nil {
-			return pa, false
-		}
-		pa.act = toAction(ast)
+		pa, err = c.acts.Get(text, parseAction)
 	}
-	if len(text) <= cacheMaxLen {
-		if c.np.Add(1) > cacheSize {
-			c.heads.Clear()
-			c.acts.Clear()
-			c.np.Store(1)
-		}
-		m.Store(strings.Clone(text), pa)
+	return pa, err == nil
+}
+
+func parseHead(text string) (part, error) {
+	ast, err := headParser.ParseString("", text)
+	if err != nil {
+		return part{}, err
 	}
-	return pa, true
+	pa := part{at: newSquare(ast.At)}
+	if ast.Piece != "" {
+		pa.piece, _ = game.KindOf(ast.Piece[0])
+	}
+	return pa, nil
+}
+
+func parseAction(text string) (part, error) {
+	ast, err := actionParser.ParseString("", text)
+	if err != nil {
+		return part{}, err
+	}
+	return part{act: toAction(ast)}, nil
 }
 
 func toAction(a *actionAST) action {

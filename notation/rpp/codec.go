@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2"
@@ -68,19 +67,15 @@ func clip(v string) string {
 	return string([]rune(v)[:maxQuoted]) + "..."
 }
 
-// cacheLimit bounds the parse cache; it is emptied when full.
-const cacheLimit = 1 << 14
-
 // Codec is the rpp notation. It is safe for concurrent use.
 type Codec struct {
-	mu    sync.RWMutex
-	cache map[string]*ply
+	cache notation.Cache[*ply] // parsed plies by text
 }
 
 var _ notation.Codec = (*Codec)(nil)
 
 // New returns a codec.
-func New() *Codec { return &Codec{cache: make(map[string]*ply)} }
+func New() *Codec { return &Codec{} }
 
 // Rules is rpp.
 func (c *Codec) Rules() engine.Rules { return rpp.Rules{} }
@@ -90,25 +85,7 @@ func (c *Codec) Rules() engine.Rules { return rpp.Rules{} }
 func (c *Codec) RankedResults() bool { return true }
 
 // parse returns the parsed ply, from the cache when the text was seen.
-func (c *Codec) parse(text string) (*ply, error) {
-	c.mu.RLock()
-	p, ok := c.cache[text]
-	c.mu.RUnlock()
-	if ok {
-		return p, nil
-	}
-	p, err := parse(text)
-	if err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	if len(c.cache) >= cacheLimit {
-		clear(c.cache)
-	}
-	c.cache[strings.Clone(text)] = p
-	c.mu.Unlock()
-	return p, nil
-}
+func (c *Codec) parse(text string) (*ply, error) { return c.cache.Get(text, parse) }
 
 func parse(text string) (*ply, error) {
 	ast, err := parser.ParseString("", text)

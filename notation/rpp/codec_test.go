@@ -240,11 +240,11 @@ func TestCodecText(t *testing.T) {
 func TestCacheBounded(t *testing.T) {
 	c := New()
 	s, _ := rpp.Rules{}.Start(engine.Options{})
-	for i := range cacheLimit + 10 {
+	for i := range notation.CacheLimit + 10 {
 		_, _ = c.Decode(s, fmt.Sprintf("Lc1-c%d", i))
 	}
-	if n := len(c.cache); n > cacheLimit {
-		t.Errorf("cache holds %d plies, want <= %d", n, cacheLimit)
+	if n := c.cache.Len(); n > notation.CacheLimit {
+		t.Errorf("cache holds %d plies, want <= %d", n, notation.CacheLimit)
 	}
 }
 

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2"
@@ -85,17 +83,9 @@ func (q square) check() error {
 	return nil
 }
 
-// cacheLimit bounds the parse cache, which is emptied when full; texts
-// longer than cacheTextLimit (no ply is) are not cached.
-const (
-	cacheLimit     = 1 << 14
-	cacheTextLimit = 32
-)
-
 // Codec is the Ziggurat notation. It is safe for concurrent use.
 type Codec struct {
-	cache sync.Map // text -> *ply
-	n     atomic.Int64
+	cache notation.Cache[*ply] // parsed plies by text
 }
 
 var _ notation.Codec = (*Codec)(nil)
@@ -107,24 +97,7 @@ func New() *Codec { return &Codec{} }
 func (c *Codec) Rules() engine.Rules { return ziggurat.Rules{} }
 
 // parse returns the parsed ply, from the cache when the text was seen.
-func (c *Codec) parse(text string) (*ply, error) {
-	if p, ok := c.cache.Load(text); ok {
-		return p.(*ply), nil
-	}
-	p, err := parse(text)
-	if err != nil {
-		return nil, err
-	}
-	if len(text) > cacheTextLimit {
-		return p, nil
-	}
-	if c.n.Add(1) > cacheLimit {
-		c.cache.Clear()
-		c.n.Store(1)
-	}
-	c.cache.Store(strings.Clone(text), p)
-	return p, nil
-}
+func (c *Codec) parse(text string) (*ply, error) { return c.cache.Get(text, parse) }
 
 func parse(text string) (*ply, error) {
 	ast, err := parser.ParseString("", text)

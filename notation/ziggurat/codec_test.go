@@ -252,15 +252,13 @@ func TestCodec(t *testing.T) {
 func TestCache(t *testing.T) {
 	c := New()
 	s := play(t)
-	for i := range cacheLimit + 10 {
+	for i := range notation.CacheLimit + 10 {
 		if _, err := c.Decode(s, fmt.Sprintf("Qa1-a%d", i+7)); !errors.Is(err, engine.ErrIllegalMove) {
 			t.Fatalf("Decode(Qa1-a%d) = %v", i+7, err)
 		}
 	}
-	n := 0
-	c.cache.Range(func(_, _ any) bool { n++; return true })
-	if n > cacheLimit {
-		t.Errorf("the cache holds %d plies, want at most %d", n, cacheLimit)
+	if n := c.cache.Len(); n > notation.CacheLimit {
+		t.Errorf("the cache holds %d plies, want at most %d", n, notation.CacheLimit)
 	}
 	north := play(t, "Qa1-d4")
 	for _, x := range []struct {

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode"
 
 	"github.com/alecthomas/participle/v2"
@@ -43,43 +42,21 @@ type ply struct {
 	op               byte   // '-', 'x' or '^'
 }
 
-// cacheLimit bounds the parse cache; it is emptied when full.
-const cacheLimit = 1 << 14
-
 // Codec is the ziggurat43 notation. It is safe for concurrent use.
 type Codec struct {
-	mu    sync.RWMutex
-	cache map[string]*ply
+	cache notation.Cache[*ply] // parsed plies by text
 }
 
 var _ notation.Codec = (*Codec)(nil)
 
 // New returns a codec.
-func New() *Codec { return &Codec{cache: make(map[string]*ply)} }
+func New() *Codec { return &Codec{} }
 
 // Rules is ziggurat43.
 func (c *Codec) Rules() engine.Rules { return ziggurat43.Rules{} }
 
 // parse returns the parsed ply, from the cache when the text was seen.
-func (c *Codec) parse(text string) (*ply, error) {
-	c.mu.RLock()
-	p, ok := c.cache[text]
-	c.mu.RUnlock()
-	if ok {
-		return p, nil
-	}
-	p, err := parse(text)
-	if err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	if len(c.cache) >= cacheLimit {
-		clear(c.cache)
-	}
-	c.cache[strings.Clone(text)] = p
-	c.mu.Unlock()
-	return p, nil
-}
+func (c *Codec) parse(text string) (*ply, error) { return c.cache.Get(text, parse) }
 
 func parse(text string) (*ply, error) {
 	trimmed := strings.TrimSpace(text)

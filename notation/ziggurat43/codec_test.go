@@ -254,11 +254,11 @@ func TestConcurrentDecode(t *testing.T) {
 func TestCacheIsBounded(t *testing.T) {
 	c := New()
 	s := z.StartState()
-	for i := range cacheLimit + 100 {
+	for i := range notation.CacheLimit + 100 {
 		c.Decode(s, fmt.Sprintf("Se3-e%d", i))
 	}
-	if n := len(c.cache); n > cacheLimit {
-		t.Fatalf("cache holds %d plies, want <= %d", n, cacheLimit)
+	if n := c.cache.Len(); n > notation.CacheLimit {
+		t.Fatalf("cache holds %d plies, want <= %d", n, notation.CacheLimit)
 	}
 }
 
