@@ -275,25 +275,26 @@ type ExportedGame struct {
 // OrderedTags is a JSON object of tag pairs that keeps the tags' order.
 type OrderedTags []Tag
 
-// MarshalJSON writes {"Name": "value", ...} in order.
+// MarshalJSON writes {"Name":"value",...} in order (without escaping <, >
+// and &, which addresses are full of).
 func (ts OrderedTags) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
 	b.WriteByte('{')
 	for i, t := range ts {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		k, err := json.Marshal(t.Name)
-		if err != nil {
+		if err := enc.Encode(t.Name); err != nil {
 			return nil, err
 		}
-		v, err := json.Marshal(t.Value)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(k)
+		b.Truncate(b.Len() - 1) // Encode's newline
 		b.WriteByte(':')
-		b.Write(v)
+		if err := enc.Encode(t.Value); err != nil {
+			return nil, err
+		}
+		b.Truncate(b.Len() - 1)
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
