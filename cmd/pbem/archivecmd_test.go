@@ -118,9 +118,9 @@ func TestArchiveRoundTrip(t *testing.T) {
 	code := c.main([]string{"archive", "import", "--data", data, file})
 	require.Equal(t, 0, code, errb.String())
 	assert.Regexp(t, `^imported 10000 games, \d+ plies: 10000 archived, 0 already archived, 0 invalid \(0 errors\)\n$`, out.String())
-	if in.Len() >= progressMin {
-		assert.Contains(t, errb.String(), "\rchecking")
-	}
+	require.GreaterOrEqual(t, in.Len(), progressMin, "the input is too small for a progress bar")
+	assert.Contains(t, errb.String(), "\rchecking ")
+	assert.Contains(t, errb.String(), "100%")
 
 	code, canonical, _ := run(t, in.String(), "fmt")
 	require.Equal(t, 0, code)
