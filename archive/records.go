@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"pbem/notation"
@@ -258,8 +260,10 @@ type ExportOptions struct {
 	Format string
 	// Invalid, if set, is told of an archived record that no longer checks
 	// (the catalog changed, or the database was edited); it is not
-	// exported.
+	// exported. It is called in export order, from one goroutine at a time.
 	Invalid func(id int64, problems []*notation.Problem)
+	// Workers is how many goroutines check records (default GOMAXPROCS).
+	Workers int
 }
 
 // ExportedGame is the JSON form of one exported game.
@@ -325,7 +329,9 @@ func (ts *OrderedTags) UnmarshalJSON(data []byte) error {
 // Export writes the archived games the filter selects, by archive id, as a
 // canonical record collection or as JSON lines. Every record is checked
 // again before it is written, so that what leaves the archive is what
-// `pbem check` accepts. It returns the number of games written.
+// `pbem check` accepts; the checking is spread over Workers goroutines and
+// the games are written in order as they come. It returns the number of
+// games written.
 func (s *Store) Export(ctx context.Context, w io.Writer, lookup notation.Lookup, f Filter, o *ExportOptions) (int, error) {
 	var opts ExportOptions
 	if o != nil {
@@ -338,37 +344,107 @@ func (s *Store) Export(ctx context.Context, w io.Writer, lookup notation.Lookup,
 	default:
 		return 0, fmt.Errorf("archive: unknown export format %q; expected pgn or json", opts.Format)
 	}
-	bw := bufio.NewWriterSize(w, 64<<10)
-	enc := json.NewEncoder(bw)
-	enc.SetEscapeHTML(false)
-	n := 0
-	err := s.Query(ctx, lookup, f, func(fd *Found) error {
-		g, problems := recheck(fd, lookup)
-		if g == nil {
-			if opts.Invalid != nil {
-				opts.Invalid(fd.ID, problems)
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.GOMAXPROCS(0)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	// The query (this goroutine) hands every game to the workers and, in
+	// the same order, to the writer, which waits for each to be done.
+	type job struct {
+		fd       *Found
+		out      []byte
+		problems []*notation.Problem
+		done     chan struct{}
+	}
+	jobs := make(chan *job, 4*opts.Workers)
+	order := make(chan *job, 8*opts.Workers)
+	var workers sync.WaitGroup
+	for range opts.Workers {
+		workers.Go(func() {
+			for j := range jobs {
+				j.out, j.problems = exportGame(j.fd, lookup, opts.Format)
+				close(j.done)
 			}
-			return nil
+		})
+	}
+	n := 0
+	var werr error
+	writer := make(chan struct{})
+	go func() {
+		defer close(writer)
+		bw := bufio.NewWriterSize(w, 64<<10)
+		for j := range order {
+			<-j.done
+			if werr != nil {
+				continue
+			}
+			if j.out == nil {
+				if opts.Invalid != nil {
+					opts.Invalid(j.fd.ID, j.problems)
+				}
+				continue
+			}
+			if _, err := bw.Write(j.out); err != nil {
+				werr = err
+				cancel()
+				continue
+			}
+			n++
 		}
-		n++
-		if opts.Format == PGN {
-			return notation.Write(bw, g)
+		if werr == nil {
+			werr = bw.Flush()
 		}
-		text := notation.Format(g)
-		plies := make([]string, len(g.Record.Main.Plies))
-		for i, p := range g.Record.Main.Plies {
-			plies[i] = p.Canon
+	}()
+	err := s.Query(ctx, lookup, f, func(fd *Found) error {
+		j := &job{fd: fd, done: make(chan struct{})}
+		select {
+		case order <- j:
+		case <-ctx.Done():
+			return ctx.Err()
 		}
-		return enc.Encode(&ExportedGame{ID: fd.ID, Game: fd.Game, Rated: fd.Rated, Tags: OrderedTags(headerTags(text)),
-			Plies: plies, Result: g.CanonicalResult()})
+		jobs <- j // the workers never stop before jobs is closed
+		return nil
 	})
+	close(jobs)
+	close(order)
+	workers.Wait()
+	<-writer
+	if werr != nil {
+		return n, fmt.Errorf("archive: export: %w", werr)
+	}
 	if err != nil {
 		return n, err
 	}
-	if err := bw.Flush(); err != nil {
-		return n, fmt.Errorf("archive: export: %w", err)
-	}
 	return n, nil
+}
+
+// exportGame checks an archived game again and writes it in the format;
+// nil and the problems when it no longer checks.
+func exportGame(fd *Found, lookup notation.Lookup, format string) ([]byte, []*notation.Problem) {
+	g, problems := recheck(fd, lookup)
+	if g == nil {
+		return nil, problems
+	}
+	var b bytes.Buffer
+	if format == PGN {
+		notation.Write(&b, g)
+		return b.Bytes(), nil
+	}
+	text := notation.Format(g)
+	plies := make([]string, len(g.Record.Main.Plies))
+	for i, p := range g.Record.Main.Plies {
+		plies[i] = p.Canon
+	}
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(&ExportedGame{ID: fd.ID, Game: fd.Game, Rated: fd.Rated, Tags: OrderedTags(headerTags(text)),
+		Plies: plies, Result: g.CanonicalResult()}); err != nil {
+		// Only strings and numbers: this cannot fail.
+		panic(fmt.Sprintf("archive: export game %d: %v", fd.ID, err))
+	}
+	return b.Bytes(), nil
 }
 
 // recheck checks an archived record again; it returns nil and the problems

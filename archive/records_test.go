@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -389,4 +390,39 @@ func TestImportCrash(t *testing.T) {
 		s.Close()
 		assertWholeGames(t, open(t, dir), data, n)
 	})
+}
+
+// failingWriter fails once it has taken n bytes.
+type failingWriter struct{ n int }
+
+func (w *failingWriter) Write(p []byte) (int, error) {
+	if len(p) > w.n {
+		return 0, errors.New("disk full")
+	}
+	w.n -= len(p)
+	return len(p), nil
+}
+
+// TestExportOrderAndErrors: whatever the number of workers, games come out
+// in archive order; a write error stops the export and is returned.
+func TestExportOrderAndErrors(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, t.TempDir())
+	data := corpus(t, 30, 30)
+	_, err := s.ImportFile(ctx, "c", data, lookup, nil)
+	require.NoError(t, err)
+	want := canonical(t, data)
+	for _, workers := range []int{1, 2, 7} {
+		var b bytes.Buffer
+		n, err := s.Export(ctx, &b, lookup, Filter{}, &ExportOptions{Workers: workers})
+		require.NoError(t, err)
+		assert.Equal(t, 150, n)
+		assert.True(t, want == b.String(), "%d workers: the export differs", workers)
+	}
+	_, err = s.Export(ctx, &failingWriter{n: 10 << 10}, lookup, Filter{}, &ExportOptions{Workers: 3})
+	assert.ErrorContains(t, err, "archive: export: disk full")
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	_, err = s.Export(cctx, io.Discard, lookup, Filter{}, nil)
+	assert.ErrorIs(t, err, context.Canceled)
 }
