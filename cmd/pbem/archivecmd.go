@@ -98,13 +98,25 @@ func (c *cli) archiveFlags(sub archiveCommand, args []string) (a *archiveArgs, c
 	}
 	switch sub.name {
 	case "export":
-		a.format = fset.String("format", archive.PGN, "pgn (a canonical record collection) or json (one object per line: tags, plies, result)")
+		a.format = fset.String("format", archive.PGN, "output `FORMAT`: pgn (a canonical record collection) or json (one object per line: tags, plies, result)")
 	case "crosstable", "ratings":
-		a.format = fset.String("format", "text", "text or csv")
+		a.format = fset.String("format", "text", "output `FORMAT`: text or csv")
 	}
 	fset.Usage = func() {
 		fmt.Fprintf(fset.Output(), "Usage: pbem archive %s %s\n\n%s.\n\nOptions:\n", sub.name, sub.args, sub.summary)
 		fset.PrintDefaults()
+	}
+	// --help is answered here: c.parse would print the usage twice (the
+	// flag package's copy on stderr, then one on stdout).
+	for _, arg := range args {
+		if arg == "--" {
+			break
+		}
+		if arg == "-h" || arg == "-help" || arg == "--help" || arg == "--h" {
+			fset.SetOutput(c.stdout)
+			fset.Usage()
+			return a, 0, true
+		}
 	}
 	a.pos, code, done = c.parse(fset, args)
 	return a, code, done

@@ -22,8 +22,9 @@ func TestArchiveHelp(t *testing.T) {
 	assert.Equal(t, 0, code)
 	for _, sub := range archiveCommands() {
 		assert.Contains(t, out, "pbem archive "+sub.name+" ")
-		code, out, _ := run(t, "", "archive", sub.name, "--help")
+		code, out, errs := run(t, "", "archive", sub.name, "--help")
 		assert.Equal(t, 0, code, sub.name)
+		assert.Empty(t, errs, "the usage is printed once, on stdout")
 		assert.Contains(t, out, "Usage: pbem archive "+sub.name, sub.name)
 		assert.Contains(t, out, "-data DIR", sub.name)
 	}
