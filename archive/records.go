@@ -54,8 +54,8 @@ func (s *Store) NewImporter(lookup notation.Lookup, batch int) *Importer {
 	return &Importer{s: s, lookup: lookup, batch: batch}
 }
 
-// Stats returns what the import has stored so far (games still waiting in
-// the batch are not counted).
+// Stats returns the counts so far: games read, plies and problems as they
+// are checked; Added and Known once their batch is committed.
 func (im *Importer) Stats() ImportStats { return im.stats }
 
 // Check counts a checked game and, when it is valid, adds it to the batch,
