@@ -163,10 +163,12 @@ func eachGame(file string, data []byte, each func(*Record, *Problem)) {
 type chunker struct {
 	l       *lexState
 	pending *lexer.Token
+	buf     []lexer.Token // reused: a chunk is parsed before the next is cut
 }
 
 func (c *chunker) next() []lexer.Token {
-	var chunk []lexer.Token
+	chunk := c.buf[:0]
+	defer func() { c.buf = chunk[:0] }()
 	depth, movetext, inTag := 0, false, false
 	for {
 		var t lexer.Token
