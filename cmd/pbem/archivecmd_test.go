@@ -2,11 +2,14 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -288,4 +291,56 @@ castles,3,Ben,1484.5,3
 	code, _, errs = run(t, "", "archive", "ratings", "--game", "elevation", "--data", data)
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errs, "no rated, decided games")
+}
+
+// TestArchiveRefereeGames: a game the referee finishes is in the archive
+// the commands read (the same store), with its tags, and rated.
+func TestArchiveRefereeGames(t *testing.T) {
+	ctx := context.Background()
+	data := filepath.Join(t.TempDir(), "data")
+	store, err := archive.Open(ctx, data, nil)
+	require.NoError(t, err)
+	defer store.Close()
+	ref, err := referee.New(store, &referee.Options{Address: "referee@pbem.example"})
+	require.NoError(t, err)
+	n := 0
+	send := func(from, name, to, body string) {
+		t.Helper()
+		n++
+		require.NoError(t, ref.Handle(ctx, referee.Request{From: referee.Address{Name: name, Addr: from}, To: to,
+			Body: body, MessageID: fmt.Sprintf("m%d@example.org", n), Received: time.Now()}))
+	}
+	plus := func(addr string) string {
+		g, err := store.Game(ctx, 1)
+		require.NoError(t, err)
+		for _, st := range g.Seats {
+			if st.Player.Addr == addr {
+				return fmt.Sprintf("referee+1.%s@pbem.example", st.Token)
+			}
+		}
+		t.Fatalf("%s has no seat", addr)
+		return ""
+	}
+	send("alice@example.org", "Alice", "referee@pbem.example", "new castles with bob@example.org event=Ladder round=7")
+	send("bob@example.org", "Bob", plus("bob@example.org"), "accept")
+	send("alice@example.org", "Alice", plus("alice@example.org"), "resign")
+	g, err := store.Game(ctx, 1)
+	require.NoError(t, err)
+	require.Equal(t, archive.Over, g.Status, "the game did not end")
+
+	code, out, errs := run(t, "", "archive", "list", "--data", data)
+	require.Equal(t, 0, code, errs)
+	assert.Regexp(t, `^1\t\d{4}\.\d\d\.\d\d\tcastles\tLadder\t7\tFirst: Alice <alice@example.org>; Second: Bob <bob@example.org>\t0-1\n$`, out)
+	code, out, _ = run(t, "", "archive", "export", "--data", data, "--format", "json")
+	require.Equal(t, 0, code)
+	var eg archive.ExportedGame
+	require.NoError(t, json.Unmarshal([]byte(out), &eg))
+	for _, tag := range []string{"Event", "Site", "Date", "Round", "First", "Second", "Result", "Termination", "TimeControl"} {
+		assert.NotEmpty(t, tagOf(eg.Tags, tag), tag)
+	}
+	assert.Equal(t, "resign", tagOf(eg.Tags, "Termination"))
+	assert.True(t, eg.Rated)
+	code, out, _ = run(t, "", "archive", "ratings", "--data", data)
+	require.Equal(t, 0, code)
+	assert.Contains(t, out, "1  Bob       1520      1\n2  Alice     1480      1\n")
 }
