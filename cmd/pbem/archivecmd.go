@@ -38,7 +38,6 @@ func archiveCommands() []archiveCommand {
 // archiveArgs is a parsed subcommand line.
 type archiveArgs struct {
 	name   string
-	fs     *flag.FlagSet
 	data   *string
 	filter archive.Filter
 	format *string
@@ -85,7 +84,7 @@ func (c *cli) archiveUsage(w io.Writer) {
 // code) after --help or a bad flag.
 func (c *cli) archiveFlags(sub archiveCommand, args []string) (a *archiveArgs, code int, done bool) {
 	fset := flag.NewFlagSet("pbem archive "+sub.name, flag.ContinueOnError)
-	a = &archiveArgs{name: sub.name, fs: fset}
+	a = &archiveArgs{name: sub.name}
 	a.data = fset.String("data", archive.DefaultDir, "the data directory `DIR` holding the archive (the referee's store)")
 	switch sub.name {
 	case "export", "list", "search":
