@@ -115,13 +115,17 @@ func hasFlags(fs *flag.FlagSet) bool {
 // code) when parsing ends the command: --help (0) or a bad flag (2).
 func (c *cli) parse(fs *flag.FlagSet, args []string) (pos []string, code int, done bool) {
 	fs.SetOutput(c.stderr)
+	usage := fs.Usage
+	fs.Usage = func() {} // printed below, once, where it belongs
+	defer func() { fs.Usage = usage }()
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				fs.SetOutput(c.stdout)
-				fs.Usage()
+				usage()
 				return nil, 0, true
 			}
+			usage() // after the flag package's own line naming the bad flag
 			return nil, 2, true
 		}
 		args = fs.Args()

@@ -22,9 +22,10 @@ func run(t *testing.T, stdin string, args ...string) (int, string, string) {
 
 func TestEveryCommandHasHelp(t *testing.T) {
 	for _, cmd := range commands() {
-		code, out, _ := run(t, "", cmd.name, "--help")
+		code, out, errs := run(t, "", cmd.name, "--help")
 		assert.Equal(t, 0, code, cmd.name)
-		assert.Contains(t, out, "Usage: pbem "+cmd.name, cmd.name)
+		assert.Equal(t, 1, strings.Count(out, "Usage: pbem "+cmd.name), "%s --help prints its usage once:\n%s", cmd.name, out)
+		assert.Empty(t, errs, cmd.name)
 	}
 	code, out, _ := run(t, "", "--help")
 	assert.Equal(t, 0, code)
