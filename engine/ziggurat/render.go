@@ -58,8 +58,8 @@ func (s *State) Render(view int) string {
 	return b.String()
 }
 
-const legend = `Q D W   South's Queen (size 3), Drone (2), Worker (1); South moves up
-q d w   North's Queen, Drone, Worker; North moves down
+const legend = `Q D W   South's Queen (3), Drone (2), Worker (1); South heads for rank 6
+q d w   North's Queen, Drone, Worker; North heads for rank 1
 .       an empty square
 [QDw]   a stack, bottom to top, owned by the owner of its top piece:
         a Tower if the top is smaller than the piece under it (moves
