@@ -133,6 +133,24 @@ func (s *session) gameArg(c *cmd, form string) (*game, error) {
 	return nil, mistake(nil, form, "which game? This message is no reply to a game's mail, and names no game")
 }
 
+// gameThen reads "GAMEID ARG ..." for a command: the game, and the text
+// after its id. what names the arguments for the error ("a ply").
+func (s *session) gameThen(c *cmd, form, what string) (*game, string, error) {
+	f := strings.Fields(c.rest)
+	if len(f) < 2 {
+		return nil, "", mistake(nil, form, "a game number and %s must follow %s", what, c.verb)
+	}
+	id, ok := parseID(f[0])
+	if !ok {
+		return nil, "", mistake(nil, form, "%q is not a game number", f[0])
+	}
+	g, err := s.game(id)
+	if err != nil {
+		return nil, "", err
+	}
+	return g, strings.TrimSpace(c.rest[strings.Index(c.rest, f[0])+len(f[0]):]), nil
+}
+
 // contextOnly is the game of a command that takes no game id: the game of
 // the mail answered.
 func (s *session) contextOnly(c *cmd, form string) (*game, error) {
@@ -178,19 +196,11 @@ func (s *session) help(c *cmd) error {
 // moveCmd: move GAMEID PLY [#N].
 func (s *session) moveCmd(c *cmd) error {
 	const form = "move GAMEID PLY, optionally followed by #N, the number of the ply"
-	f := strings.Fields(c.rest)
-	if len(f) < 2 {
-		return mistake(nil, form, "a game number and a ply must follow move")
-	}
-	id, ok := parseID(f[0])
-	if !ok {
-		return mistake(nil, form, "%q is not a game number", f[0])
-	}
-	g, err := s.game(id)
+	g, rest, err := s.gameThen(c, form, "a ply")
 	if err != nil {
 		return err
 	}
-	text, expect := splitExpect(strings.TrimSpace(c.rest[strings.Index(c.rest, f[0])+len(f[0]):]))
+	text, expect := splitExpect(rest)
 	return s.move(g, text, expect, false)
 }
 
@@ -813,15 +823,7 @@ func (s *session) listGames(gs []*archive.Game) error {
 
 func (s *session) previewCmd(c *cmd) error {
 	const form = "preview GAMEID PLY ..."
-	f := strings.Fields(c.rest)
-	if len(f) < 2 {
-		return mistake(nil, form, "a game number and at least one ply must follow preview")
-	}
-	id, ok := parseID(f[0])
-	if !ok {
-		return mistake(nil, form, "%q is not a game number", f[0])
-	}
-	g, err := s.game(id)
+	g, rest, err := s.gameThen(c, form, "at least one ply")
 	if err != nil {
 		return err
 	}
@@ -830,7 +832,7 @@ func (s *session) previewCmd(c *cmd) error {
 	}
 	seat := g.seatOf(s.from.Addr)
 	line := g.line()
-	plies := joinPlies(f[1:])
+	plies := joinPlies(strings.Fields(rest))
 	var canon []string
 	for i, p := range plies {
 		st := line.State()
