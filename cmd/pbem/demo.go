@@ -130,13 +130,13 @@ func playByMail(ctx context.Context, w io.Writer, ref string, ps []*player, code
 		}
 		say(p, "accept")
 	}
-	last := make(map[*player]*referenceMail)
+	last := make(map[*player]*mail.Inbound) // each player's latest mail from the referee
 	for _, p := range ps {
 		m, err := p.wait(ctx, "to move")
 		if err != nil {
 			return err
 		}
-		last[p] = &referenceMail{m.Subject, m.Text, m}
+		last[p] = m
 	}
 	start, err := codec.Rules().Start(engine.Options{Players: n})
 	if err != nil {
@@ -144,7 +144,7 @@ func playByMail(ctx context.Context, w io.Writer, ref string, ps []*player, code
 	}
 	line := engine.NewLine(start)
 	show := func(p *player) {
-		fmt.Fprintf(w, "\n%s <- %s\n%s\n", p.addr, last[p].subject, indent(last[p].text))
+		fmt.Fprintf(w, "\n%s <- %s\n%s\n", p.addr, last[p].Subject, indent(last[p].Text))
 	}
 	show(ps[line.State().ToMove()])
 	for ply := 0; ply <= plies && !line.Outcome().Over; ply++ {
@@ -155,7 +155,7 @@ func playByMail(ctx context.Context, w io.Writer, ref string, ps []*player, code
 			m = randomMove(line.State(), r)
 			text = codec.Encode(line.State(), m)
 		}
-		if err := mover.send(ref, "", text, last[mover].m); err != nil {
+		if err := mover.send(ref, "", text, last[mover]); err != nil {
 			return err
 		}
 		say(mover, text)
@@ -169,7 +169,7 @@ func playByMail(ctx context.Context, w io.Writer, ref string, ps []*player, code
 			if err != nil {
 				return err
 			}
-			last[p] = &referenceMail{got.Subject, got.Text, got}
+			last[p] = got
 		}
 		next := ps[line.State().ToMove()]
 		if text == "resign" || line.Outcome().Over {
@@ -179,20 +179,6 @@ func playByMail(ctx context.Context, w io.Writer, ref string, ps []*player, code
 	}
 	fmt.Fprintln(w)
 	return nil
-}
-
-// referenceMail is the last mail a demo player had from the referee.
-type referenceMail struct {
-	subject, text string
-	m             *mail.Inbound
-}
-
-func randomMove(s engine.State, r *rand.Rand) engine.Move {
-	if smp, ok := s.(engine.Sampler); ok {
-		return smp.RandomMove(r)
-	}
-	moves := s.Legal()
-	return moves[r.IntN(len(moves))]
 }
 
 func indent(text string) string {

@@ -48,6 +48,16 @@ func runSelfplay(c *cli, args []string) int {
 	return 0
 }
 
+// randomMove draws a legal move: from the game's Sampler when it has one
+// (turns of many actions), else uniformly from Legal.
+func randomMove(s engine.State, r *rand.Rand) engine.Move {
+	if smp, ok := s.(engine.Sampler); ok {
+		return smp.RandomMove(r)
+	}
+	moves := s.Legal()
+	return moves[r.IntN(len(moves))]
+}
+
 // selfplay plays game i of a seeded series with random legal moves. Games
 // whose first player is drawn at random (ziggurat, rpp) draw it too.
 func selfplay(codec notation.Codec, o engine.Options, seed uint64, i, maxPlies int) *notation.Game {
@@ -74,15 +84,7 @@ func selfplay(codec notation.Codec, o engine.Options, seed uint64, i, maxPlies i
 		panic(err) // Start succeeded above
 	}
 	for ply := 0; ply < maxPlies && !b.Line().Outcome().Over; ply++ {
-		s := b.Line().State()
-		var m engine.Move
-		if smp, ok := s.(engine.Sampler); ok {
-			m = smp.RandomMove(r)
-		} else {
-			moves := s.Legal()
-			m = moves[r.IntN(len(moves))]
-		}
-		if err := b.Play(m); err != nil {
+		if err := b.Play(randomMove(b.Line().State(), r)); err != nil {
 			panic(fmt.Sprintf("selfplay: generated move refused: %v", err))
 		}
 	}

@@ -103,7 +103,8 @@ func (s *server) logger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(os.Stderr, o))
 }
 
-// start brings up every part; ready (if not nil) is called once all listen.
+// start brings up every part: mail servers (embedded mode), store,
+// referee, sender, poller and the HTTP listener.
 func (s *server) start(ctx context.Context) error {
 	if s.log == nil {
 		s.log = s.logger()
