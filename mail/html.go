@@ -1,105 +1,303 @@
 package mail
 
 import (
-	"html"
 	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 )
 
-// htmlToText converts an HTML body to plain text: tags are dropped, block
-// elements and <br> become line breaks, list items get "- ", entities are
-// decoded, whitespace is collapsed outside <pre>, and the contents of
-// <script>, <style>, <head> and comments are skipped. It is meant for the
-// short HTML that mail clients write, not as a general renderer.
+// htmlToText converts an HTML body to plain text, as a mail client would
+// show it in a plain-text reply: block elements and <br> become line
+// breaks, list items get "- ", whitespace is collapsed outside <pre>, and
+// <script>, <style>, <head> and comments are skipped.
+//
+// What the mail clients mark as quoted becomes "> " lines, so that
+// [FreshText] treats it like a plain-text quote: <blockquote> (Apple's
+// type="cite" too), Gmail's div.gmail_quote (with its gmail_attr
+// attribution), Yahoo's div.yahoo_quoted, Thunderbird's moz-cite-prefix
+// attribution, and everything from Outlook's divRplyFwdMsg header block or
+// its appendonsend marker to the end of the document. A signature block
+// (Thunderbird's moz-signature, Gmail's gmail_signature, Outlook's
+// Signature, Proton's protonmail_signature_block, Apple's
+// AppleMailSignature) is introduced by a "-- " line, the separator of a
+// plain-text signature.
+//
+// The walk is iterative, so deeply nested markup costs no stack; the parser
+// (golang.org/x/net/html, the HTML5 algorithm browsers use) makes sense of
+// unclosed and misnested tags.
 func htmlToText(s string) string {
-	var b strings.Builder
-	pre := 0
-	space := false // a collapsed space is pending
-	for len(s) > 0 {
-		lt := strings.IndexByte(s, '<')
-		if lt < 0 {
-			lt = len(s)
-		}
-		if lt > 0 {
-			text := html.UnescapeString(s[:lt])
-			if pre > 0 {
-				b.WriteString(text)
-			} else {
-				for _, f := range splitKeepEdges(text) {
-					if f == "" {
-						space = true
-						continue
-					}
-					if space && b.Len() > 0 && !endsWithNewline(&b) {
-						b.WriteByte(' ')
-					}
-					space = false
-					b.WriteString(f)
-				}
-			}
-			s = s[lt:]
+	doc, err := html.Parse(strings.NewReader(s))
+	if err != nil {
+		// html.Parse fails only when reading fails; a strings.Reader does not.
+		return tidyLines(s)
+	}
+	r := &htmlRenderer{}
+	n := doc
+	for n != nil {
+		descend := r.enter(n)
+		if descend && n.FirstChild != nil {
+			n = n.FirstChild
 			continue
 		}
-		// s starts with '<'.
-		if strings.HasPrefix(s, "<!--") {
-			end := strings.Index(s[4:], "-->")
-			if end < 0 {
-				break
-			}
-			s = s[4+end+3:]
-			continue
+		if descend {
+			r.exit(n)
 		}
-		gt := strings.IndexByte(s, '>')
-		if gt < 0 {
-			// A lone '<' is text.
-			b.WriteString(s)
-			break
+		for n != nil && n.NextSibling == nil {
+			n = n.Parent
+			if n != nil {
+				r.exit(n)
+			}
 		}
-		tag := s[1:gt]
-		s = s[gt+1:]
-		closing := strings.HasPrefix(tag, "/")
-		name := strings.ToLower(strings.TrimPrefix(tag, "/"))
-		if i := strings.IndexAny(name, " \t\r\n/"); i >= 0 {
-			name = name[:i]
-		}
-		switch name {
-		case "script", "style", "head", "title":
-			if !closing {
-				end := strings.Index(strings.ToLower(s), "</"+name)
-				if end < 0 {
-					s = ""
-				} else {
-					s = s[end:]
-				}
-			}
-		case "pre":
-			if closing {
-				if pre > 0 {
-					pre--
-				}
-			} else {
-				pre++
-			}
-			newline(&b)
-		case "br":
-			b.WriteByte('\n')
-			space = false
-		case "li":
-			if !closing {
-				newline(&b)
-				b.WriteString("- ")
-				space = false
-			}
-		case "p", "div", "tr", "table", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6",
-			"blockquote", "hr", "section", "article", "header", "footer", "dl", "dt", "dd":
-			newline(&b)
-			space = false
-		case "td", "th":
-			if closing {
-				space = true
-			}
+		if n != nil {
+			n = n.NextSibling
 		}
 	}
-	return tidyLines(b.String())
+	r.endLine()
+	return tidyLines(r.result())
+}
+
+// htmlRenderer writes text lines, each with the quote depth that was in
+// force when it started.
+type htmlRenderer struct {
+	lines []string
+	cur   strings.Builder
+	open  bool           // cur holds a started line (possibly empty)
+	depth int            // quote depth of the current position
+	rest  bool           // Outlook's marker was seen: everything after is quoted
+	pre   int            // inside <pre>
+	space bool           // a collapsed space is pending
+	sigs  []int          // where the signatures being read start
+	seps  map[int]string // "-- " lines to write before these lines
+}
+
+// quoteDepth is the depth new lines get.
+func (r *htmlRenderer) quoteDepth() int {
+	if r.rest {
+		return r.depth + 1
+	}
+	return r.depth
+}
+
+// write adds text to the current line, starting one if needed.
+func (r *htmlRenderer) write(s string) {
+	if !r.open {
+		d := r.quoteDepth()
+		if d > 0 {
+			r.cur.WriteString(strings.Repeat(">", d) + " ")
+		}
+		r.open = true
+	}
+	r.cur.WriteString(s)
+}
+
+// endLine ends the current line, if one is started.
+func (r *htmlRenderer) endLine() {
+	if r.open {
+		r.lines = append(r.lines, r.cur.String())
+		r.cur.Reset()
+		r.open = false
+	}
+	r.space = false
+}
+
+// br ends the current line, writing an empty one if none was started.
+func (r *htmlRenderer) br() {
+	if !r.open {
+		r.write("")
+	}
+	r.endLine()
+}
+
+func (r *htmlRenderer) text(t string) {
+	if r.pre > 0 {
+		for i, l := range strings.Split(t, "\n") {
+			if i > 0 {
+				r.br()
+			}
+			if l != "" {
+				r.write(l)
+			}
+		}
+		return
+	}
+	for _, f := range splitKeepEdges(t) {
+		if f == "" {
+			r.space = true
+			continue
+		}
+		if r.space && r.open && r.cur.Len() > 0 && !strings.HasSuffix(r.cur.String(), " ") {
+			r.write(" ")
+		}
+		r.space = false
+		r.write(f)
+	}
+}
+
+// enter handles the start of n and reports whether to visit its children.
+func (r *htmlRenderer) enter(n *html.Node) bool {
+	switch n.Type {
+	case html.TextNode:
+		r.text(n.Data)
+		return false
+	case html.CommentNode, html.DoctypeNode:
+		return false
+	case html.DocumentNode:
+		return true
+	case html.ElementNode:
+	default:
+		return false
+	}
+	switch n.DataAtom {
+	case atom.Script, atom.Style, atom.Head, atom.Title, atom.Template, atom.Noscript:
+		return false
+	case atom.Br:
+		r.br()
+		return false
+	case atom.Img:
+		return false
+	}
+	id, class := attr(n, "id"), attr(n, "class")
+	if isOutlookSeparator(id) {
+		r.endLine()
+		r.rest = true
+	}
+	if isBlock(n.DataAtom) {
+		r.endLine()
+	}
+	if isQuote(n, id, class) {
+		r.endLine()
+		r.depth++
+	}
+	if isSignature(id, class) {
+		r.endLine()
+		r.sigs = append(r.sigs, len(r.lines))
+	}
+	switch n.DataAtom {
+	case atom.Pre:
+		r.pre++
+	case atom.Li:
+		r.write("- ")
+		r.space = false
+	case atom.Td, atom.Th:
+		r.space = true
+	}
+	return true
+}
+
+// exit handles the end of n (an element whose children were visited).
+func (r *htmlRenderer) exit(n *html.Node) {
+	if n.Type != html.ElementNode {
+		return
+	}
+	id, class := attr(n, "id"), attr(n, "class")
+	switch n.DataAtom {
+	case atom.Pre:
+		r.pre--
+	case atom.Td, atom.Th:
+		r.space = true
+	}
+	if isBlock(n.DataAtom) {
+		r.endLine()
+	}
+	if isSignature(id, class) && len(r.sigs) > 0 {
+		r.endLine()
+		start := r.sigs[len(r.sigs)-1]
+		r.sigs = r.sigs[:len(r.sigs)-1]
+		r.markSignature(start)
+	}
+	if isQuote(n, id, class) {
+		r.endLine()
+		r.depth--
+	}
+}
+
+// markSignature asks for a "-- " line before the signature that starts at
+// line start, unless the signature is empty or has its own separator.
+func (r *htmlRenderer) markSignature(start int) {
+	prefix := ""
+	if d := r.quoteDepth(); d > 0 {
+		prefix = strings.Repeat(">", d) + " "
+	}
+	for i, l := range r.lines[start:] {
+		t := strings.TrimSpace(strings.TrimPrefix(l, prefix))
+		if t == "" && i < 8 {
+			continue
+		}
+		if t != "" && t != "--" { // Thunderbird and Gmail write "-- " themselves
+			if r.seps == nil {
+				r.seps = map[int]string{}
+			}
+			r.seps[start] = prefix + "-- "
+		}
+		return
+	}
+}
+
+// result joins the lines, with the signature separators asked for.
+func (r *htmlRenderer) result() string {
+	var b strings.Builder
+	for i, l := range r.lines {
+		if sep, ok := r.seps[i]; ok {
+			b.WriteString(sep + "\n")
+		}
+		b.WriteString(l + "\n")
+	}
+	return b.String()
+}
+
+func attr(n *html.Node, key string) string {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val
+		}
+	}
+	return ""
+}
+
+// hasClass reports whether the class attribute lists name (or a class
+// ending in it: Outlook and webmail prefix classes when they quote, as in
+// x_gmail_quote).
+func hasClass(class, name string) bool {
+	for _, c := range strings.Fields(class) {
+		if strings.EqualFold(c, name) || strings.HasSuffix(strings.ToLower(c), "_"+name) {
+			return true
+		}
+	}
+	return false
+}
+
+func isQuote(n *html.Node, id, class string) bool {
+	if n.DataAtom == atom.Blockquote {
+		return true
+	}
+	return hasClass(class, "gmail_quote") || hasClass(class, "yahoo_quoted") || hasClass(class, "moz-cite-prefix") ||
+		hasClass(class, "protonmail_quote") || strings.Contains(strings.ToLower(id), "yahoo_quoted")
+}
+
+// isOutlookSeparator: Outlook writes the original after
+// <div id="appendonsend"></div> and under <div id="divRplyFwdMsg"> (x_
+// prefixed when quoted again), without marking it as a quote.
+func isOutlookSeparator(id string) bool {
+	id = strings.ToLower(id)
+	return strings.HasSuffix(id, "appendonsend") || strings.HasSuffix(id, "divrplyfwdmsg")
+}
+
+func isSignature(id, class string) bool {
+	lid := strings.ToLower(id)
+	return hasClass(class, "moz-signature") || hasClass(class, "gmail_signature") ||
+		hasClass(class, "protonmail_signature_block") || lid == "signature" || strings.HasSuffix(lid, "_signature") ||
+		lid == "applemailsignature" || lid == "ms-outlook-mobile-signature"
+}
+
+func isBlock(a atom.Atom) bool {
+	switch a {
+	case atom.P, atom.Div, atom.Tr, atom.Table, atom.Ul, atom.Ol, atom.Li, atom.H1, atom.H2, atom.H3,
+		atom.H4, atom.H5, atom.H6, atom.Blockquote, atom.Hr, atom.Section, atom.Article, atom.Header,
+		atom.Footer, atom.Dl, atom.Dt, atom.Dd, atom.Pre, atom.Body, atom.Center, atom.Address:
+		return true
+	}
+	return false
 }
 
 // splitKeepEdges splits text at runs of whitespace; an empty string stands
@@ -121,25 +319,15 @@ func splitKeepEdges(text string) []string {
 	return out
 }
 
-func endsWithNewline(b *strings.Builder) bool {
-	s := b.String()
-	return len(s) > 0 && s[len(s)-1] == '\n'
-}
-
-func newline(b *strings.Builder) {
-	if b.Len() > 0 && !endsWithNewline(b) {
-		b.WriteByte('\n')
-	}
-}
-
-// tidyLines trims trailing spaces and collapses runs of blank lines.
+// tidyLines trims trailing spaces and collapses runs of blank lines (a
+// line of only quote marks counts as blank within its quote).
 func tidyLines(s string) string {
 	lines := strings.Split(s, "\n")
 	out := lines[:0]
 	blank := 0
 	for _, l := range lines {
 		l = strings.TrimRight(l, " \t")
-		if l == "" {
+		if strings.Trim(l, ">") == "" {
 			blank++
 			if blank > 1 {
 				continue

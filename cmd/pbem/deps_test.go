@@ -11,7 +11,8 @@ import (
 // allowed says which of our packages and which modules a package may import
 // (ARCHITECTURE.md): engine < engine/<game>; engine, engine/<game>,
 // participle < notation < notation/<game>; engine, notation, archive <
-// referee; go-imap, go-smtp, go-message < mail; everything < cmd. The
+// referee; go-imap, go-smtp, go-message, golang.org/x/net/html < mail;
+// everything < cmd. The
 // standard library is always allowed. Test files are not checked.
 func allowed(pkg, imp string) bool {
 	game := func(p, parent string) (string, bool) {
@@ -47,7 +48,8 @@ func allowed(pkg, imp string) bool {
 		return imp == "pbem/engine" || imp == "pbem/notation" || strings.HasPrefix(imp, "pbem/archive") ||
 			strings.HasPrefix(imp, "pbem/referee") || eg && imp != "pbem/engine/enginetest" || ng
 	case strings.HasPrefix(pkg, "pbem/mail"):
-		return strings.HasPrefix(imp, "pbem/mail") || strings.HasPrefix(imp, "github.com/emersion/")
+		return strings.HasPrefix(imp, "pbem/mail") || strings.HasPrefix(imp, "github.com/emersion/") ||
+			imp == "golang.org/x/net/html" || strings.HasPrefix(imp, "golang.org/x/net/html/")
 	}
 	return false
 }
@@ -103,6 +105,10 @@ func TestAllowedRules(t *testing.T) {
 		{"pbem/referee", "pbem/mail", false},
 		{"pbem/referee", "pbem/notation/castles", true},
 		{"pbem/mail", "github.com/emersion/go-imap/v2", true},
+		{"pbem/mail", "golang.org/x/net/html", true},
+		{"pbem/mail", "golang.org/x/net/html/atom", true},
+		{"pbem/mail", "golang.org/x/net/http2", false},
+		{"pbem/referee", "golang.org/x/net/html", false},
 		{"pbem/engine", "github.com/alecthomas/participle/v2", false},
 	} {
 		if got := allowed(c.pkg, c.imp); got != c.want {
