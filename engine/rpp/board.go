@@ -282,6 +282,37 @@ var boardList = func() []*Board {
 	return l
 }()
 
+// BoardPlayers is the range of player counts each board serves (RULES.md
+// section 4: square5 2; square7 3-4; hex5 3; hex7 5-6; octagon 7-8). Any
+// other pair of board and player count is refused.
+var BoardPlayers = map[string][2]int{
+	"square5": {2, 2},
+	"square7": {3, 4},
+	"hex5":    {3, 3},
+	"hex7":    {5, 6},
+	"octagon": {7, 8},
+}
+
+// BoardsFor lists the boards that serve n players, in order of size.
+func BoardsFor(n int) []string {
+	var l []string
+	for _, name := range BoardNames {
+		if r := BoardPlayers[name]; r[0] <= n && n <= r[1] {
+			l = append(l, name)
+		}
+	}
+	return l
+}
+
+// servesText says which player counts a board serves: "2" or "3 to 4".
+func servesText(name string) string {
+	r := BoardPlayers[name]
+	if r[0] == r[1] {
+		return strconv.Itoa(r[0])
+	}
+	return fmt.Sprintf("%d to %d", r[0], r[1])
+}
+
 // DefaultBoard is the board for a player count when [Board] is not given:
 // 2 square5, 3 hex5, 4 square7, 5-6 hex7, 7-8 octagon.
 func DefaultBoard(players int) string {

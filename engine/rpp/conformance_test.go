@@ -15,7 +15,7 @@ func TestConformance(t *testing.T) {
 	enginetest.Run(t, enginetest.Config{
 		Rules: rpp.Rules{},
 		Options: []engine.Options{
-			{}, {Players: 5}, {Players: 7}, {Players: 2, Board: "hex7"}, {Players: 3, Board: "square7", First: 2},
+			{}, {Players: 5}, {Players: 7}, {Players: 6, Board: "hex7", First: 5}, {Players: 3, Board: "square7", First: 2},
 		},
 		Playouts: 4,
 		MaxPlies: 300,

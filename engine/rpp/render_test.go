@@ -9,7 +9,7 @@ import (
 
 func TestRenderFits(t *testing.T) {
 	for _, o := range []engine.Options{{}, {Players: 3}, {Players: 4}, {Players: 5}, {Players: 6}, {Players: 8},
-		{Players: 2, Board: "octagon"}, {Players: 3, Board: "square7"}} {
+		{Players: 7, Board: "octagon"}, {Players: 3, Board: "square7"}} {
 		s, err := Rules{}.Start(o)
 		if err != nil {
 			t.Fatal(err)

@@ -123,7 +123,8 @@ const help = `Rock, Paper, Pyramid (rpp), 2 to 8 players.
 Seats R Y G B K W O P (red, yellow, green, blue, black, white,
 orange, purple) play in that order from the first player, skipping
 eliminated seats. Boards: square5 (2 players), square7 (3-4, default
-for 4), hex5 (3), hex7 (5-6), octagon (7-8). Each seat has 5 L, 5 M
+for 4), hex5 (3), hex7 (5-6), octagon (7-8); a board serves only
+those counts. Each seat has 5 L, 5 M
 and 5 S pieces, starting as a nest (S in M in L) on each of the five
 cells of its home edge.
 
@@ -147,7 +148,9 @@ A seat without live pieces is eliminated. The last seat standing
 wins; the others rank in reverse order of elimination. A full round
 of passes (standoff) or an agreed stalemate ends the game: resolve
 the stacks and rank by pieces in capture piles; ties are recounted
-on the pieces of the tied seats only. Eliminated seats rank last.`
+on the pieces of the tied seats only. Eliminated seats rank last.
+A threefold repetition does not draw: it ends the game as a standoff
+does, and the result is the ranking, e.g. R>Y.`
 
 // Sides names the first o.Players seats (R Y G B K W O P).
 func (r Rules) Sides(o engine.Options) ([]string, error) {
@@ -183,9 +186,9 @@ func setup(o engine.Options) (int, *Board, error) {
 	if b == nil {
 		return 0, nil, fmt.Errorf("rpp: unknown board %q (boards: %s)", name, strings.Join(BoardNames, ", "))
 	}
-	if len(b.homes) < n {
-		return 0, nil, fmt.Errorf("rpp: board %s has %d home edges (%s), too few for %d players",
-			b.name, len(b.homes), strings.Join(b.edges, ", "), n)
+	if r := BoardPlayers[b.name]; n < r[0] || n > r[1] {
+		return 0, nil, fmt.Errorf("rpp: board %s is for %s players, not %d; for %d players use %s",
+			b.name, servesText(b.name), n, n, strings.Join(BoardsFor(n), " or "))
 	}
 	if o.First < 0 || o.First >= n {
 		return 0, nil, fmt.Errorf("rpp: first player %d is not a seat (0 to %d)", o.First, n-1)

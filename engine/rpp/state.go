@@ -535,11 +535,12 @@ func (s *State) pileOf(holder, owner int) int {
 	return int(p[0]) + int(p[1]) + int(p[2])
 }
 
-// Key identifies the full position: side to move, passes, eliminations,
-// every occupied cell, the stacks and the capture piles.
+// Key identifies the full position: side to move, eliminations, every
+// occupied cell, the stacks and the capture piles. The count of passes just
+// made is not part of it (RULES.md, common rulings).
 func (s *State) Key() string {
 	var buf [1024]byte
-	k := append(buf[:0], byte(s.toMove), byte(s.passes))
+	k := append(buf[:0], byte(s.toMove))
 	for i := range s.seats {
 		k = append(k, byte(s.out[i]))
 	}

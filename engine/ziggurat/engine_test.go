@@ -233,12 +233,16 @@ func TestCheck(t *testing.T) {
 func TestKey(t *testing.T) {
 	base := "6 . . . . . .\n5 . . . . . .\n4 . . . . . .\n3 . . [qD] . . .\n2 . . . . . .\n1 . . . . . ."
 	keys := map[string]string{}
-	for _, head := range []string{"", "to: North\n", "reserve: QD qdw\n", "reserve: QDW qd\n", "exited: W\n", "exited: w\n", "passes: 1\n"} {
+	for _, head := range []string{"", "to: North\n", "reserve: QD qdw\n", "reserve: QDW qd\n", "exited: W\n", "exited: w\n"} {
 		k := diagram(t, head+base).Key()
 		if prev, dup := keys[k]; dup {
 			t.Errorf("positions %q and %q share a key", prev, head)
 		}
 		keys[k] = head
+	}
+	// RULES.md: the count of passes just made is not part of the position.
+	if k := diagram(t, "passes: 1\n"+base).Key(); keys[k] != "" || k != diagram(t, base).Key() {
+		t.Errorf("a pass count changes the key: it is not part of the position")
 	}
 	other := diagram(t, "6 . . . . . .\n5 . . . . . .\n4 . . . . . .\n3 . . [Dq] . . .\n2 . . . . . .\n1 . . . . . .").Key()
 	if _, dup := keys[other]; dup {

@@ -612,7 +612,10 @@ func (s *State) lostSizes() [2]Unit {
 	return lost
 }
 
-// Key implements engine.State.
+// Key implements engine.State: the board, reserves, exited pieces and the
+// side to move. The count of passes just made is not part of the position
+// (RULES.md, common rulings): a pass that changes nothing on the board
+// repeats the position before it, one side to move later.
 func (s *State) Key() string {
 	var b [2*NumSquares + 4]byte
 	for i, st := range s.board {
@@ -630,7 +633,7 @@ func (s *State) Key() string {
 		b[k+side] = r
 		b[k+2] |= e << (4 * uint(side))
 	}
-	b[k+3] = s.toMove | s.passes<<1
+	b[k+3] = s.toMove
 	return string(b[:])
 }
 
