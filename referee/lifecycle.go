@@ -64,7 +64,7 @@ func (s *session) newGame(c *cmd) error {
 	}
 	eo := engine.Options{Players: o.Players, Board: o.Board}
 	sides, err := rules.Sides(eo)
-	if err == nil && !playersSet && len(sides) != n {
+	if !playersSet && (err != nil || len(sides) != n) {
 		// The default seat count does not fit: ask for as many as named.
 		eo.Players, o.Players = n, n
 		sides, err = rules.Sides(eo)

@@ -24,6 +24,14 @@ func runFmt(c *cli, args []string) int {
 		}
 		files = []string{"-"}
 	}
+	if *write {
+		for _, f := range files {
+			if f == "-" {
+				fmt.Fprintf(c.stderr, "pbem fmt: -w rewrites files; standard input (-) has none to rewrite\n")
+				return 2
+			}
+		}
+	}
 	status := 0
 	for _, f := range files {
 		name, data, err := c.read(f)
@@ -67,7 +75,11 @@ func runFmt(c *cli, args []string) int {
 
 // writeFileAtomic replaces a file durably: write a temporary file in the
 // same directory, fsync it, rename it over the old one, fsync the directory.
+// A symbolic link is followed: its target is rewritten and the link kept.
 func writeFileAtomic(name string, data []byte) error {
+	if target, err := filepath.EvalSymlinks(name); err == nil {
+		name = target
+	}
 	mode := os.FileMode(0o644)
 	if st, err := os.Stat(name); err == nil {
 		mode = st.Mode().Perm()

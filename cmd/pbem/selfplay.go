@@ -22,6 +22,14 @@ func runSelfplay(c *cli, args []string) int {
 	if done {
 		return code
 	}
+	if *n < 0 {
+		fmt.Fprintf(c.stderr, "pbem selfplay: -n %d: expected a number of games, 0 or more\n", *n)
+		return 2
+	}
+	if *maxPlies < 1 {
+		fmt.Fprintf(c.stderr, "pbem selfplay: --max-plies %d: expected 1 or more\n", *maxPlies)
+		return 2
+	}
 	if len(pos) != 1 {
 		fmt.Fprintf(c.stderr, "pbem selfplay: expected one game id (see pbem games), got %d arguments\n", len(pos))
 		return 2
