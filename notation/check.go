@@ -125,16 +125,16 @@ func (r *Record) tag(name string) Tag {
 // fills in the canonical spelling of every legal ply. The returned Game is
 // nil when the game itself is unknown or its tags unusable.
 func Check(r *Record, lookup Lookup) (*Game, []*Problem) {
-	var problems []*Problem
+	problems := duplicateTags(r)
 	id, ok := r.Tag("Game")
 	if !ok {
-		return nil, []*Problem{{File: r.File, Game: r.Index, Line: r.Pos.Line, Col: r.Pos.Col, Token: firstToken(r),
-			Msg: `missing [Game] tag; expected the game id first, as in [Game "castles"]`}}
+		return nil, append(problems, &Problem{File: r.File, Game: r.Index, Line: r.Pos.Line, Col: r.Pos.Col, Token: firstToken(r),
+			Msg: `missing [Game] tag; expected the game id first, as in [Game "castles"]`})
 	}
 	codec, err := lookup(id)
 	if err != nil {
 		t := r.tag("Game")
-		return nil, []*Problem{{File: r.File, Game: r.Index, Line: t.Pos.Line, Col: t.Pos.Col, Token: id, Msg: err.Error()}}
+		return nil, append(problems, &Problem{File: r.File, Game: r.Index, Line: t.Pos.Line, Col: t.Pos.Col, Token: id, Msg: err.Error()})
 	}
 	for _, t := range r.Tags {
 		if t.Name == "Date" && !dateRE.MatchString(t.Value) {
@@ -163,6 +163,27 @@ func Check(r *Record, lookup Lookup) (*Game, []*Problem) {
 	g.Outcome = g.Final().Outcome()
 	problems = append(problems, c.result(r)...)
 	return g, problems
+}
+
+// duplicateTags reports every tag given a second time in a game, naming
+// the lines of both.
+func duplicateTags(r *Record) []*Problem {
+	var problems []*Problem
+	first := make(map[string]int, len(r.Tags)) // line of each tag's first
+	for _, t := range r.Tags {
+		line, seen := first[t.Name]
+		if !seen {
+			first[t.Name] = t.Pos.Line
+			continue
+		}
+		where := fmt.Sprintf("on lines %d and %d", line, t.Pos.Line)
+		if line == t.Pos.Line {
+			where = fmt.Sprintf("on line %d", line)
+		}
+		problems = append(problems, &Problem{File: r.File, Game: r.Index, Line: t.Pos.Line, Col: t.Pos.Col, Token: t.Name,
+			Msg: fmt.Sprintf("tag [%s] given twice, %s; expected each tag once", t.Name, where)})
+	}
+	return problems
 }
 
 func firstToken(r *Record) string {

@@ -9,6 +9,34 @@ import (
 	"github.com/alecthomas/participle/v2/lexer"
 )
 
+// Bounds on what a record may hold, shared by every reader of records and
+// plies. Each is checked before the work it bounds (the grammar, a codec's
+// parse, the recursive reading of variations), so that a hostile file costs
+// time and memory in proportion to its size, never more.
+const (
+	// MaxPly is the longest ply, in bytes, and the longest word of a
+	// record (tag name, move number, result). The longest legal ply is a
+	// castles turn of a castle step and five unit steps (36 bytes, which
+	// selfplay reaches); plies of the other games stay under 20 bytes.
+	MaxPly = 256
+	// MaxText is the longest comment or tag value, in bytes.
+	MaxText = 64 << 10
+	// MaxDepth is the deepest nesting of variations.
+	MaxDepth = 64
+	// MaxGameTokens is the most tokens one game may have (a game of
+	// 10,000 annotated plies has about 40,000).
+	MaxGameTokens = 1 << 20
+)
+
+// CheckPlyLength refuses a ply longer than MaxPly with a *SyntaxError.
+// Every codec calls it before reading a ply.
+func CheckPlyLength(text string) error {
+	if len(text) > MaxPly {
+		return Syntaxf(0, "ply of %d bytes is too long; expected at most %d bytes", len(text), MaxPly)
+	}
+	return nil
+}
+
 // Token types of the record lexer. The lexer is hand-written (a
 // lexer.Definition) because record files are large and a runtime regexp
 // lexer would dominate the checker's time; participle remains the grammar.
@@ -118,6 +146,9 @@ type lexState struct {
 	file      string
 	invalid   map[int]string
 	queue     []lexer.Token // tokens lexed but not yet handed out
+	last      lexer.TokenType
+	// noBrace: no "}" follows off (so that a run of "{" costs one scan).
+	noBrace bool
 }
 
 func (l *lexState) pos() lexer.Position {
@@ -165,15 +196,22 @@ func (l *lexState) emit(toks []lexer.Token, typ lexer.TokenType, n int) []lexer.
 	p := l.pos()
 	v := string(l.data[l.off : l.off+n])
 	l.advance(n)
+	l.last = typ
 	return append(toks, lexer.Token{Type: typ, Value: v, Pos: p})
 }
 
+// bad emits n bytes as a tInvalid token that says what was wrong. Its value
+// keeps only what a problem line quotes (a 100 MB token must not be copied).
 func (l *lexState) bad(toks []lexer.Token, n int, format string, args ...any) []lexer.Token {
 	if l.invalid == nil {
 		l.invalid = map[int]string{}
 	}
 	l.invalid[l.off] = fmt.Sprintf(format, args...)
-	return l.emit(toks, tInvalid, n)
+	p := l.pos()
+	v := string(l.data[l.off : l.off+min(n, MaxToken+1)])
+	l.advance(n)
+	l.last = tInvalid
+	return append(toks, lexer.Token{Type: tInvalid, Value: v, Pos: p})
 }
 
 func (l *lexState) next(toks []lexer.Token) []lexer.Token {
@@ -188,9 +226,16 @@ func (l *lexState) next(toks []lexer.Token) []lexer.Token {
 	case ')':
 		return l.emit(toks, tRParen, 1)
 	case '{':
-		end := bytes.IndexByte(d, '}')
+		end := -1
+		if !l.noBrace {
+			end = bytes.IndexByte(d, '}')
+		}
 		if end < 0 {
+			l.noBrace = true
 			return l.bad(toks, 1, `unterminated comment: "{" has no closing "}"`)
+		}
+		if end+1 > MaxText {
+			return l.bad(toks, end+1, "comment of %d bytes is too long; expected at most %d bytes", end+1, MaxText)
 		}
 		return l.emit(toks, tComment, end+1)
 	case '}':
@@ -200,6 +245,9 @@ func (l *lexState) next(toks []lexer.Token) []lexer.Token {
 		if end < 0 {
 			end = len(d)
 		}
+		if end > MaxText {
+			return l.bad(toks, end, "comment of %d bytes is too long; expected at most %d bytes", end, MaxText)
+		}
 		return l.emit(toks, tComment, end)
 	case '"':
 		for i := 1; i < len(d); i++ {
@@ -207,6 +255,9 @@ func (l *lexState) next(toks []lexer.Token) []lexer.Token {
 			case '\\':
 				i++
 			case '"':
+				if i+1 > MaxText {
+					return l.bad(toks, i+1, "tag value of %d bytes is too long; expected at most %d bytes", i+1, MaxText)
+				}
 				return l.emit(toks, tString, i+1)
 			case '\n':
 				return l.bad(toks, i, `unterminated string: a tag value ends with '"' on its line`)
@@ -221,6 +272,9 @@ func (l *lexState) next(toks []lexer.Token) []lexer.Token {
 		if n == 1 {
 			return l.bad(toks, 1, `"$" must be followed by digits (a NAG such as $12)`)
 		}
+		if n > MaxPly {
+			return l.bad(toks, n, "NAG of %d bytes is too long; expected $0 to $255", n)
+		}
 		return l.emit(toks, tNAG, n)
 	default:
 		if c < 0x20 || c == 0x7f {
@@ -231,6 +285,12 @@ func (l *lexState) next(toks []lexer.Token) []lexer.Token {
 	n := 0
 	for n < len(d) && !isSpecial(d[n]) {
 		n++
+	}
+	if n > MaxPly {
+		if l.last == tLBrack {
+			return l.bad(toks, n, "tag name of %d bytes is too long; expected at most %d bytes", n, MaxPly)
+		}
+		return l.bad(toks, n, "word of %d bytes is too long; expected a ply of at most %d bytes", n, MaxPly)
 	}
 	w := d[:n]
 	// A leading move number: 12. or 12... possibly glued to a ply (1.e4).

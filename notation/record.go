@@ -147,29 +147,44 @@ func Parse(file string, data []byte) (records []*Record, problems []*Problem) {
 // eachGame reads the games of a file one at a time, so that memory stays
 // proportional to the largest game, not the file.
 func eachGame(file string, data []byte, each func(*Record, *Problem)) {
-	c := &chunker{l: newLexState(file, data)}
+	data, start, p := decodeText(file, data)
+	if p != nil {
+		each(nil, p)
+		return
+	}
+	l := newLexState(file, data)
+	l.off = start
+	c := &chunker{l: l}
 	for n := 1; ; n++ {
 		chunk := c.next()
 		if chunk == nil {
 			return
 		}
-		each(parseGame(file, n, chunk, c.l.invalid))
+		each(parseGame(file, n, chunk, c.invalid))
 	}
 }
 
 // chunker cuts the token stream into games: a game ends after a result token
 // outside any variation, or before a "[" that follows movetext (a game
 // without a result), or at the end of the file. Every chunk ends with EOF.
+//
+// A chunk keeps its tokens up to the first that makes the game unreadable
+// (an invalid token, variations nested deeper than MaxDepth, more than
+// MaxGameTokens tokens) and drops the rest of the game: that token is the
+// one reported, and the recursive grammar never sees deep nesting.
 type chunker struct {
 	l       *lexState
 	pending *lexer.Token
 	buf     []lexer.Token // reused: a chunk is parsed before the next is cut
+	// invalid says what is wrong with each tInvalid token of the chunk.
+	invalid map[int]string
 }
 
 func (c *chunker) next() []lexer.Token {
 	chunk := c.buf[:0]
 	defer func() { c.buf = chunk[:0] }()
-	depth, movetext, inTag := 0, false, false
+	clear(c.invalid)
+	depth, movetext, inTag, broken, count := 0, false, false, false, 0
 	for {
 		var t lexer.Token
 		if c.pending != nil {
@@ -179,6 +194,11 @@ func (c *chunker) next() []lexer.Token {
 		}
 		end := func(v string) []lexer.Token {
 			return append(chunk, lexer.Token{Type: tEOF, Value: v, Pos: t.Pos})
+		}
+		msg := ""
+		if t.Type == tInvalid {
+			msg = c.l.invalid[t.Pos.Offset]
+			delete(c.l.invalid, t.Pos.Offset)
 		}
 		switch t.Type {
 		case tEOF:
@@ -197,12 +217,17 @@ func (c *chunker) next() []lexer.Token {
 		case tLParen:
 			depth++
 			movetext = true
+			if depth > MaxDepth && !broken {
+				t.Type, msg = tInvalid, fmt.Sprintf(`variations nested more than %d deep; expected ")" to close one`, MaxDepth)
+			}
 		case tRParen:
 			depth = max(depth-1, 0)
 			movetext = true
 		case tResult:
 			if depth == 0 && !inTag {
-				chunk = append(chunk, t)
+				if !broken {
+					chunk = append(chunk, t)
+				}
 				next := c.l.token()
 				c.pending = &next
 				return append(chunk, lexer.Token{Type: tEOF, Pos: next.Pos})
@@ -214,28 +239,75 @@ func (c *chunker) next() []lexer.Token {
 		default:
 			movetext = true
 		}
+		if broken {
+			continue
+		}
+		if count++; count > MaxGameTokens && t.Type != tInvalid {
+			t.Type, msg = tInvalid, fmt.Sprintf("game of more than %d tokens is too long; expected at most %d", MaxGameTokens, MaxGameTokens)
+		}
+		if t.Type == tInvalid {
+			if c.invalid == nil {
+				c.invalid = map[int]string{}
+			}
+			c.invalid[t.Pos.Offset] = msg
+			broken = true
+		}
 		chunk = append(chunk, t)
 	}
 }
 
 func parseGame(file string, n int, toks []lexer.Token, invalid map[int]string) (*Record, *Problem) {
+	p := readable(file, n, toks, invalid)
+	if p == nil {
+		pl, err := lexer.Upgrade(&sliceLexer{toks: toks})
+		if err == nil {
+			var g *gGame
+			g, err = parser.ParseFromLexer(pl)
+			if err == nil {
+				return build(file, n, g)
+			}
+		}
+		p = syntaxProblem(file, n, toks, invalid, err)
+	}
+	if toks[0].Type != tLBrack && toks[0].Type != tEOF {
+		// Text without tags that does not read as movetext either.
+		t := toks[0]
+		return nil, &Problem{File: file, Game: n, Line: t.Pos.Line, Col: t.Pos.Column, Token: t.Value,
+			Msg: "no [Game] tag: is this a game record?", offset: t.Pos.Offset}
+	}
+	return nil, p
+}
+
+// readable finds what the grammar would report poorly, in file order: a
+// tag without its "]", an invalid token, an unbalanced parenthesis.
+func readable(file string, n int, toks []lexer.Token, invalid map[int]string) *Problem {
+	for i := 0; i+3 < len(toks) && toks[i].Type == tLBrack; i += 4 {
+		name, value, next := toks[i+1], toks[i+2], toks[i+3]
+		if name.Type != tWord || value.Type != tString {
+			break
+		}
+		if next.Type == tRBrack {
+			continue
+		}
+		if next.Type == tLBrack || next.Type == tEOF || next.Pos.Line > value.Pos.Line {
+			at := value.Pos
+			at.Offset += len(value.Value)
+			at.Column += len(value.Value)
+			return &Problem{File: file, Game: n, Line: at.Line, Col: at.Column, Token: value.Value,
+				Msg:    fmt.Sprintf(`missing "]" to close the [%s] tag; expected "]" after its value, on the same line`, name.Value),
+				offset: at.Offset}
+		}
+		break
+	}
 	for _, t := range toks {
 		if t.Type == tInvalid {
-			return nil, syntaxProblem(file, n, toks, invalid, participle.Errorf(t.Pos, "%s", invalid[t.Pos.Offset]))
+			return syntaxProblem(file, n, toks, invalid, participle.Errorf(t.Pos, "%s", invalid[t.Pos.Offset]))
 		}
 	}
 	if t, msg, ok := balance(toks); !ok {
-		return nil, syntaxProblem(file, n, toks, invalid, participle.Errorf(t.Pos, "%s", msg))
+		return syntaxProblem(file, n, toks, invalid, participle.Errorf(t.Pos, "%s", msg))
 	}
-	pl, err := lexer.Upgrade(&sliceLexer{toks: toks})
-	if err == nil {
-		var g *gGame
-		g, err = parser.ParseFromLexer(pl)
-		if err == nil {
-			return build(file, n, g)
-		}
-	}
-	return nil, syntaxProblem(file, n, toks, invalid, err)
+	return nil
 }
 
 // syntaxProblem turns a participle error into a located problem that names
@@ -267,13 +339,25 @@ func syntaxProblem(file string, n int, toks []lexer.Token, invalid map[int]strin
 }
 
 // plyAt numbers the ply at offset as the checker would: plies of a
-// variation replace the ply before it.
+// variation replace the ply before it. A place in the tags is ply 0.
 func plyAt(toks []lexer.Token, offset int) int {
 	count := 0
 	var stack []int
+	inTag, movetext := false, false
 	for i, t := range toks {
 		if t.Pos.Offset >= offset {
+			if inTag || !movetext && t.Type == tLBrack {
+				return 0
+			}
 			break
+		}
+		switch t.Type {
+		case tLBrack:
+			inTag = true
+		case tRBrack:
+			inTag = false
+		default:
+			movetext = movetext || !inTag
 		}
 		switch {
 		case t.Type == tWord && (i == 0 || toks[i-1].Type != tLBrack):
