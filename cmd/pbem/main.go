@@ -37,6 +37,8 @@ func commands() []command {
 		{"fmt", "[-w] [FILE ...]", "rewrite game records in canonical form", runFmt},
 		{"games", "", "list the games with a one-line description each", runGames},
 		{"archive", "import|export|list|search|crosstable|ratings ...", "keep and query an archive of finished games", runArchive},
+		{"version", "", "print the module version and the VCS revision pbem was built from", runVersion},
+		{"help", "[COMMAND|rules|notation]", "print the usage of a command (as COMMAND --help), or the rules or the notation", runHelp},
 	}
 }
 
@@ -64,9 +66,11 @@ func (c *cli) main(args []string) int {
 		return 2
 	}
 	switch args[0] {
-	case "-h", "-help", "--help", "help":
+	case "-h", "-help", "--help":
 		c.usage(c.stdout)
 		return 0
+	case "-version", "--version":
+		return runVersion(c, nil)
 	}
 	for _, cmd := range commands() {
 		if cmd.name == args[0] {

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -62,4 +63,48 @@ func TestFmtWriteSymlink(t *testing.T) {
 	code, _, errs = run(t, "[Game \"castles\"]\n*", "fmt", "-w", "-")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errs, "standard input")
+}
+
+// TestHelpCommand: pbem help CMD prints what pbem CMD --help prints; the
+// rules and notation ship with the binary.
+func TestHelpCommand(t *testing.T) {
+	for _, cmd := range commands() {
+		code, out, errs := run(t, "", "help", cmd.name)
+		assert.Equal(t, 0, code, cmd.name)
+		assert.Empty(t, errs, cmd.name)
+		if cmd.name == "help" {
+			assert.Contains(t, out, "Usage: pbem help [COMMAND|rules|notation]")
+			continue
+		}
+		_, want, _ := run(t, "", cmd.name, "--help")
+		assert.Equal(t, want, out, "pbem help %s", cmd.name)
+	}
+	code, out, _ := run(t, "", "help", "rules")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, out, "Draw by threefold repetition")
+	code, out, _ = run(t, "", "help", "notation")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, out, "[Game")
+	code, out, _ = run(t, "", "help")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, out, "pbem version")
+	code, _, errs := run(t, "", "help", "frobnicate")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, `unknown command or topic "frobnicate"`)
+}
+
+func TestVersion(t *testing.T) {
+	code, out, errs := run(t, "", "version")
+	assert.Equal(t, 0, code, errs)
+	assert.Regexp(t, `^pbem \S+ .*go1\.\d+`, out)
+
+	bi := &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Path: "pbem", Version: "v1.2.3"},
+		Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "8b243a8f2c1e0123456789"},
+			{Key: "vcs.time", Value: "2026-11-24T22:55:52Z"}, {Key: "vcs.modified", Value: "true"}}}
+	assert.Equal(t, "pbem v1.2.3 8b243a8f2c1e 2026-11-24T22:55:52Z (modified) go1.26.8", versionLine(bi, true))
+	bi = &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Path: "pbem", Version: "(devel)"}}
+	assert.Equal(t, "pbem (devel) (no VCS revision) go1.26.8", versionLine(bi, true))
+	assert.Equal(t, "pbem (no build information)", versionLine(nil, false))
+	code, _, _ = run(t, "", "version", "extra")
+	assert.Equal(t, 2, code)
 }
