@@ -1,0 +1,274 @@
+// Package bot is the generic computer player: a Monte Carlo tree search with
+// random playouts over the engine contract (State, Legal, Apply, Outcome,
+// and Sampler for games whose turns are large). It knows no game by name,
+// so every game of the catalog, present and future, gets a player.
+//
+// Search is max^n-style UCT: every node keeps one reward per side and the
+// side to move at a node picks the child best for itself, so the same search
+// serves two players and rpp's many. Rewards come from Outcome.Rank: a side
+// scores one point for each side ranked below it and half a point for each
+// side sharing its rank, divided by the number of other sides (a two-side
+// win is 1 and 0, a draw 1/2 each).
+//
+// A Player is a pure function of its budget, its seed and the game so far:
+// with a playout budget (no time limit, no context deadline) it plays the
+// same move in the same line every time, which is what a referee replaying
+// a turn after a crash, or a test, needs.
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"pbem/engine"
+)
+
+// MaxLevel is the strongest level; level 0 is a uniform random mover.
+const MaxLevel = 5
+
+// DefaultMaxPlies caps a playout: a playout that reaches it is scored by
+// Evaluate instead of played out.
+const DefaultMaxPlies = 40
+
+// ErrGameOver is returned when a move is asked for in a finished game.
+var ErrGameOver = errors.New("bot: the game is over")
+
+// Budget bounds one search. At least one of Playouts and Time must be set
+// (the context's deadline bounds it too).
+type Budget struct {
+	// Playouts is the number of search iterations (each one random playout);
+	// 0 means no limit.
+	Playouts int
+	// Time is the longest a search may think; 0 means no limit. A search
+	// stopped by time is not reproducible: use Playouts for that.
+	Time time.Duration
+	// MaxPlies caps each playout; 0 means DefaultMaxPlies.
+	MaxPlies int
+}
+
+// levels are the budgets of levels 1 to MaxLevel: each level has about
+// three times the playouts of the one below. Level 5 stays within about two
+// seconds on one core in every game of the catalog (see the benchmarks).
+var levels = [MaxLevel + 1]Budget{
+	1: {Playouts: 100},
+	2: {Playouts: 300},
+	3: {Playouts: 1000},
+	4: {Playouts: 3000},
+	5: {Playouts: 10000},
+}
+
+// LevelBudget returns the budget of a level from 1 to MaxLevel.
+func LevelBudget(level int) (Budget, error) {
+	if level < 1 || level > MaxLevel {
+		return Budget{}, fmt.Errorf("bot: level %d has no search budget; expected 1 to %d", level, MaxLevel)
+	}
+	return levels[level], nil
+}
+
+// Player chooses moves. It holds no state between moves and is safe for
+// concurrent use.
+type Player struct {
+	level  int // 0: random mover; -1: a custom budget
+	seed   uint64
+	budget Budget
+}
+
+// New returns the player of a level from 0 (uniform random moves) to
+// MaxLevel, whose random choices are drawn from seed.
+func New(level int, seed uint64) (*Player, error) {
+	if level < 0 || level > MaxLevel {
+		return nil, fmt.Errorf("bot: no level %d; expected 0 to %d", level, MaxLevel)
+	}
+	return &Player{level: level, seed: seed, budget: levels[level]}, nil
+}
+
+// NewBudget returns a searching player with a budget of its own.
+func NewBudget(b Budget, seed uint64) (*Player, error) {
+	if b.Playouts < 0 || b.Time < 0 || b.MaxPlies < 0 {
+		return nil, fmt.Errorf("bot: budget %+v has a negative bound; expected zero (no bound) or more", b)
+	}
+	if b.Playouts == 0 && b.Time == 0 {
+		return nil, errors.New("bot: the budget bounds neither playouts nor time; expected at least one")
+	}
+	return &Player{level: -1, seed: seed, budget: b}, nil
+}
+
+// Level is the player's level (0 to MaxLevel), or -1 for a custom budget.
+func (p *Player) Level() int { return p.level }
+
+// Name is how records name the player: "pbem bot (level N)".
+func (p *Player) Name() string {
+	if p.level < 0 {
+		return fmt.Sprintf("pbem bot (%d playouts)", p.budget.Playouts)
+	}
+	return fmt.Sprintf("pbem bot (level %d)", p.level)
+}
+
+// Move chooses a move for the side to move in s, as if s were the start of
+// the game (no repetition history). See MoveLine.
+func (p *Player) Move(ctx context.Context, s engine.State) (engine.Move, error) {
+	return p.MoveLine(ctx, engine.NewLine(s))
+}
+
+// MoveLine chooses a move for the side to move at the end of l; the search
+// knows the line's history, so it sees a threefold repetition coming. The
+// move is one Legal lists (or the game's Sampler drew). It returns
+// ErrGameOver when the line's outcome is over, and the context's error only
+// when the context ended before the search could look at a single playout;
+// a search cut short otherwise returns the best move found so far.
+func (p *Player) MoveLine(ctx context.Context, l *engine.Line) (engine.Move, error) {
+	r, err := p.Search(ctx, l)
+	if err != nil {
+		return nil, err
+	}
+	return r.Move, nil
+}
+
+// Result is what a search found.
+type Result struct {
+	Move engine.Move
+	// Playouts is the number of search iterations run.
+	Playouts int
+	// Value is the expected reward (0 to 1) of Move for the side to move,
+	// as the search estimates it; 0.5 when the player did not search.
+	Value float64
+	// Reason says how the move was chosen: "search", "only move",
+	// "wins at once" or "random".
+	Reason string
+}
+
+// Search chooses a move as MoveLine does and reports how.
+func (p *Player) Search(ctx context.Context, l *engine.Line) (Result, error) {
+	if o := l.Outcome(); o.Over {
+		return Result{}, fmt.Errorf("%w (%s)", ErrGameOver, o.Reason)
+	}
+	if err := ctx.Err(); err != nil {
+		return Result{}, fmt.Errorf("bot: %w", err)
+	}
+	s := l.State()
+	r := rand.New(rand.NewPCG(p.seed, positionHash(l)))
+	if p.level == 0 {
+		m := randomMove(s, r)
+		if m == nil {
+			return Result{}, fmt.Errorf("bot: the game is not over but the side to move has no legal move")
+		}
+		return Result{Move: m, Value: 0.5, Reason: "random"}, nil
+	}
+	return newSearch(p.budget, r).run(ctx, l)
+}
+
+// positionHash mixes the line's position and length into the stream of the
+// random numbers of a search, so that the same line always gets the same
+// search and different positions get different ones.
+func positionHash(l *engine.Line) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(l.State().Key()))
+	return h.Sum64() ^ uint64(l.Plies())*0x9e3779b97f4a7c15
+}
+
+// randomMove draws a legal move: from the game's Sampler when it has one,
+// else uniformly from Legal; nil when there is none.
+func randomMove(s engine.State, r *rand.Rand) engine.Move {
+	if smp, ok := s.(engine.Sampler); ok {
+		return smp.RandomMove(r)
+	}
+	moves := s.Legal()
+	if len(moves) == 0 {
+		return nil
+	}
+	return moves[r.IntN(len(moves))]
+}
+
+// Rewards turns an outcome into one reward per side in [0, 1]: a point for
+// each side ranked below, half a point for each other side sharing the
+// rank, divided by the number of other sides. The rewards of all sides add
+// up to half the number of sides.
+func Rewards(o engine.Outcome) []float64 {
+	n := len(o.Rank)
+	w := make([]float64, n)
+	if n < 2 {
+		for i := range w {
+			w[i] = 1
+		}
+		return w
+	}
+	for i, ri := range o.Rank {
+		pts := 0.0
+		for j, rj := range o.Rank {
+			switch {
+			case j == i:
+			case rj > ri:
+				pts++
+			case rj == ri:
+				pts += 0.5
+			}
+		}
+		w[i] = pts / float64(n-1)
+	}
+	return w
+}
+
+// Evaluate scores a position where a playout stops unfinished: the game's
+// own settlement when it has one (engine.Settler: rpp ranks by capture
+// piles), else a draw.
+func Evaluate(s engine.State) []float64 {
+	return evaluate(s, nil)
+}
+
+// mobilityWeight is how far from a draw mobility moves the score of an
+// unfinished playout (0.5 would score a side with every move and its
+// opponent with none as a win).
+const mobilityWeight = 0.2
+
+// evaluate scores a position where a playout stops unfinished. A game with
+// a Settler settles it. Otherwise recent, the positions just before s (and
+// s itself), tell each side's mobility (the number of its legal moves when
+// it was to move): each pair of sides scores as a draw shifted by
+// mobilityWeight times the difference of their shares of the two
+// mobilities. Sides with no recent position count as even.
+func evaluate(s engine.State, recent []engine.State) []float64 {
+	if _, ok := s.(engine.Settler); ok || len(recent) == 0 {
+		return Rewards(engine.Settle(s, "playout cap"))
+	}
+	n := len(s.Sides())
+	mob := make([]float64, n)
+	for i := range mob {
+		mob[i] = -1
+	}
+	for _, p := range append(recent, s) {
+		if t := p.ToMove(); t >= 0 && t < n {
+			mob[t] = float64(len(p.Legal()))
+		}
+	}
+	w := make([]float64, n)
+	if n < 2 {
+		return Rewards(engine.Draw(n, "playout cap"))
+	}
+	for i := range n {
+		pts := 0.0
+		for j := range n {
+			if j == i {
+				continue
+			}
+			pts += 0.5
+			if mob[i] >= 0 && mob[j] >= 0 && mob[i]+mob[j] > 0 {
+				pts += mobilityWeight * (mob[i] - mob[j]) / (mob[i] + mob[j])
+			}
+		}
+		w[i] = pts / float64(n-1)
+	}
+	return w
+}
+
+// wins reports whether side alone is ranked first.
+func wins(o engine.Outcome, side int) bool {
+	return o.Over && o.Winner() == side
+}
+
+// exploration is the UCT constant for rewards in [0, 1].
+var exploration = math.Sqrt2 / 2
