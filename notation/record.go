@@ -232,7 +232,7 @@ func (c *chunker) next() []lexer.Token {
 				c.pending = &next
 				return append(chunk, lexer.Token{Type: tEOF, Pos: next.Pos})
 			}
-		case tWord, tString:
+		case tWord, tString, tInvalid:
 			if !inTag {
 				movetext = true
 			}
@@ -243,7 +243,7 @@ func (c *chunker) next() []lexer.Token {
 			continue
 		}
 		if count++; count > MaxGameTokens && t.Type != tInvalid {
-			t.Type, msg = tInvalid, fmt.Sprintf("game of more than %d tokens is too long; expected at most %d", MaxGameTokens, MaxGameTokens)
+			t.Type, msg = tInvalid, fmt.Sprintf("game of more than %d tokens is too long; expected at most %d plies, move numbers, comments and other tokens", MaxGameTokens, MaxGameTokens)
 		}
 		if t.Type == tInvalid {
 			if c.invalid == nil {
