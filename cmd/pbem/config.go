@@ -3,7 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
+	"reflect"
 	"strings"
 	"time"
 
@@ -84,10 +86,19 @@ func loadConfig(path string) (*Config, error) {
 		return nil, err
 	}
 	var c Config
-	dec := yaml.NewDecoder(strings.NewReader(string(data)))
-	dec.KnownFields(true)
-	if err := dec.Decode(&c); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	if len(root.Content) > 0 {
+		// Check every key and value against Config first, so that a typo
+		// is reported by its line and name, never as a Go type.
+		if errs := checkNode(path, root.Content[0], reflect.TypeFor[Config](), ""); len(errs) > 0 {
+			return nil, errors.Join(errs...)
+		}
+		if err := root.Content[0].Decode(&c); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
 	}
 	c.defaults()
 	if err := c.check(); err != nil {
@@ -133,6 +144,139 @@ func (c *Config) defaults() {
 	if c.TickInterval == 0 {
 		c.TickInterval = time.Minute
 	}
+}
+
+// durationRanges bound every duration of the configuration: a value outside
+// its range is refused (a negative interval panics a ticker; a nanosecond
+// busy-loops).
+var durationRanges = map[string][2]time.Duration{
+	"imap.poll_interval": {5 * time.Second, 24 * time.Hour},
+	"tick_interval":      {time.Second, time.Hour},
+}
+
+// checkNode checks a YAML mapping against the struct type t: every key must
+// name a field (else FILE:LINE: unknown key, with the keys expected) and
+// every value must have the field's type (a duration such as 30s, a
+// number, yes/no, text).
+func checkNode(file string, n *yaml.Node, t reflect.Type, prefix string) []error {
+	if n.Kind != yaml.MappingNode {
+		what := "the configuration"
+		if prefix != "" {
+			what = strings.TrimSuffix(prefix, ".")
+		}
+		return []error{fmt.Errorf("%s:%d: %s: expected keys and values (key: value, one per line)", file, n.Line, what)}
+	}
+	fields := map[string]reflect.StructField{}
+	var names []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if name == "" || name == "-" {
+			continue
+		}
+		fields[name] = f
+		names = append(names, name)
+	}
+	var errs []error
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		key := prefix + k.Value
+		f, ok := fields[k.Value]
+		if !ok {
+			hint := ""
+			if near := nearest(k.Value, names); near != "" {
+				hint = fmt.Sprintf(" (did you mean %s%s?)", prefix, near)
+			}
+			where := "at the top level"
+			if prefix != "" {
+				where = "in " + strings.TrimSuffix(prefix, ".")
+			}
+			errs = append(errs, fmt.Errorf("%s:%d: unknown key %s%s; expected %s one of %s", file, k.Line, key, hint, where, strings.Join(names, ", ")))
+			continue
+		}
+		ft := f.Type
+		switch {
+		case ft.Kind() == reflect.Struct:
+			errs = append(errs, checkNode(file, v, ft, key+".")...)
+		case v.Kind != yaml.ScalarNode:
+			errs = append(errs, fmt.Errorf("%s:%d: %s: expected a single value, not a list or mapping", file, v.Line, key))
+		case ft == reflect.TypeFor[time.Duration]():
+			d, err := time.ParseDuration(v.Value)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s:%d: %s: %q is not a duration; expected a number and a unit, such as 30s, 5m or 1h", file, v.Line, key, v.Value))
+				continue
+			}
+			if r, ok := durationRanges[key]; ok && (d < r[0] || d > r[1]) {
+				errs = append(errs, fmt.Errorf("%s:%d: %s: %s is out of range; expected %s to %s", file, v.Line, key, v.Value, r[0], r[1]))
+			}
+		default:
+			if err := v.Decode(reflect.New(ft).Interface()); err != nil {
+				want := map[reflect.Kind]string{reflect.Int: "a whole number", reflect.Bool: "yes or no", reflect.String: "text"}[ft.Kind()]
+				errs = append(errs, fmt.Errorf("%s:%d: %s: %q is not %s", file, v.Line, key, v.Value, want))
+			}
+		}
+	}
+	return errs
+}
+
+// nearest returns the name closest to s (at most two edits away), or "".
+func nearest(s string, names []string) string {
+	best, bestD := "", 3
+	for _, n := range names {
+		if d := editDistance(s, n); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := prev[j-1]
+			if a[i-1] != b[j-1] {
+				c++
+			}
+			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// checkSecrets reports the password variables that are named but unset:
+// serve stops at start rather than fail to log in later.
+func (c *Config) checkSecrets(getenv func(string) string) error {
+	var errs []error
+	for _, s := range []struct{ key, env, user string }{
+		{"imap.password_env", c.IMAP.PasswordEnv, c.IMAP.Username},
+		{"smtp.password_env", c.SMTP.PasswordEnv, c.SMTP.Username},
+	} {
+		if s.user != "" && getenv(s.env) == "" {
+			errs = append(errs, fmt.Errorf("%s: the environment variable %s is not set; expected the password of %s in it", s.key, s.env, s.user))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// publicHTTP reports whether the health and metrics address listens beyond
+// loopback.
+func publicHTTP(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return true
+	}
+	if host == "localhost" {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return ip == nil || !ip.IsLoopback()
 }
 
 func (c *Config) check() error {

@@ -43,3 +43,46 @@ func TestBadConfig(t *testing.T) {
 	require.Error(t, err)
 	assert.True(t, strings.Contains(err.Error(), "data_dri"), err.Error())
 }
+
+// TestConfigMistakes: a typo is named by its key and line, with the keys
+// expected, never as a Go type; durations are checked for form and range.
+func TestConfigMistakes(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "pbem.yaml")
+	for _, c := range []struct{ yaml, want string }{
+		{"referee:\n  address: r@x.org\nimap:\n  addr: a:1\n  pol_interval: 5s\n",
+			f + ":5: unknown key imap.pol_interval (did you mean imap.poll_interval?); expected in imap one of addr, security, username, password_env, mailbox, processed, rejected, poll_interval"},
+		{"data_dri: x\n", f + ":1: unknown key data_dri (did you mean data_dir?); expected at the top level one of data_dir, referee"},
+		{"tick_interval: 5 minutes\n", f + `:1: tick_interval: "5 minutes" is not a duration; expected a number and a unit, such as 30s, 5m or 1h`},
+		{"tick_interval: -1s\n", f + ":1: tick_interval: -1s is out of range; expected 1s to 1h0m0s"},
+		{"tick_interval: 1ns\n", f + ":1: tick_interval: 1ns is out of range; expected 1s to 1h0m0s"},
+		{"imap:\n  poll_interval: 100ms\n", f + ":2: imap.poll_interval: 100ms is out of range; expected 5s to 24h0m0s"},
+		{"imap: tls\n", f + ":1: imap: expected keys and values (key: value, one per line)"},
+		{"http:\n  addr: [1, 2]\n", f + ":2: http.addr: expected a single value, not a list or mapping"},
+		{"referee: [\n", f + ": "},
+	} {
+		require.NoError(t, os.WriteFile(f, []byte(c.yaml), 0o600))
+		_, err := loadConfig(f)
+		require.Error(t, err, c.yaml)
+		assert.Contains(t, err.Error(), c.want, c.yaml)
+		assert.NotContains(t, err.Error(), "struct {", "no Go type in the message")
+		assert.NotContains(t, err.Error(), "time.Duration")
+	}
+}
+
+func TestConfigSecretsAndPublicHTTP(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "pbem.yaml")
+	require.NoError(t, os.WriteFile(f, []byte(exampleConfig), 0o600))
+	c, err := loadConfig(f)
+	require.NoError(t, err)
+	env := map[string]string{"PBEM_SMTP_PASSWORD": "x"}
+	err = c.checkSecrets(func(k string) string { return env[k] })
+	require.Error(t, err)
+	assert.Equal(t, "imap.password_env: the environment variable PBEM_IMAP_PASSWORD is not set; expected the password of referee@example.org in it", err.Error())
+	env["PBEM_IMAP_PASSWORD"] = "y"
+	assert.NoError(t, c.checkSecrets(func(k string) string { return env[k] }))
+
+	for addr, public := range map[string]bool{"127.0.0.1:8025": false, "[::1]:80": false, "localhost:1": false,
+		":8025": true, "0.0.0.0:8025": true, "192.0.2.1:8025": true} {
+		assert.Equal(t, public, publicHTTP(addr), addr)
+	}
+}

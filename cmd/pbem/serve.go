@@ -49,6 +49,10 @@ func runServe(c *cli, args []string) int {
 			fmt.Fprintf(c.stderr, "pbem serve: %v\n", err)
 			return 2
 		}
+		if err := cfg.checkSecrets(os.Getenv); err != nil {
+			fmt.Fprintf(c.stderr, "pbem serve: %s: %v\n", *config, err)
+			return 2
+		}
 	} else {
 		cfg = &Config{}
 		cfg.defaults()
@@ -149,6 +153,9 @@ func (s *server) start(ctx context.Context) error {
 	})
 	if err != nil {
 		return err
+	}
+	if publicHTTP(s.cfg.HTTP.Addr) {
+		s.log.Warn("the health and metrics address is not loopback: /healthz and /metrics are public", "http.addr", s.cfg.HTTP.Addr)
 	}
 	s.http, err = net.Listen("tcp", s.cfg.HTTP.Addr)
 	if err != nil {
