@@ -42,11 +42,7 @@ func (s *session) line(l string, bare bool) error {
 		text, expect := splitExpect(l)
 		return s.move(g, text, expect, true)
 	}
-	expected := "one command per line, as listed below"
-	if s.context != 0 {
-		expected += " (a ply alone counts only as the first line)"
-	}
-	e := mistake(nil, expected, "this is not a command")
+	e := mistake(nil, "one command per line, as listed below (a ply alone only in a reply to a game's mail)", "this is not a command")
 	e.help = true
 	return e
 }
@@ -277,9 +273,7 @@ func (s *session) badPly(g *game, text string, err error, bare bool) error {
 		msg = se.Msg
 	}
 	if bare {
-		e := mistake(g, s.plyForm(g)+", or a command", "this is neither a command nor a ply in %s notation (%s)", g.kind(), msg)
-		e.help = true
-		return e
+		return mistake(g, s.plyForm(g)+", or a command", "this is neither a command nor a ply in %s notation (%s)", g.kind(), msg)
 	}
 	return mistake(g, s.plyForm(g), "%q is not a ply in %s notation: %s", text, g.kind(), msg)
 }

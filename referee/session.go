@@ -130,13 +130,10 @@ func (s *session) run() error {
 			s.context = c.game
 		}
 	}
-	var lines []string
-	var first int // index of the first body line
-	if c := subjectCommand(q.Subject); c != "" {
-		lines = append(lines, c)
-		first = 1
+	lines, err := s.commandLines()
+	if err != nil {
+		return err
 	}
-	lines = append(lines, bodyLines(q.Body)...)
 	if len(lines) == 0 {
 		s.mine.label = "no command"
 		s.mine.add("The referee found no command in your message (quoted text and signatures are skipped).")
@@ -154,7 +151,7 @@ func (s *session) run() error {
 		lines = lines[:MaxCommands]
 	}
 	for i, l := range lines {
-		err := s.line(l, i == first && first < len(lines) && s.context != 0)
+		err := s.line(l, s.context != 0)
 		if err == nil {
 			continue
 		}
@@ -163,12 +160,68 @@ func (s *session) run() error {
 			return err
 		}
 		s.refuse(l, ue)
-		if rest := len(lines) - i - 1; rest > 0 {
-			s.mine.add("The rest of your message (%s) was not read.", plural(rest, "line"))
+		if rest := len(lines) - i - 1; rest == 1 {
+			s.mine.add("The command after it was not read.")
+		} else if rest > 1 {
+			s.mine.add("The %s after it were not read.", plural(rest, "command"))
 		}
 		break
 	}
 	return nil
+}
+
+// commandLines are the lines of the request that are command attempts
+// (see attempt): those of the body, else the subject's line (see
+// subjectLine), so that a command in both runs once. Every other line is
+// prose (a greeting, a sign-off, a remark) and is not read.
+func (s *session) commandLines() ([]string, error) {
+	g, err := s.contextGame()
+	var ue *userError
+	if err != nil && !errors.As(err, &ue) {
+		return nil, err
+	}
+	var lines []string
+	for _, l := range bodyLines(s.req.Body) {
+		if s.attempt(l, g, len(lines) <= MaxCommands) {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) == 0 {
+		if l := subjectLine(s.req.Subject); l != "" && s.attempt(l, g, true) {
+			lines = append(lines, l)
+		}
+	}
+	return lines, nil
+}
+
+// maxPlyLength is the longest line tried as a ply of the game.
+const maxPlyLength = 100
+
+// attempt reports whether line l is a command attempt: its first word is a
+// command or #N, or it has the shape of a ply (see plyShaped), or it reads
+// as a ply of g, the game the mail is about (legal or not; before g starts,
+// in its first position). decode allows asking g's notation.
+func (s *session) attempt(l string, g *game, decode bool) bool {
+	if isVerb(verbOf(l)) || plyShaped(l) {
+		return true
+	}
+	if f := firstWord(l); len(f) > 1 && f[0] == '#' && strings.Trim(f[1:], "0123456789") == "" {
+		return true
+	}
+	if g == nil || !decode || len(l) > maxPlyLength {
+		return false
+	}
+	var st engine.State
+	if g.b != nil {
+		st = g.state()
+	} else if start, err := g.codec.Rules().Start(g.opts); err == nil {
+		st = start // a game not started yet: a ply of its first position
+	} else {
+		return false
+	}
+	text, _ := splitExpect(l)
+	_, err := g.codec.Decode(st, text)
+	return err == nil || errors.Is(err, engine.ErrIllegalMove)
 }
 
 // refuse answers a mistake.

@@ -54,34 +54,73 @@ func startsAttribution(l string) bool {
 	return f == "on" || f == "am" || f == "le"
 }
 
-// subjectCommand returns the command a subject carries, or "": a subject
-// with a [pbem] tag is a reply to the referee's mail and carries none; else,
-// after Re:/Fwd: prefixes, the subject is a command when its first word is
-// one.
-func subjectCommand(subject string) string {
-	if found, _ := subjectTag(subject); found {
-		return ""
+// replyPrefixRE matches one reply or forward prefix of a subject, as the
+// clients write it in English and other languages: Re:, Fwd:, Fw:, AW:, WG:,
+// SV:, VS:, TR:, RV:, Antw:, ... (also "RE :" and "Re[2]:").
+var replyPrefixRE = regexp.MustCompile(`(?i)^(?:re|fwd?|aw|wg|sv|vs|tr|rv|antw|enc|res|odp|ynt|ref)(?:\s*\[\d+\]|\s*\(\d+\))?\s*:\s*`)
+
+// subjectLine returns the line a subject holds for the referee to read:
+// the subject without its reply and forward prefixes (repeated) and
+// without a [pbem #ID TOKEN] tag. A subject with a bare [pbem] tag (a reply
+// to one of the referee's mails about no game, whose subject is the
+// referee's own label, e.g. "[pbem] help") holds none.
+func subjectLine(subject string) string {
+	if loc := tagRE.FindStringSubmatchIndex(subject); loc != nil {
+		if loc[2] < 0 {
+			return ""
+		}
+		subject = subject[:loc[0]] + " " + subject[loc[1]:]
 	}
 	s := strings.TrimSpace(subject)
 	for {
-		lower := strings.ToLower(s)
-		cut := false
-		for _, p := range []string{"re:", "aw:", "sv:", "fw:", "fwd:", "wg:", "tr:"} {
-			if strings.HasPrefix(lower, p) {
-				s = strings.TrimSpace(s[len(p):])
-				cut = true
-				break
-			}
-		}
-		if !cut {
+		loc := replyPrefixRE.FindStringIndex(s)
+		if loc == nil {
 			break
 		}
+		s = strings.TrimSpace(s[loc[1]:])
 	}
-	if isVerb(verbOf(s)) {
-		return s
-	}
-	return ""
+	return s
 }
+
+// plyShaped reports whether l has the shape of a ply in the notations of
+// the games: its first word (after joining ", "-separated actions) is an
+// optional seat label ("R:"), an optional piece letter, then a square (a
+// letter and digits) or a drop ("@c3"), followed only by characters of
+// the notations; a trailing "#N" is allowed. "Ca1-b2, a2xb3", "Qd4xb6",
+// "R:Lc1-c2", "Sa1:b2>a2,-b2", "@c3" and "e4" have it; "Hi Carol,",
+// "Cheers, Hank", "(photo attached)" and "Thanks!" do not. The scan is
+// linear and stops at the first word.
+func plyShaped(l string) bool {
+	w := strings.ReplaceAll(l, ", ", ",")
+	w, _, _ = strings.Cut(w, " ")
+	if len(w) > 64 {
+		return false
+	}
+	for _, c := range w {
+		if c > 0x7f || !(isLetter(c) || isDigit(c) || strings.ContainsRune("-x:>^*@,+#!?=.", c)) {
+			return false
+		}
+	}
+	if len(w) >= 2 && isLetter(rune(w[0])) && w[1] == ':' {
+		w = w[2:] // a seat label
+	}
+	if len(w) >= 1 && w[0] == '@' {
+		w = w[1:]
+	} else if len(w) >= 3 && isLetter(rune(w[0])) && isLetter(rune(w[1])) && isDigit(rune(w[2])) {
+		w = w[1:] // a piece letter
+	}
+	if len(w) < 2 || !isLetter(rune(w[0])) {
+		return false
+	}
+	digits := 0
+	for digits+1 < len(w) && isDigit(rune(w[digits+1])) {
+		digits++
+	}
+	return digits == 1 || digits == 2
+}
+
+func isLetter(c rune) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+func isDigit(c rune) bool  { return c >= '0' && c <= '9' }
 
 func firstWord(s string) string {
 	f := strings.Fields(s)

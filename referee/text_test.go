@@ -34,20 +34,58 @@ func TestBodyLines(t *testing.T) {
 	}
 }
 
-func TestSubjectCommand(t *testing.T) {
+func TestSubjectLine(t *testing.T) {
 	for subject, want := range map[string]string{
-		"help":                         "help",
-		"Re: new castles with b@x.org": "new castles with b@x.org",
-		"RE: Fwd: games":               "games",
-		"AW: Watch 12":                 "Watch 12",
-		"Re: [pbem #12 k7x9q] toy: A vs B - A to move": "",
-		"[pbem] help": "",
-		"hello there": "",
-		"":            "",
-		"Resign.":     "Resign.",
+		"help":                               "help",
+		"Re: new castles with b@x.org":       "new castles with b@x.org",
+		"RE: Fwd: games":                     "games",
+		"AW: WG: Watch 12":                   "Watch 12",
+		"SV: VS: RV: Antw: TR: Fw: record 1": "record 1",
+		"RE : TR : show":                     "show",
+		"Re[2]: resign":                      "resign",
+		"Re: [pbem #12 k7x9q] toy: A vs B - A to move": "toy: A vs B - A to move",
+		"Re: [pbem #12 k7x9q] Ca1-b2":                  "Ca1-b2",
+		"[pbem #12 k7x9q] Re: draw":                    "draw",
+		"[pbem] help":                                  "",
+		"Re: [pbem] record of game #3":                 "",
+		"hello there":                                  "hello there",
+		"":                                             "",
+		"Resign.":                                      "Resign.",
+		"Reply to this":                                "Reply to this",
 	} {
-		if got := subjectCommand(subject); got != want {
-			t.Errorf("subjectCommand(%q) = %q, want %q", subject, got, want)
+		if got := subjectLine(subject); got != want {
+			t.Errorf("subjectLine(%q) = %q, want %q", subject, got, want)
+		}
+	}
+}
+
+func TestPlyShaped(t *testing.T) {
+	for l, want := range map[string]bool{
+		"Ca1-b2, a2xb3, @c1":           true,
+		"Ca1-b2,a2xb3":                 true,
+		"@c3":                          true,
+		"e4":                           true,
+		"Qd4xb6":                       true,
+		"Qc4-off":                      true,
+		"R:Lc1-c2":                     true,
+		"Sa1:b2>a2,-b2":                true,
+		"Ad2^f4 #7":                    true,
+		"s19":                          true,
+		"Hi Carol,":                    false,
+		"Kind regards,":                false,
+		"Cheers, Hank":                 false,
+		"Grüße, Zoë":                   false,
+		"(photo of my board attached)": false,
+		"Thanks!":                      false,
+		"Hank":                         false,
+		"5pm works":                    false,
+		"a123":                         false,
+		"I'm at b4":                    false,
+		"":                             false,
+		"+2":                           false,
+	} {
+		if got := plyShaped(l); got != want {
+			t.Errorf("plyShaped(%q) = %v, want %v", l, got, want)
 		}
 	}
 }

@@ -233,7 +233,7 @@ func request(in *mail.Inbound) referee.Request {
 	}
 	return referee.Request{
 		From: referee.Address{Name: in.From.Name, Addr: in.From.Addr}, To: in.DeliveredTo,
-		Subject: in.Subject, Body: in.Text, MessageID: id, InReplyTo: in.InReplyTo,
+		Subject: in.Subject, Body: mail.FreshText(in.Text), MessageID: id, InReplyTo: in.InReplyTo,
 		References: in.References, Received: in.Received, Size: len(in.Raw),
 		AutoSubmitted: in.AutoSubmitted, Precedence: in.Precedence, XAutoreply: in.XAutoreply,
 		ContentType: in.ContentType, NullSender: in.NullSender, ListID: in.ListID,
