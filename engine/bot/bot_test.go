@@ -1,0 +1,364 @@
+package bot_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"pbem/engine"
+	"pbem/engine/bot"
+	"pbem/engine/castles"
+	"pbem/engine/elevation"
+	"pbem/engine/enginetest"
+	"pbem/engine/rpp"
+	"pbem/engine/ziggurat"
+	"pbem/engine/ziggurat43"
+)
+
+// variant is one game and options the tests play.
+type variant struct {
+	rules engine.Rules
+	opts  engine.Options
+}
+
+func (v variant) String() string {
+	return fmt.Sprintf("%s/players=%d", v.rules.ID(), v.opts.Players)
+}
+
+func (v variant) start(t testing.TB) engine.State {
+	t.Helper()
+	s, err := v.rules.Start(v.opts)
+	if err != nil {
+		t.Fatalf("%v: Start = %v", v, err)
+	}
+	return s
+}
+
+var variants = []variant{
+	{castles.Rules{}, engine.Options{}},
+	{ziggurat.Rules{}, engine.Options{}},
+	{elevation.Rules{}, engine.Options{}},
+	{ziggurat43.Rules{}, engine.Options{}},
+	{rpp.Rules{}, engine.Options{}},
+	{rpp.Rules{}, engine.Options{Players: 3}},
+	{rpp.Rules{}, engine.Options{Players: 5}},
+	{enginetest.ToyRules{}, engine.Options{}},
+}
+
+// listed reports whether m is a move Legal lists in s, or (for a move a
+// Sampler drew, whose actions may come in another order) leads where one
+// of them does.
+func listed(s engine.State, m engine.Move) bool {
+	moves := s.Legal()
+	for _, x := range moves {
+		if reflect.DeepEqual(x, m) {
+			return true
+		}
+	}
+	got, err := s.Apply(m)
+	if err != nil {
+		return false
+	}
+	for _, x := range moves {
+		if n, err := s.Apply(x); err == nil && n.Key() == got.Key() {
+			return true
+		}
+	}
+	return false
+}
+
+// TestMovesAreLegal walks seeded random playouts, as the conformance suite
+// does, and asks a small-budget searching player and the random player for
+// a move every few plies: each must be a move Legal lists.
+func TestMovesAreLegal(t *testing.T) {
+	searcher, err := bot.NewBudget(bot.Budget{Playouts: 40}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	random, _ := bot.New(0, 1)
+	for _, v := range variants {
+		t.Run(v.String(), func(t *testing.T) {
+			asked := 0
+			for game := range 3 {
+				r := rand.New(rand.NewPCG(7, uint64(game)))
+				line := engine.NewLine(v.start(t))
+				for ply := 0; ply < 300 && !line.Outcome().Over; ply++ {
+					s := line.State()
+					if ply%7 == game {
+						for _, p := range []*bot.Player{searcher, random} {
+							m, err := p.MoveLine(context.Background(), line)
+							if err != nil {
+								t.Fatalf("game %d ply %d: %s: MoveLine = %v\n%s", game, ply, p.Name(), err, s.Render(-1))
+							}
+							if !listed(s, m) {
+								t.Fatalf("game %d ply %d: %s chose %#v, which Legal does not list\n%s", game, ply, p.Name(), m, s.Render(-1))
+							}
+							if _, err := line.Play(m); err != nil {
+								t.Fatalf("game %d ply %d: %s chose %#v: Play = %v", game, ply, p.Name(), m, err)
+							}
+							asked++
+						}
+					}
+					moves := s.Legal()
+					var err error
+					if line, err = line.Play(moves[r.IntN(len(moves))]); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if asked == 0 {
+				t.Fatal("no position was asked")
+			}
+		})
+	}
+}
+
+// TestBotGamesAreLegal plays whole games of a searching player against
+// itself and the random player through engine.Line (which refuses illegal
+// plies and ends repetitions), in every game.
+func TestBotGamesAreLegal(t *testing.T) {
+	a, _ := bot.NewBudget(bot.Budget{Playouts: 25}, 3)
+	b, _ := bot.New(0, 4)
+	for _, v := range variants {
+		t.Run(v.String(), func(t *testing.T) {
+			line := engine.NewLine(v.start(t))
+			for ply := 0; ply < 400 && !line.Outcome().Over; ply++ {
+				p := a
+				if ply%3 == 2 {
+					p = b
+				}
+				m, err := p.MoveLine(context.Background(), line)
+				if err != nil {
+					t.Fatalf("ply %d: %v", ply+1, err)
+				}
+				if line, err = line.Play(m); err != nil {
+					t.Fatalf("ply %d: %s chose %#v: %v", ply+1, p.Name(), m, err)
+				}
+				if err := line.State().Check(); err != nil {
+					t.Fatalf("ply %d: an invariant breaks: %v", ply+1, err)
+				}
+			}
+		})
+	}
+}
+
+// play returns the moves two players choose in a game of at most plies.
+func play(t *testing.T, s engine.State, p []*bot.Player, plies int) []engine.Move {
+	t.Helper()
+	line := engine.NewLine(s)
+	var moves []engine.Move
+	for ply := 0; ply < plies && !line.Outcome().Over; ply++ {
+		m, err := p[line.State().ToMove()%len(p)].MoveLine(context.Background(), line)
+		if err != nil {
+			t.Fatalf("ply %d: %v", ply+1, err)
+		}
+		if line, err = line.Play(m); err != nil {
+			t.Fatalf("ply %d: %v", ply+1, err)
+		}
+		moves = append(moves, m)
+	}
+	return moves
+}
+
+// TestDeterministic: the same seeds play the same game, twice and
+// concurrently; another seed plays another game.
+func TestDeterministic(t *testing.T) {
+	for _, v := range variants {
+		t.Run(v.String(), func(t *testing.T) {
+			players := func(seed uint64) []*bot.Player {
+				a, _ := bot.NewBudget(bot.Budget{Playouts: 30}, seed)
+				b, _ := bot.New(0, seed+1)
+				return []*bot.Player{a, b}
+			}
+			first := play(t, v.start(t), players(5), 30)
+			done := make(chan []engine.Move)
+			go func() { done <- play(t, v.start(t), players(5), 30) }()
+			again := play(t, v.start(t), players(5), 30)
+			if !reflect.DeepEqual(first, again) {
+				t.Errorf("seed 5 played\n%v\nthen\n%v", first, again)
+			}
+			if conc := <-done; !reflect.DeepEqual(first, conc) {
+				t.Errorf("seed 5 played\n%v\nand concurrently\n%v", first, conc)
+			}
+			differ := false
+			for seed := uint64(6); seed < 10 && !differ; seed++ {
+				differ = !reflect.DeepEqual(first, play(t, v.start(t), players(seed), 30))
+			}
+			if !differ {
+				t.Errorf("seeds 5 to 9 all played %v", first)
+			}
+		})
+	}
+}
+
+// counting wraps a state and counts the plies applied through it, and the
+// positions at which a game was judged over or not (playouts and tree).
+type counting struct {
+	engine.State
+	applies *int
+}
+
+func (c counting) Apply(m engine.Move) (engine.State, error) {
+	*c.applies++
+	n, err := c.State.Apply(m)
+	if err != nil {
+		return nil, err
+	}
+	return counting{n, c.applies}, nil
+}
+
+func (c counting) Settle(reason string) engine.Outcome {
+	return engine.Settle(c.State, reason)
+}
+
+// TestBudget: a search runs exactly its playouts, and applies no more plies
+// than the root's moves (checked once), one tree ply and MaxPlies playout
+// plies per playout allow.
+func TestBudget(t *testing.T) {
+	for _, tc := range []struct{ playouts, maxPlies int }{{1, 5}, {10, 5}, {200, 3}, {500, 40}} {
+		t.Run(fmt.Sprintf("playouts=%d,maxplies=%d", tc.playouts, tc.maxPlies), func(t *testing.T) {
+			n := 0
+			s0, _ := enginetest.ToyRules{}.Start(engine.Options{Players: 2})
+			s := counting{s0, &n}
+			p, err := bot.NewBudget(bot.Budget{Playouts: tc.playouts, MaxPlies: tc.maxPlies}, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := p.Search(context.Background(), engine.NewLine(s))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Playouts != tc.playouts {
+				t.Errorf("Search ran %d playouts, want %d", r.Playouts, tc.playouts)
+			}
+			roots := len(s.Legal())
+			if limit := roots + tc.playouts*(1+tc.maxPlies); n > limit || n < tc.playouts {
+				t.Errorf("Search applied %d plies, want %d to %d", n, tc.playouts, limit)
+			}
+		})
+	}
+}
+
+// TestGameOver: no player moves in a finished game.
+func TestGameOver(t *testing.T) {
+	s0, _ := enginetest.ToyRules{}.Start(engine.Options{Players: 2})
+	line := engine.NewLine(s0)
+	for _, m := range []enginetest.ToyMove{3, 3, 3, 3, 3, 3, 3} {
+		var err error
+		if line, err = line.Play(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !line.Outcome().Over {
+		t.Fatal("the toy game at 21 is not over")
+	}
+	for level := range bot.MaxLevel + 1 {
+		p, _ := bot.New(level, 1)
+		if m, err := p.MoveLine(context.Background(), line); !errors.Is(err, bot.ErrGameOver) {
+			t.Errorf("level %d: MoveLine at 21 = %v, %v; want ErrGameOver", level, m, err)
+		}
+	}
+}
+
+// TestCancelled: a search whose context has ended says so.
+func TestCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	s, _ := enginetest.ToyRules{}.Start(engine.Options{})
+	p, _ := bot.New(1, 1)
+	if m, err := p.Move(ctx, s); !errors.Is(err, context.Canceled) {
+		t.Errorf("Move on a cancelled context = %v, %v; want context.Canceled", m, err)
+	}
+}
+
+// toyAt returns a toy position of players sides at total, side A to move.
+func toyAt(t *testing.T, players int, plies ...enginetest.ToyMove) *engine.Line {
+	t.Helper()
+	s, _ := enginetest.ToyRules{}.Start(engine.Options{Players: players})
+	line := engine.NewLine(s)
+	for _, m := range plies {
+		var err error
+		if line, err = line.Play(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return line
+}
+
+// TestToyTactics: small budgets find a win in one, and the search sees
+// that every addition at 17 hands the next side a win in one (so it
+// passes), for two and for three sides.
+func TestToyTactics(t *testing.T) {
+	tests := []struct {
+		name   string
+		line   *engine.Line
+		want   enginetest.ToyMove
+		reason string
+	}{
+		{"2 sides at 18", toyAt(t, 2, 3, 3, 3, 3, 3, 3), 3, "wins at once"},
+		{"3 sides at 19", toyAt(t, 3, 3, 3, 3, 3, 3, 2, 2), 2, "wins at once"},
+		{"2 sides at 17", toyAt(t, 2, 3, 3, 3, 3, 3, 2), 0, "search"},
+		{"3 sides at 17", toyAt(t, 3, 3, 3, 3, 3, 3, 2), 0, "search"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for seed := range uint64(5) {
+				p, _ := bot.NewBudget(bot.Budget{Playouts: 200}, seed)
+				r, err := p.Search(context.Background(), tc.line)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.Move != tc.want || r.Reason != tc.reason {
+					t.Errorf("seed %d: Search = %v (%s, value %.2f), want %v (%s)", seed, r.Move, r.Reason, r.Value, tc.want, tc.reason)
+				}
+			}
+		})
+	}
+}
+
+func TestRewards(t *testing.T) {
+	tests := []struct {
+		rank []int
+		want []float64
+	}{
+		{[]int{1, 2}, []float64{1, 0}},
+		{[]int{2, 1}, []float64{0, 1}},
+		{[]int{1, 1}, []float64{0.5, 0.5}},
+		{[]int{1, 2, 2}, []float64{1, 0.25, 0.25}},
+		{[]int{1, 2, 3}, []float64{1, 0.5, 0}},
+		{[]int{1, 1, 3, 4}, []float64{5.0 / 6, 5.0 / 6, 1.0 / 3, 0}},
+	}
+	for _, tc := range tests {
+		if got := bot.Rewards(engine.Outcome{Over: true, Rank: tc.rank}); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("Rewards(%v) = %v, want %v", tc.rank, got, tc.want)
+		}
+	}
+}
+
+func TestNew(t *testing.T) {
+	for _, level := range []int{-1, bot.MaxLevel + 1} {
+		if _, err := bot.New(level, 1); err == nil {
+			t.Errorf("New(%d) succeeded, want an error", level)
+		}
+	}
+	for _, b := range []bot.Budget{{}, {Playouts: -1}, {MaxPlies: 3}} {
+		if _, err := bot.NewBudget(b, 1); err == nil {
+			t.Errorf("NewBudget(%+v) succeeded, want an error", b)
+		}
+	}
+	prev := 0
+	for level := 1; level <= bot.MaxLevel; level++ {
+		b, err := bot.LevelBudget(level)
+		if err != nil || b.Playouts <= prev {
+			t.Errorf("LevelBudget(%d) = %+v, %v; want more playouts than level %d's %d", level, b, err, level-1, prev)
+		}
+		prev = b.Playouts
+		p, _ := bot.New(level, 1)
+		if got, want := p.Name(), fmt.Sprintf("pbem bot (level %d)", level); got != want || p.Level() != level {
+			t.Errorf("New(%d): Name, Level = %q, %d; want %q, %d", level, got, p.Level(), want, level)
+		}
+	}
+}
