@@ -284,6 +284,10 @@ func TestOutbox(t *testing.T) {
 	c.Date = t0.Add(time.Hour) // due an hour later
 	require.NoError(t, s.Commit(ctx, &Change{MessageID: "m", Outbox: []*Outgoing{a, b, c}}))
 	require.NotEmpty(t, a.ID)
+	oldest, ok, err := s.OldestPending(ctx)
+	require.NoError(t, err)
+	assert.True(t, ok)
+	assert.True(t, oldest.Equal(t0), "OldestPending = %v, want %v", oldest, t0)
 
 	due, err := s.Due(ctx, t0, 10)
 	require.NoError(t, err)
@@ -315,6 +319,11 @@ func TestOutbox(t *testing.T) {
 	due, _ = s.Due(ctx, t0.Add(time.Hour), 10)
 	require.Len(t, due, 1)
 	assert.Equal(t, "c", due[0].MessageID)
+	oldest, ok, _ = s.OldestPending(ctx)
+	assert.True(t, ok && oldest.Equal(c.Date), "OldestPending = %v, want c's date %v", oldest, c.Date)
+	require.NoError(t, s.Failed(ctx, c.ID, "550 no such user"))
+	_, ok, _ = s.OldestPending(ctx)
+	assert.False(t, ok, "nothing pending")
 
 	assert.ErrorIs(t, s.Retry(ctx, b.ID, t0, "again"), ErrNotFound, "retry of a failed mail")
 	assert.ErrorIs(t, s.Sent(ctx, "999"), ErrNotFound)

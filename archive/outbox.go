@@ -212,3 +212,17 @@ func (s *Store) Pending(ctx context.Context) (int64, error) {
 	}
 	return n, nil
 }
+
+// OldestPending returns the date of the oldest reply still waiting for
+// delivery; ok is false when none waits. Health checks use it: a reply
+// pending for minutes means the SMTP server is down or refusing.
+func (s *Store) OldestPending(ctx context.Context) (date time.Time, ok bool, err error) {
+	var d sql.NullInt64
+	if err := s.db.QueryRowContext(ctx, `SELECT min(date) FROM outbox WHERE status = 'pending'`).Scan(&d); err != nil {
+		return time.Time{}, false, fmt.Errorf("archive: oldest pending: %w", err)
+	}
+	if !d.Valid {
+		return time.Time{}, false, nil
+	}
+	return fromUnix(d.Int64), true, nil
+}

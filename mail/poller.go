@@ -9,6 +9,7 @@ import (
 	"net"
 	"runtime/debug"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/emersion/go-imap/v2"
@@ -121,6 +122,25 @@ type Poller struct {
 
 	wake  chan struct{}
 	ready bool // the current session selected the mailbox
+
+	// downSince is when the mailbox last stopped being selected (Unix
+	// nanoseconds), 0 while a session has it selected.
+	downSince atomic.Int64
+}
+
+// Down reports whether the poller is without a selected mailbox, and since
+// when: before its first session is ready and from the moment a session
+// fails until the next one is ready.
+func (p *Poller) Down() (since time.Time, down bool) {
+	n := p.downSince.Load()
+	if n == 0 {
+		return time.Time{}, false
+	}
+	return time.Unix(0, n), true
+}
+
+func (p *Poller) markDown() {
+	p.downSince.CompareAndSwap(0, time.Now().UnixNano())
 }
 
 // doneMark records a handled message that still has to be moved.
@@ -176,14 +196,16 @@ func NewPoller(opts *PollerOptions) (*Poller, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Poller{
+	p := &Poller{
 		opts:    o,
 		sec:     sec,
 		log:     log.With("component", "imap", "addr", o.Addr, "mailbox", o.Mailbox),
 		retries: make(map[imap.UID]retry),
 		done:    make(map[imap.UID]doneMark),
 		wake:    make(chan struct{}, 1),
-	}, nil
+	}
+	p.markDown() // until the first session selects the mailbox
+	return p, nil
 }
 
 // Wake makes the poller search the mailbox at once, as if IDLE had
@@ -205,6 +227,7 @@ func (p *Poller) Run(ctx context.Context, h Handler) error {
 	for {
 		p.ready = false
 		err := p.session(ctx, h)
+		p.markDown()
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -292,6 +315,7 @@ func (p *Poller) session(ctx context.Context, h Handler) error {
 		clear(p.done)
 	}
 	p.ready = true
+	p.downSince.Store(0)
 	idle := !p.opts.DisableIdle && c.Caps().Has(imap.CapIdle)
 	p.log.Debug("imap session ready", "idle", idle, "uidvalidity", sel.UIDValidity)
 

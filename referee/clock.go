@@ -113,6 +113,9 @@ func (r *Referee) tickGame(ctx context.Context, ag *archive.Game, now time.Time)
 			return err
 		}
 		err = r.store.Commit(ctx, ch)
+		if err == nil {
+			r.stats.queued.Add(int64(len(ch.Outbox)))
+		}
 		if !errors.Is(err, archive.ErrConflict) {
 			return err
 		}

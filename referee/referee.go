@@ -100,7 +100,7 @@ type Referee struct {
 }
 
 type counters struct {
-	handled, ignored, duplicates, limited, panics, conflicts atomic.Int64
+	handled, ignored, duplicates, limited, panics, conflicts, queued atomic.Int64
 }
 
 // Stats are counts of what the referee did since it was made.
@@ -111,12 +111,13 @@ type Stats struct {
 	Limited    int64 // requests over the rate limit
 	Panics     int64 // bugs recovered ("internal error, nothing applied")
 	Conflicts  int64 // commits retried after a concurrent change
+	Queued     int64 // replies committed to the outbox
 }
 
 // Stats returns the counters.
 func (r *Referee) Stats() Stats {
 	c := &r.stats
-	return Stats{c.handled.Load(), c.ignored.Load(), c.duplicates.Load(), c.limited.Load(), c.panics.Load(), c.conflicts.Load()}
+	return Stats{c.handled.Load(), c.ignored.Load(), c.duplicates.Load(), c.limited.Load(), c.panics.Load(), c.conflicts.Load(), c.queued.Load()}
 }
 
 // New makes a referee on a store. It does no I/O.
@@ -208,6 +209,7 @@ func (r *Referee) Handle(ctx context.Context, req Request) error {
 		switch {
 		case err == nil:
 			r.stats.handled.Add(1)
+			r.stats.queued.Add(int64(len(ch.Outbox)))
 			return nil
 		case errors.Is(err, archive.ErrDuplicate):
 			r.stats.duplicates.Add(1)

@@ -34,6 +34,9 @@ func (r *Referee) Reject(ctx context.Context, req Request, reason string) error 
 		r.stats.ignored.Add(1)
 	}
 	err = r.store.Commit(ctx, ch)
+	if err == nil {
+		r.stats.queued.Add(int64(len(ch.Outbox)))
+	}
 	if err == nil || errors.Is(err, archive.ErrDuplicate) {
 		r.stats.handled.Add(1)
 		return nil

@@ -82,6 +82,7 @@ type server struct {
 	imapPort, smtpPort int
 	players            []string        // embedded player accounts (default: the demo players)
 	onSent             func(id string) // called after the SMTP server accepted a reply (benchmarks)
+	grace              time.Duration   // outboxGrace unless set (tests)
 
 	log     *slog.Logger
 	store   *archive.Store
@@ -276,7 +277,38 @@ func (s *server) ticks(ctx context.Context) {
 	}
 }
 
-// mux serves /healthz (JSON; 503 when the store cannot be read) and
+// outboxGrace is how long a reply may wait for delivery before /healthz
+// reports the outbox as stuck.
+const outboxGrace = 5 * time.Minute
+
+// health says what is wrong with the server, if anything: the store cannot
+// be read, the IMAP session has been down longer than the fallback poll
+// interval, or a reply has waited longer than outboxGrace. An empty list
+// means healthy.
+func (s *server) health(ctx context.Context, now time.Time) []string {
+	var bad []string
+	if err := s.store.DB().PingContext(ctx); err != nil {
+		bad = append(bad, "store unavailable: "+err.Error())
+	}
+	if since, down := s.poller.Down(); down && now.Sub(since) > s.cfg.IMAP.PollInterval {
+		bad = append(bad, fmt.Sprintf("imap: no session with %s for %s (since %s)",
+			s.cfg.IMAP.Addr, now.Sub(since).Round(time.Second), since.UTC().Format(time.RFC3339)))
+	}
+	if oldest, ok, err := s.store.OldestPending(ctx); err == nil && ok && now.Sub(oldest) > s.outboxGrace() {
+		bad = append(bad, fmt.Sprintf("smtp: a reply has waited for delivery for %s (since %s)",
+			now.Sub(oldest).Round(time.Second), oldest.UTC().Format(time.RFC3339)))
+	}
+	return bad
+}
+
+func (s *server) outboxGrace() time.Duration {
+	if s.grace > 0 {
+		return s.grace
+	}
+	return outboxGrace
+}
+
+// mux serves /healthz (JSON: 200 "ok", or 503 with the reasons) and
 // /metrics (Prometheus text format).
 func (s *server) mux() *http.ServeMux {
 	m := http.NewServeMux()
@@ -284,9 +316,9 @@ func (s *server) mux() *http.ServeMux {
 		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 		defer cancel()
 		status, code := "ok", http.StatusOK
-		storeErr := s.store.DB().PingContext(ctx)
-		if storeErr != nil {
-			status, code = "store unavailable", http.StatusServiceUnavailable
+		bad := s.health(ctx, time.Now())
+		if len(bad) > 0 {
+			status, code = "unhealthy", http.StatusServiceUnavailable
 		}
 		s.mu.Lock()
 		last, tickErr := s.lastTick, s.tickErr
@@ -294,6 +326,9 @@ func (s *server) mux() *http.ServeMux {
 		body := map[string]any{
 			"status": status, "referee": s.cfg.Referee.Address,
 			"uptime_seconds": int(time.Since(s.started).Seconds()), "last_tick": last.UTC().Format(time.RFC3339),
+		}
+		if len(bad) > 0 {
+			body["reasons"] = bad
 		}
 		if tickErr != nil {
 			body["tick_error"] = tickErr.Error()
@@ -304,8 +339,9 @@ func (s *server) mux() *http.ServeMux {
 	})
 	m.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
-		s.metrics.WritePrometheus(w, "pbem_")
 		st := s.ref.Stats()
+		s.metrics.Queued.Store(st.Queued) // the referee queues replies when it commits
+		s.metrics.WritePrometheus(w, "pbem_")
 		for _, c := range []struct {
 			name, help string
 			v          int64

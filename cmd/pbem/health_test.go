@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"pbem/archive"
+)
+
+// startServe runs pbem serve on its embedded servers until the test ends.
+func startServe(t *testing.T, cfg *Config) *server {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &server{cfg: cfg, out: io.Discard, embedded: true, imapPort: 0, smtpPort: 0}
+	ready := make(chan struct{})
+	done := make(chan error, 1)
+	go func() { done <- s.run(ctx, func(*server) { close(ready) }) }()
+	select {
+	case <-ready:
+	case err := <-done:
+		t.Fatal(err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not start")
+	}
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	return s
+}
+
+func getHealth(t *testing.T, s *server) (int, map[string]any) {
+	t.Helper()
+	resp, err := http.Get("http://" + s.http.Addr().String() + "/healthz")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var h map[string]any
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&h))
+	return resp.StatusCode, h
+}
+
+func metricsOf(t *testing.T, s *server) map[string]float64 {
+	t.Helper()
+	resp, err := http.Get("http://" + s.http.Addr().String() + "/metrics")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	m := map[string]float64{}
+	counters := regexp.MustCompile(`(?m)^# TYPE (\S+) counter$`)
+	for _, c := range counters.FindAllStringSubmatch(string(body), -1) {
+		v := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(c[1]) + ` (\S+)$`).FindStringSubmatch(string(body))
+		require.NotNil(t, v, "counter %s has no value", c[1])
+		m[c[1]], _ = strconv.ParseFloat(v[1], 64)
+	}
+	return m
+}
+
+// TestHealthzReportsAnOutage: /healthz answers 503 with its reasons when the
+// IMAP session has been down longer than the fallback poll interval and
+// when a reply has waited for delivery too long; 200 before.
+func TestHealthzReportsAnOutage(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.IMAP.PollInterval = 200 * time.Millisecond
+	s := startServe(t, cfg)
+	s.grace = time.Minute
+	code, h := getHealth(t, s)
+	require.Equal(t, http.StatusOK, code, h)
+	assert.Equal(t, "ok", h["status"])
+	assert.Nil(t, h["reasons"])
+
+	// The mail servers go away; a reply queued ten minutes ago cannot leave.
+	s.mails.Close()
+	ctx := context.Background()
+	require.NoError(t, s.store.Commit(ctx, &archive.Change{MessageID: "queued-before", Outbox: []*archive.Outgoing{{
+		MessageID: "<old@pbem.local>", From: archive.Address{Addr: "referee@pbem.local"},
+		To: []archive.Address{{Addr: "alice@pbem.local"}}, Subject: "x", Text: "x", Date: time.Now().Add(-10 * time.Minute),
+	}}}))
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		code, h = getHealth(t, s)
+		if code == http.StatusServiceUnavailable && len(h["reasons"].([]any)) == 2 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	require.Equal(t, http.StatusServiceUnavailable, code, h)
+	assert.Equal(t, "unhealthy", h["status"])
+	reasons := fmt.Sprint(h["reasons"])
+	assert.Contains(t, reasons, "imap: no session with "+cfg.IMAP.Addr)
+	assert.Contains(t, reasons, "smtp: a reply has waited for delivery for 10m")
+}
+
+// TestEveryCounterMoves drives pbem serve through what each exported
+// counter counts and fails on a counter that stays at zero, or on a new
+// counter this test does not know.
+func TestEveryCounterMoves(t *testing.T) {
+	cfg := testConfig(t)
+	s := startServe(t, cfg)
+	ref := s.mails.RefereeAddress()
+	raw := func(from, id, extra, body string) []byte {
+		return []byte(strings.ReplaceAll(fmt.Sprintf("From: %s\nTo: %s\nSubject: help\nMessage-ID: <%s@pbem.local>\n%sDate: Tue, 24 Nov 2026 10:00:00 +0000\n\n%s\n", from, ref, id, extra, body), "\n", "\r\n"))
+	}
+	deliver := func(b []byte) { require.NoError(t, s.mails.Deliver("x@pbem.local", []string{ref}, b)) }
+
+	deliver(raw("dave@pbem.local", "help-1", "", "help"))                                     // handled, queued, sent
+	deliver(raw("dave@pbem.local", "help-1", "", "help"))                                     // the same message again
+	deliver(raw("carol@pbem.local", "auto-1", "Auto-Submitted: auto-replied\n", "I am away")) // ignored
+	deliver(raw("bob@pbem.local", "broken-1", "Content-Type: text/plain\nContent-Transfer-Encoding: base64\n", "%%% not base64 %%%"))
+	for i := range 32 { // over the per-sender limit of unauthenticated mail
+		deliver(raw("eve@pbem.local", fmt.Sprintf("flood-%d", i), "", "help"))
+	}
+	wait := func(what string, ok func(map[string]float64) bool) {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			m := metricsOf(t, s)
+			if ok(m) {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: counters %v", what, m)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	wait("every message processed", func(m map[string]float64) bool {
+		return m["pbem_messages_processed_total"]+m["pbem_messages_rejected_total"] >= 36 && m["pbem_replies_sent_total"] >= 1
+	})
+	s.mails.DropIMAPConnections()
+	wait("a reconnect", func(m map[string]float64) bool { return m["pbem_imap_reconnects_total"] >= 1 })
+
+	// Counters that need a fault this process cannot cause from outside are
+	// moved by the tests named here.
+	elsewhere := map[string]string{
+		"pbem_handler_temporary_failures_total": "mail.TestPollerTemporaryError",
+		"pbem_handler_panics_total":             "mail.TestPollerHandlerPanic",
+		"pbem_replies_failed_total":             "mail.TestSenderPermanentFailure",
+		"pbem_referee_panics_total":             "referee.TestPanicIsRecovered",
+		"pbem_referee_conflicts_total":          "referee.TestConflictIsRetried",
+	}
+	m := metricsOf(t, s)
+	require.NotEmpty(t, m)
+	for name, v := range m {
+		if test, ok := elsewhere[name]; ok {
+			assert.Zero(t, v, "%s moved here; it is left to %s", name, test)
+			continue
+		}
+		assert.Positive(t, v, "counter %s never moved", name)
+	}
+}
