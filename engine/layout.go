@@ -54,8 +54,10 @@ type Cell struct {
 	// "home"); Owner is the side it belongs to, -1 for none.
 	Mark  string
 	Owner int
-	// Pieces stand on the cell, bottom (or outermost) first.
-	Pieces []Piece
+	// Pieces stand on the cell, bottom (or outermost) first; Stacked says
+	// they stand one on another (a stack) rather than side by side.
+	Pieces  []Piece
+	Stacked bool
 	// Under are the captured pieces under a capture stack whose top is on
 	// the cell (rpp), in no particular order.
 	Under []Piece

@@ -31,6 +31,7 @@ func (s *State) Layout(view int) *engine.Layout {
 		for j := range st.Len() {
 			c.Pieces = append(c.Pieces, layoutPiece(st.At(j)))
 		}
+		c.Stacked = st.Len() > 1
 		l.Cells = append(l.Cells, c)
 	}
 	l.AddSquareLabels(Files, Ranks)

@@ -88,6 +88,9 @@ func TestLayoutAgreesWithRender(t *testing.T) {
 					if got, want := code(&c), ascii[at]; got != want {
 						t.Errorf("cell %s at %v = %q, Render shows %q\n%s", c.Name, at, got, want, text)
 					}
+					if c.Stacked != (len(c.Pieces) > 1) {
+						t.Errorf("cell %s: Stacked = %v with %d pieces", c.Name, c.Stacked, len(c.Pieces))
+					}
 					pieces += len(c.Pieces)
 				}
 				for name, prefix := range map[string]string{"reserve": "Reserve: ", "exited": "Exited:  "} {
