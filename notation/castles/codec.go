@@ -240,6 +240,9 @@ const ErrNoCapture = "x asserts a capture, but %s captures nothing"
 // playing its actions one by one through the engine's Turn (whose
 // per-action generators decide legality).
 func (c *Codec) Decode(es engine.State, text string) (engine.Move, error) {
+	if err := notation.CheckPlyLength(text); err != nil {
+		return nil, err
+	}
 	acts, err := c.parse(text)
 	if err != nil {
 		return nil, err

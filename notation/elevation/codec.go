@@ -107,6 +107,9 @@ func (*Codec) Rules() engine.Rules { return game.Rules{} }
 
 // Decode reads one turn as written and resolves it against s.
 func (c *Codec) Decode(s engine.State, text string) (engine.Move, error) {
+	if err := notation.CheckPlyLength(text); err != nil {
+		return nil, err
+	}
 	st, ok := s.(*game.State)
 	if !ok {
 		return nil, fmt.Errorf("elevation: not an elevation position (%T)", s)

@@ -49,6 +49,7 @@ func (*plyLexer) LexString(filename string, s string) (lexer.Lexer, error) {
 type plyTokens struct {
 	s    string
 	i    int
+	col  int // runes before s[i], kept as the lexer goes (linear time)
 	file string
 }
 
@@ -59,9 +60,10 @@ func (l *plyTokens) Next() (lexer.Token, error) {
 	s := l.s
 	for l.i < len(s) && (s[l.i] == ' ' || s[l.i] == '\t') {
 		l.i++
+		l.col++
 	}
 	start := l.i
-	pos := lexer.Position{Filename: l.file, Offset: start, Line: 1, Column: utf8.RuneCountInString(s[:start]) + 1}
+	pos := lexer.Position{Filename: l.file, Offset: start, Line: 1, Column: l.col + 1}
 	if start >= len(s) {
 		return lexer.EOFToken(pos), nil
 	}
@@ -84,5 +86,9 @@ func (l *plyTokens) Next() (lexer.Token, error) {
 		_, n = utf8.DecodeRuneInString(s[start:])
 	}
 	l.i += n
+	l.col++ // every token but a label or a square is one rune; those are ASCII
+	if typ == tLabel || typ == tSquare || typ == tPass {
+		l.col += n - 1
+	}
 	return lexer.Token{Type: typ, Value: s[start : start+n], Pos: pos}, nil
 }

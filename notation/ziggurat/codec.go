@@ -219,6 +219,9 @@ func clip(v string) string {
 // not a ply; an engine.Illegal error for a square off the board, an empty
 // or enemy square, and an x on a move that captures nothing.
 func (c *Codec) Decode(s engine.State, text string) (engine.Move, error) {
+	if err := notation.CheckPlyLength(text); err != nil {
+		return nil, err
+	}
 	z, err := ziggurat.Of(s)
 	if err != nil {
 		return nil, err

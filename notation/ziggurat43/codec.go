@@ -150,6 +150,9 @@ func expected(prefix string) string {
 
 // Decode reads one ply as a player wrote it and resolves it against s.
 func (c *Codec) Decode(es engine.State, text string) (engine.Move, error) {
+	if err := notation.CheckPlyLength(text); err != nil {
+		return nil, err
+	}
 	p, err := c.parse(text)
 	if err != nil {
 		return nil, err
