@@ -47,3 +47,50 @@ func (e *ParseError) Unwrap() error { return e.Err }
 
 // Permanent reports true: a message that cannot be parsed never will be.
 func (e *ParseError) Permanent() bool { return true }
+
+// ForSender says in plain words what was wrong with the message, for the
+// reply to its sender: "your message is larger than 10 MiB, the most the
+// referee reads". It never shows an internal message or a Go error.
+func ForSender(err error) string {
+	var pe *ParseError
+	if !errors.As(err, &pe) {
+		return "the referee could not read it as a mail message"
+	}
+	var n int64
+	r := pe.Reason
+	switch {
+	case scan(r, "message larger than %d bytes", &n):
+		return fmt.Sprintf("your message is larger than %s, the most the referee reads; send your commands in a short plain-text mail", sizeText(n))
+	case scan(r, "text longer than %d bytes", &n):
+		return fmt.Sprintf("the text of your message is longer than %s, the most the referee reads; send your commands in a short plain-text mail", sizeText(n))
+	case scan(r, "more than %d MIME parts", &n):
+		return fmt.Sprintf("your message has more than %d parts (attachments); send your commands in a plain-text mail without attachments", n)
+	case scan(r, "MIME parts nested deeper than %d", &n):
+		return fmt.Sprintf("your message nests parts (forwards or attachments) more than %d deep; send your commands in a plain-text mail", n)
+	case r == "missing From" || len(r) > 14 && r[:14] == "malformed From":
+		return "its From line is missing or not a mail address, so the referee cannot tell who sent it"
+	case r == "malformed header":
+		return "its header is damaged, so the referee cannot read it"
+	}
+	return "its structure or encoding is damaged (" + r + "), so the referee cannot read its text; send your commands in a plain-text mail"
+}
+
+// scan reports whether s has the form format (one %d) and stores the number.
+func scan(s, format string, n *int64) bool {
+	var rest string
+	k, _ := fmt.Sscanf(s+" .", format+" %s", n, &rest)
+	return k == 2 && rest == "."
+}
+
+// sizeText writes a byte count for people: 1 MiB, 10 MiB, 500 KiB, 999 bytes.
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

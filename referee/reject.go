@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"pbem/archive"
 )
@@ -27,7 +28,7 @@ func (r *Referee) Reject(ctx context.Context, req Request, reason string) error 
 	s := r.newSession(ctx, &req, key)
 	ch := &archive.Change{MessageID: key, At: s.now}
 	if r.automatic(&req) == "" && validAddr(req.From.Addr) {
-		s.mine.add(fmt.Sprintf("Sorry: the referee could not read your message (%s). Nothing of it was applied. Please send your move or command again as a plain-text mail; send help for the commands.", reason))
+		s.mine.add(fmt.Sprintf("Sorry: the referee could not read your message: %s. Nothing of it was applied; send help for the commands.", strings.TrimSuffix(reason, ".")))
 		s.mine.label = "message not read"
 		ch.Outbox = append(ch.Outbox, s.compose(s.mine))
 	} else {

@@ -29,7 +29,7 @@ func TestReject(t *testing.T) {
 	if to := out[0].To; len(to) != 1 || to[0].Addr != "alice@example.org" {
 		t.Errorf("reply to %v, want alice@example.org", to)
 	}
-	if !strings.Contains(out[0].Text, "could not read your message (broken MIME structure)") || !strings.Contains(out[0].Text, "Nothing of it was applied") {
+	if !strings.Contains(out[0].Text, "could not read your message: broken MIME structure.") || !strings.Contains(out[0].Text, "Nothing of it was applied") {
 		t.Errorf("reply says:\n%s", out[0].Text)
 	}
 	// The same message again: nothing more.

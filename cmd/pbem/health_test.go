@@ -137,6 +137,15 @@ func TestEveryCounterMoves(t *testing.T) {
 	wait("every message processed", func(m map[string]float64) bool {
 		return m["pbem_messages_processed_total"]+m["pbem_messages_rejected_total"] >= 36 && m["pbem_replies_sent_total"] >= 1
 	})
+	// The unreadable mail is answered in plain words.
+	bob := &player{addr: "bob@pbem.local", pass: "bob", imapAddr: s.mails.IMAPAddr(), smtpAddr: s.mails.SMTPAddr()}
+	wctx, wcancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer wcancel()
+	reply, err := bob.wait(wctx, "")
+	require.NoError(t, err)
+	text := strings.Join(strings.Fields(reply.Text), " ")
+	assert.Contains(t, text, "could not read your message: its structure or encoding is damaged")
+	assert.NotContains(t, text, "mail: cannot parse")
 	s.mails.DropIMAPConnections()
 	wait("a reconnect", func(m map[string]float64) bool { return m["pbem_imap_reconnects_total"] >= 1 })
 

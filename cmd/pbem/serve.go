@@ -219,7 +219,10 @@ func (s *server) handle(ctx context.Context, in *mail.Inbound) error {
 
 // reject answers a message the transport could not read.
 func (s *server) reject(ctx context.Context, in *mail.Inbound, reason error) error {
-	if err := s.ref.Reject(ctx, request(in), reason.Error()); err != nil {
+	// The sender reads what was wrong in plain words; the log keeps the
+	// internal reason.
+	s.log.Info("message not readable", "message", in.MessageID, "reason", reason)
+	if err := s.ref.Reject(ctx, request(in), mail.ForSender(reason)); err != nil {
 		return err
 	}
 	s.sender.Wake()
