@@ -103,7 +103,7 @@ func (p *session) run() int {
 	showBoard := true
 	for {
 		if o := p.line.Outcome(); o.Over {
-			fmt.Fprintf(w, "\n%s\n\nGame over: %s (%s).\n", strings.TrimRight(p.line.State().Render(p.human), "\n"), notation.FormatResult(p.codec, sides, o), o.Reason)
+			fmt.Fprintf(w, "\n%s\n\nresult %s (%s)\n", strings.TrimRight(p.line.State().Render(p.human), "\n"), notation.FormatResult(p.codec, sides, o), o.Reason)
 			p.record(w, nil)
 			return 0
 		}

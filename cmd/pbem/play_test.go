@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"strconv"
 	"strings"
 	"testing"
@@ -104,4 +105,62 @@ func atof(t *testing.T, s string) float64 {
 	f, err := strconv.ParseFloat(s, 64)
 	require.NoError(t, err)
 	return f
+}
+
+// hintFollower is a player at the terminal who asks for a hint at every
+// prompt and plays it: its Read hands over the lines its Write queued on
+// seeing each hint.
+type hintFollower struct {
+	lines   chan string
+	pending []byte
+	out     strings.Builder
+	partial string
+}
+
+func (h *hintFollower) Read(p []byte) (int, error) {
+	if len(h.pending) == 0 {
+		select {
+		case l := <-h.lines:
+			h.pending = []byte(l)
+		default:
+			return 0, io.EOF
+		}
+	}
+	n := copy(p, h.pending)
+	h.pending = h.pending[n:]
+	return n, nil
+}
+
+func (h *hintFollower) Write(p []byte) (int, error) {
+	h.out.Write(p)
+	h.partial += string(p)
+	for {
+		line, rest, ok := strings.Cut(h.partial, "\n")
+		if !ok {
+			return len(p), nil
+		}
+		h.partial = rest
+		if _, move, ok := strings.Cut(line, "Hint: "); ok {
+			h.lines <- move + "\n"
+			h.lines <- "hint\n"
+		}
+	}
+}
+
+// TestPlayToTheEnd follows the hints against the random mover until the
+// game ends; the record printed at the end passes pbem check.
+func TestPlayToTheEnd(t *testing.T) {
+	h := &hintFollower{lines: make(chan string, 4)}
+	h.lines <- "hint\n"
+	var errb strings.Builder
+	c := &cli{stdin: h, stdout: h, stderr: &errb}
+	code := c.main([]string{"play", "castles", "--level", "0", "--seed", "2"})
+	out := h.out.String()
+	require.Equal(t, 0, code, errb.String())
+	assert.Contains(t, out, "\nresult 1-0 (three points)\n")
+	_, record, ok := strings.Cut(out, "\n\n[Game ")
+	require.True(t, ok, "no record in:\n%s", out)
+	code, checked, _ := run(t, "[Game "+record, "check")
+	assert.Equal(t, 0, code, checked)
+	assert.Contains(t, record, `[First "you"]`)
 }
