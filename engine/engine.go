@@ -116,6 +116,14 @@ type Settler interface {
 	Settle(reason string) Outcome
 }
 
+// Narrator is implemented by states whose plies do what the board alone
+// does not show, such as scoring a point. Narrate says in a sentence or two
+// what m, played from the receiver, did to reach after ("" for nothing of
+// note); the referee adds it to the reply.
+type Narrator interface {
+	Narrate(m Move, after State) string
+}
+
 // Outcome is the result of a game.
 type Outcome struct {
 	// Over is false while the game goes on.

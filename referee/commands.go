@@ -257,9 +257,15 @@ func (s *session) move(g *game, text string, expect int, bare bool) error {
 		return s.badPly(g, text, err, bare)
 	}
 	canon := g.codec.Encode(before, m)
-	s.mine.add("You played %s (ply %d).", canon, next)
+	note := ""
+	if n, ok := before.(engine.Narrator); ok {
+		if t := n.Narrate(m, g.state()); t != "" {
+			note = " " + t
+		}
+	}
+	s.mine.add("You played %s (ply %d).%s", canon, next, note)
 	s.mine.show(g)
-	s.tell(g, true, "%s played %s (ply %d).", g.who(seat), canon, next)
+	s.tell(g, true, "%s played %s (ply %d).%s", g.who(seat), canon, next, note)
 	return s.afterPly(g)
 }
 

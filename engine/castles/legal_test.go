@@ -344,6 +344,7 @@ func TestRender(t *testing.T) {
 First:  points 1, supply 1, scrap heap 3
 Second: points 2, supply 0, scrap heap 4
 First to move
+(a unit comes from the scrap heap first: supply 2 this turn)
 `
 	for _, view := range []int{-1, First} {
 		if got := s.Render(view); got != want {
@@ -367,6 +368,10 @@ First to move
 	}
 	if got := NewState().Render(-1); !strings.HasSuffix(got, "Second to move: setup, place one unit on c3, c4 or d3\n") {
 		t.Errorf("Render(start) ends\n%s", got)
+	}
+	// An empty scrap heap: nothing comes to the supply.
+	if got := pos(t, "...S/..s./.f../F... 0/4/1 4/0/2 F").Render(-1); !strings.HasSuffix(got, "First to move\n") {
+		t.Errorf("Render(empty heap) ends\n%s", got)
 	}
 	over := pos(t, "...S/..../.F../.... 4/1/0 4/1/3 S")
 	if got := over.Render(-1); !strings.HasSuffix(got, "Game over: Second wins (three points)\n") {
@@ -479,5 +484,25 @@ func TestFromDiagramErrors(t *testing.T) {
 	d := "...S/..s./.f../F... 4/0/0 4/0/0 F"
 	if got := pos(t, d).Diagram(); got != d {
 		t.Errorf("FromDiagram(%q).Diagram() = %q", d, got)
+	}
+}
+
+// TestNarrate: the reply says who scored and why; a turn that scores
+// nothing says nothing.
+func TestNarrate(t *testing.T) {
+	for _, c := range []struct{ pos, turn, want string }{
+		{"...S/..f./..../F... 4/0/0 5/0/0 F", "Ca1-a2,c3xd4", "First scores 1 point (a unit entered the enemy castle): 1 of 3."},
+		{"...S/..../.s../F... 4/1/0 4/0/0 F", "Ca1xb2", "Second scores 1 point (the enemy castle rammed its unit): 1 of 3."},
+		{"...S/..f./..../F... 4/0/0 5/0/0 F", "Ca1-a2", ""},
+	} {
+		s := pos(t, c.pos)
+		m := mv(t, s, c.turn)
+		after, err := s.Apply(m)
+		if err != nil {
+			t.Fatalf("%s: %v", c.turn, err)
+		}
+		if got := s.Narrate(m, after); got != c.want {
+			t.Errorf("Narrate(%s) = %q, want %q", c.turn, got, c.want)
+		}
 	}
 }

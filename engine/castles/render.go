@@ -3,6 +3,8 @@ package castles
 import (
 	"fmt"
 	"strings"
+
+	"pbem/engine"
 )
 
 // Render draws the board seen from view (Second sees it turned round; -1
@@ -53,6 +55,11 @@ func (s *State) Render(view int) string {
 		fmt.Fprintf(&b, "Game over: %s wins (%s)\n", s.Sides()[o.Winner()], o.Reason)
 	case s.setup:
 		b.WriteString("Second to move: setup, place one unit on c3, c4 or d3\n")
+	case s.heap[s.toMove] > 0:
+		// RULES.md step 1 happens before the player acts: say so, or
+		// "supply 0" reads as a rule that stops a placement.
+		fmt.Fprintf(&b, "%s to move\n(a unit comes from the scrap heap first: supply %d this turn)\n",
+			s.Sides()[s.toMove], s.supply[s.toMove]+1)
 	default:
 		fmt.Fprintf(&b, "%s to move\n", s.Sides()[s.toMove])
 	}
@@ -71,4 +78,32 @@ func cellPicture(c byte) string {
 		return " s "
 	}
 	return "   "
+}
+
+// Narrate implements engine.Narrator: it says what the turn m, which led
+// from s to after, scored, e.g. "First scores 1 point (a unit entered the
+// enemy castle): 2 of 3."
+func (s *State) Narrate(m engine.Move, after engine.State) string {
+	a, ok := after.(*State)
+	if !ok {
+		return ""
+	}
+	var lines []string
+	for p, name := range s.Sides() {
+		if d := int(a.points[p]) - int(s.points[p]); d > 0 {
+			why := "a unit entered the enemy castle"
+			if p != int(s.toMove) {
+				why = "the enemy castle rammed its unit"
+			}
+			lines = append(lines, fmt.Sprintf("%s scores %d %s (%s): %d of %d.", name, d, pointWord(d), why, a.points[p], WinPoints))
+		}
+	}
+	return strings.Join(lines, " ")
+}
+
+func pointWord(n int) string {
+	if n == 1 {
+		return "point"
+	}
+	return "points"
 }
