@@ -129,6 +129,31 @@ func (p *Player) MoveLine(ctx context.Context, l *engine.Line) (engine.Move, err
 	return r.Move, nil
 }
 
+// ErrNotToMove is returned by MoveFor when the seat asked for is not the
+// side to move: the bot never moves for another seat (a person's).
+var ErrNotToMove = errors.New("bot: not this seat's turn")
+
+// MoveFor is MoveLine for the bot that holds seat: it refuses (with
+// ErrNotToMove) when another side is to move, so a caller cannot make the
+// bot play a turn that is not its own.
+func (p *Player) MoveFor(ctx context.Context, l *engine.Line, seat int) (engine.Move, error) {
+	if o := l.Outcome(); o.Over {
+		return nil, fmt.Errorf("%w (%s)", ErrGameOver, o.Reason)
+	}
+	s := l.State()
+	if t := s.ToMove(); t != seat {
+		return nil, fmt.Errorf("%w: %s is to move, not %s", ErrNotToMove, sideName(s, t), sideName(s, seat))
+	}
+	return p.MoveLine(ctx, l)
+}
+
+func sideName(s engine.State, seat int) string {
+	if sides := s.Sides(); seat >= 0 && seat < len(sides) {
+		return sides[seat]
+	}
+	return fmt.Sprintf("seat %d", seat)
+}
+
 // Result is what a search found.
 type Result struct {
 	Move engine.Move

@@ -362,3 +362,22 @@ func TestNew(t *testing.T) {
 		}
 	}
 }
+
+// TestMoveFor: the bot moves for its own seat only.
+func TestMoveFor(t *testing.T) {
+	line := toyAt(t, 3, 1) // B to move
+	p, _ := bot.New(1, 1)
+	for _, seat := range []int{0, 2, 5} {
+		if m, err := p.MoveFor(context.Background(), line, seat); !errors.Is(err, bot.ErrNotToMove) {
+			t.Errorf("MoveFor(seat %d) with B to move = %v, %v; want ErrNotToMove", seat, m, err)
+		}
+	}
+	m, err := p.MoveFor(context.Background(), line, 1)
+	if err != nil || !listed(line.State(), m) {
+		t.Errorf("MoveFor(seat 1) with B to move = %v, %v; want a legal move", m, err)
+	}
+	over := toyAt(t, 3, 3, 3, 3, 3, 3, 3, 3)
+	if _, err := p.MoveFor(context.Background(), over, over.State().ToMove()); !errors.Is(err, bot.ErrGameOver) {
+		t.Errorf("MoveFor in a finished game = %v, want ErrGameOver", err)
+	}
+}
