@@ -17,11 +17,13 @@
 //
 // Colours. A player's colour history is the sides of the games actually
 // played (not byes, not forfeits): White moves first (seat 0). The colour
-// difference is Whites minus Blacks. A player must get Black when the
-// difference is positive or the last two games were both White, and must
-// get White when it is negative or the last two were both Black; with no
-// such need the player prefers the colour other than the last one played,
-// and has no preference before the first game.
+// difference is Whites minus Blacks. A player needs Black at +1 or more
+// and White at -1 or less (to keep within +/-1); at 0, the colour other
+// than that of the last two games when those had one colour (no three in a
+// row). A need is strong at +2 or -2 (a third colour more would make
+// +/-3), and firm when it also avoids a third game in a row with one
+// colour. A player with no need prefers the colour other than the last one
+// played, and has no preference before the first game.
 //
 // Absolute rules (never broken):
 //
@@ -34,18 +36,19 @@
 //
 //	C1. The bye goes to a player of the lowest score possible, and within
 //	    it to the lowest ranked possible.
-//	C2. As few pairs as possible where both players must get the same
-//	    colour to keep their colour differences within +/-1 (so the
-//	    differences stay within +/-1 whenever that can be).
-//	C3. As few pairs as possible where both must get the same colour
-//	    because each played it in their last two games (no three games in
-//	    a row with one colour).
+//	C2. As few pairs as possible where both players strongly need the
+//	    same colour (no colour difference ever goes beyond +/-2).
+//	C3. As few pairs as possible where both need the same colour, both
+//	    strongly or firmly.
 //	C4. The smallest total of score differences over the pairs (so players
 //	    meet their own score group wherever the groups can be paired).
 //	C5. The fewest pairs across score groups (floaters).
-//	C6. The fewest players who do not get the colour they prefer (sides
+//	C6. As few pairs as possible where both need the same colour, for
+//	    any of the reasons above (so colour differences stay within +/-1
+//	    wherever the score groups allow it).
+//	C7. The fewest players who do not get the colour they prefer (sides
 //	    alternate as far as possible).
-//	C7. The Dutch order: in a score group of g players split into an upper
+//	C8. The Dutch order: in a score group of g players split into an upper
 //	    half S1 (the g/2 best ranked, rounded down) and a lower half S2,
 //	    the i-th of S1 meets the i-th of S2; a pair of group positions i < j
 //	    costs |j - i - g/2|. A pair across groups costs how far the upper
@@ -54,15 +57,15 @@
 //	    to meet the highest of the next). The total is the smallest.
 //
 // The best pairing is found exactly, not greedily: every pair of players
-// who may meet is an edge weighted by C1-C7 (each criterion scaled past
+// who may meet is an edge weighted by C1-C8 (each criterion scaled past
 // the largest total of those after it), the bye is an extra player, and a
 // maximum-weight perfect matching (Edmonds' blossom algorithm, polynomial
 // in the field size) gives the pairing. So a valid pairing is found
 // whenever one exists, and the criteria hold "as far as possible" in the
 // exact sense of the order above.
 //
-// Sides. In each pair a player who must get a colour gets it (if both must
-// get the same one, the higher ranked does). Otherwise a colour preferred
+// Sides. A player who needs a colour gets it; when both need the same,
+// the stronger need wins, and between equal needs the higher ranked. Otherwise a colour preferred
 // by only one player, or by both differently, is given; when both prefer
 // the same colour, the histories are compared from the latest game back
 // and, at the first game where the two had different colours, each gets

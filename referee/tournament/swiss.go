@@ -29,23 +29,15 @@ func (p *swissPlayer) diff() int {
 	return d
 }
 
-// diffMust returns the colour the player must get to keep the colour
-// difference within +/-1 (0 White, 1 Black), or -1.
-func (p *swissPlayer) diffMust() int {
+// need returns the colour the player needs (0 White, 1 Black) or -1: at
+// +1 or more Black, at -1 or less White; at 0 the other of two equal last
+// colours.
+func (p *swissPlayer) need() int {
 	switch d := p.diff(); {
 	case d > 0:
 		return 1
 	case d < 0:
 		return 0
-	}
-	return -1
-}
-
-// must returns the colour the player must get (0 White, 1 Black) or -1:
-// the one diffMust says, else the other of two equal last colours.
-func (p *swissPlayer) must() int {
-	if m := p.diffMust(); m >= 0 {
-		return m
 	}
 	if n := len(p.colours); n >= 2 && p.colours[n-1] == p.colours[n-2] {
 		return 1 - p.colours[n-1]
@@ -53,9 +45,24 @@ func (p *swissPlayer) must() int {
 	return -1
 }
 
+// strength grades the need: 3 strong (a difference of +/-2), 2 firm (it
+// also avoids a third game in a row with one colour), 1 a need, 0 none.
+func (p *swissPlayer) strength() int {
+	nd := p.need()
+	switch n := len(p.colours); {
+	case nd < 0:
+		return 0
+	case abs(p.diff()) >= 2:
+		return 3
+	case n >= 2 && p.colours[n-1] == p.colours[n-2] && p.colours[n-1] != nd:
+		return 2
+	}
+	return 1
+}
+
 // pref returns the colour the player wants (0 or 1) or -1 for none.
 func (p *swissPlayer) pref() int {
-	if m := p.must(); m >= 0 {
+	if m := p.need(); m >= 0 {
 		return m
 	}
 	if n := len(p.colours); n > 0 {
@@ -163,28 +170,41 @@ func (e *Event) swissField() []*swissPlayer {
 	return field
 }
 
-// swissCost holds a pair's cost under criteria C1-C7 (index 0-6).
-type swissCost [7]int64
+// swissCost holds a pair's cost under criteria C1-C8 (index 0-7).
+type swissCost [8]int64
+
+// clash returns the lower strength of a's and b's need when they need the
+// same colour, or 0.
+func clash(a, b *swissPlayer) int {
+	if m := a.need(); m >= 0 && m == b.need() {
+		return min(a.strength(), b.strength())
+	}
+	return 0
+}
 
 // pairCost returns the costs of pairing a with b (a ranked above b).
 func pairCost(a, b *swissPlayer) swissCost {
 	var c swissCost
-	if m := a.diffMust(); m >= 0 && m == b.diffMust() {
+	switch clash(a, b) {
+	case 3:
 		c[1] = 1
-	} else if m := a.must(); m >= 0 && m == b.must() {
+	case 2:
 		c[2] = 1
 	}
 	c[3] = int64(a.score - b.score)
 	if a.group != b.group {
 		c[4] = 1
 	}
-	if p := a.pref(); p >= 0 && p == b.pref() {
+	if clash(a, b) > 0 {
 		c[5] = 1
 	}
+	if p := a.pref(); p >= 0 && p == b.pref() {
+		c[6] = 1
+	}
 	if a.group == b.group {
-		c[6] = int64(abs(b.gpos - a.gpos - a.gsize/2))
+		c[7] = int64(abs(b.gpos - a.gpos - a.gsize/2))
 	} else {
-		c[6] = int64(a.gsize - 1 - a.gpos + b.gpos)
+		c[7] = int64(a.gsize - 1 - a.gpos + b.gpos)
 	}
 	return c
 }
@@ -283,12 +303,14 @@ func sides(a, b *swissPlayer, board int) (white, black *swissPlayer) {
 		}
 		return b, a
 	}
-	ma, mb := a.must(), b.must()
+	na, nb := a.need(), b.need()
 	switch {
-	case ma >= 0:
-		return give(a, ma)
-	case mb >= 0:
-		return give(b, mb)
+	case na >= 0 && na == nb && b.strength() > a.strength():
+		return give(b, nb)
+	case na >= 0:
+		return give(a, na)
+	case nb >= 0:
+		return give(b, nb)
 	}
 	pa, pb := a.pref(), b.pref()
 	switch {
