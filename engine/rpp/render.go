@@ -132,7 +132,7 @@ func (s *State) Render(view int) string {
 		writeWrapped(&out, "Several pieces: ", several)
 	}
 	s.renderStacks(&out)
-	s.renderSeats(&out)
+	s.renderSeats(&out, flip)
 	out.WriteString(legend)
 	if b.compact {
 		out.WriteString(legendCompact)
@@ -171,10 +171,15 @@ func (s *State) renderStacks(out *strings.Builder) {
 }
 
 // renderSeats writes one line per seat: colour, home edge, live pieces,
-// capture pile (total, and by owner) or elimination.
-func (s *State) renderSeats(out *strings.Builder) {
+// capture pile (total, and by owner) or elimination. On a board turned
+// half round the home edges are named as the reader sees them.
+func (s *State) renderSeats(out *strings.Builder, flip bool) {
 	for i := range int(s.seats) {
-		fmt.Fprintf(out, "%c %-6s home %-11s", SeatLetters[i], seatColours[i], s.board().edges[i])
+		edge := s.board().edges[i]
+		if flip {
+			edge = turnedEdge[edge]
+		}
+		fmt.Fprintf(out, "%c %-6s home %-11s", SeatLetters[i], seatColours[i], edge)
 		if s.out[i] != 0 {
 			fmt.Fprintf(out, " eliminated %s", ordinal(int(s.out[i])))
 		} else {
@@ -262,4 +267,14 @@ func writeWrapped(out *strings.Builder, prefix string, items []string) {
 		line += sep + it
 	}
 	out.WriteString(line + "\n")
+}
+
+// turnedEdge names each edge as it appears on a board drawn turned half
+// round: the edge drawn at the bottom of the turned board is the north one.
+var turnedEdge = map[string]string{
+	"south": "north", "north": "south", "west": "east", "east": "west",
+	"south-west": "north-east", "north-east": "south-west",
+	"north-west": "south-east", "south-east": "north-west",
+	"bottom": "top", "top": "bottom", "lower-left": "upper-right", "upper-right": "lower-left",
+	"upper-left": "lower-right", "lower-right": "upper-left",
 }

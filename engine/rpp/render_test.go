@@ -1,6 +1,7 @@
 package rpp
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -139,5 +140,70 @@ func TestRenderResult(t *testing.T) {
 		pile Y: RS`)
 	if pic := s.Render(-1); !strings.HasSuffix(pic, "Game over (standoff): Y>R\n") {
 		t.Errorf("Render(-1) =\n%s\nwant it to end with the result", pic)
+	}
+}
+
+// TestLegendEdgesMatchTheDrawing: the home edge the legend names for a seat
+// is where the reader sees that seat's nests, on every board and from
+// every seat's view (boards turned half round included).
+func TestLegendEdgesMatchTheDrawing(t *testing.T) {
+	cell := regexp.MustCompile(`(?:^|\s)(\.|[RYGBKWOP]N)(?:\s|$)`)
+	for _, name := range BoardNames {
+		r := BoardPlayers[name]
+		for n := r[0]; n <= r[1]; n++ {
+			st, err := Rules{}.Start(engine.Options{Players: n, Board: name})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for view := -1; view < n; view++ {
+				pic := st.Render(view)
+				type pt struct{ y, x float64 }
+				var all []pt
+				seat := map[byte][]pt{}
+				edge := map[byte]string{}
+				for y, line := range strings.Split(pic, "\n") {
+					if f := strings.Fields(line); len(f) >= 3 && f[2] == "home" && len(f[0]) == 1 {
+						edge[f[0][0]] = f[3]
+						continue
+					}
+					if strings.HasPrefix(line, "Cells:") || strings.HasPrefix(line, "N nest") {
+						continue
+					}
+					for _, m := range cell.FindAllStringSubmatchIndex(line, -1) {
+						p := pt{float64(y), float64(m[2])}
+						all = append(all, p)
+						if line[m[2]] != '.' {
+							seat[line[m[2]]] = append(seat[line[m[2]]], p)
+						}
+					}
+				}
+				mean := func(ps []pt) pt {
+					var c pt
+					for _, p := range ps {
+						c.y += p.y / float64(len(ps))
+						c.x += p.x / float64(len(ps))
+					}
+					return c
+				}
+				center := mean(all)
+				for i := range n {
+					letter := SeatLetters[i]
+					c, e := mean(seat[letter]), edge[letter]
+					below, above := c.y > center.y+0.5, c.y < center.y-0.5
+					left, right := c.x < center.x-1, c.x > center.x+1
+					ok := true
+					for word, holds := range map[string]bool{"south": below, "bottom": below, "lower": below,
+						"north": above, "top": above, "upper": above, "west": left, "left": left, "east": right, "right": right} {
+						if strings.Contains(e, word) && !holds {
+							ok = false
+						}
+					}
+					if !ok || e == "" {
+						t.Errorf("%s, %d players, view %d: legend says %c home %q, but its nests are drawn at %+v (center %+v)\n%s",
+							name, n, view, letter, e, c, center, pic)
+					}
+				}
+			}
+		}
 	}
 }
