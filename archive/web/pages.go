@@ -1,0 +1,363 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"pbem/archive"
+)
+
+// gameRow is one game in a list.
+type gameRow struct {
+	URL     string
+	Game    string
+	ID      string
+	Status  string
+	Event   string
+	Date    string
+	Players []nameLink
+	Result  string
+	Turn    string
+}
+
+type nameLink struct{ Name, URL string }
+
+func (k linker) player(name string) nameLink {
+	if name == "anonymous" {
+		return nameLink{Name: name}
+	}
+	return nameLink{Name: name, URL: k.url("/players/" + k.slug(name))}
+}
+
+// refRow lists a referee game.
+func (s *Server) refRow(g *archive.Game, k linker) gameRow {
+	r := gameRow{URL: k.url("/g/" + strconv.FormatInt(g.ID, 10)), Game: g.Game, ID: strconv.FormatInt(g.ID, 10),
+		Status: g.Status, Event: g.Options.Event, Date: g.Updated.Format("2006.01.02")}
+	for i := range g.Seats {
+		r.Players = append(r.Players, k.player(seatName(g, i)))
+	}
+	return r
+}
+
+// foundRow lists an archived game.
+func foundRow(fd *archive.Found, k linker) gameRow {
+	r := gameRow{Game: fd.Game, Event: fd.Event, Date: fd.Date, Result: resultText(fd.Result), Status: "over"}
+	if fd.GameID != 0 {
+		r.ID = strconv.FormatInt(fd.GameID, 10)
+		r.URL = k.url("/g/" + r.ID)
+	} else {
+		r.ID = "a" + strconv.FormatInt(fd.ID, 10)
+		r.URL = k.url("/a/" + strconv.FormatInt(fd.ID, 10))
+	}
+	for _, sd := range fd.Sides {
+		r.Players = append(r.Players, k.player(PublicName(sd.Player)))
+	}
+	return r
+}
+
+type indexPage struct {
+	Active  []gameRow
+	Results []gameRow
+	Games   []nameLink // ratings per game
+}
+
+// listLimit bounds the lists of the front page.
+const listLimit = 50
+
+func (s *Server) indexPage(ctx context.Context, r *http.Request, k linker) (string, *view, error) {
+	p := &indexPage{}
+	active, err := s.store.RecentGames(ctx, []string{archive.Playing, archive.Invited}, listLimit)
+	if err != nil {
+		return "", nil, err
+	}
+	for _, g := range active {
+		if !s.hidden(g) {
+			p.Active = append(p.Active, s.refRow(g, k))
+		}
+	}
+	over, err := s.store.RecentGames(ctx, []string{archive.Over}, listLimit)
+	if err != nil {
+		return "", nil, err
+	}
+	for _, g := range over {
+		if s.hidden(g) {
+			continue
+		}
+		row := s.refRow(g, k)
+		if e, err := s.store.EntryOfGame(ctx, g.ID); err == nil {
+			row.Result = resultText(e.Result)
+		}
+		p.Results = append(p.Results, row)
+	}
+	for _, id := range s.opts.Games {
+		p.Games = append(p.Games, nameLink{Name: id, URL: k.url("/ratings/" + k.slug(id))})
+	}
+	return "index", &view{Site: s.opts.Title, Title: s.opts.Title, Body: p, link: k, Static: k.static}, nil
+}
+
+type archivePage struct {
+	Game, Player, Event, Since, Q string
+	Games                         []gameRow
+	Total                         int
+	Shown                         int
+	Error                         string
+}
+
+// archiveLimit bounds the games one search page lists (the newest).
+const archiveLimit = 200
+
+func (s *Server) archivePage(ctx context.Context, r *http.Request, k linker) (string, *view, error) {
+	q := r.URL.Query()
+	p := &archivePage{Game: q.Get("game"), Player: q.Get("player"), Event: q.Get("event"), Since: q.Get("since"), Q: q.Get("q")}
+	f := archive.Filter{Game: p.Game, Player: p.Player, Event: p.Event, Since: strings.ReplaceAll(p.Since, "-", "."), Text: strings.Fields(p.Q)}
+	limit := archiveLimit
+	if k.static {
+		limit = -1
+	}
+	rows, total, err := s.search(ctx, f, limit, k)
+	if err != nil {
+		p.Error = strings.TrimPrefix(err.Error(), "archive: ")
+	}
+	p.Games, p.Total, p.Shown = rows, total, len(rows)
+	return "archive", &view{Site: s.opts.Title, Title: "Archive", Body: p, link: k, Static: k.static}, nil
+}
+
+// search lists the archived games f selects, the newest first, at most
+// limit of them (-1: all), and counts them all. Games that are private are
+// left out.
+func (s *Server) search(ctx context.Context, f archive.Filter, limit int, k linker) ([]gameRow, int, error) {
+	var found []*archive.Found
+	total := 0
+	err := s.store.Query(ctx, s.opts.Lookup, f, func(fd *archive.Found) error {
+		total++
+		found = append(found, fd)
+		if limit >= 0 && len(found) > 2*limit {
+			found = slices.Clone(found[len(found)-limit:])
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	if limit >= 0 && len(found) > limit {
+		found = found[len(found)-limit:]
+	}
+	rows := make([]gameRow, 0, len(found))
+	for i := len(found) - 1; i >= 0; i-- {
+		fd := found[i]
+		if fd.GameID != 0 && s.opts.Private != nil {
+			if g, err := s.store.Game(ctx, fd.GameID); err == nil && s.hidden(g) {
+				total--
+				continue
+			}
+		}
+		rows = append(rows, foundRow(fd, k))
+	}
+	return rows, total, nil
+}
+
+type eventPage struct {
+	Event   string
+	Games   int
+	Players []standingRow
+	Heads   []int
+	List    []gameRow
+}
+
+type standingRow struct {
+	Rank    int
+	Name    nameLink
+	Games   int
+	Score   string
+	SB      string
+	Results []string
+}
+
+func (s *Server) eventPage(ctx context.Context, r *http.Request, k linker) (string, *view, error) {
+	name := r.PathValue("name")
+	t, err := s.store.Crosstable(ctx, s.opts.Lookup, name, archive.Filter{})
+	if err != nil {
+		return "", nil, err
+	}
+	rows, _, err := s.search(ctx, archive.Filter{Event: name}, -1, k)
+	if err != nil {
+		return "", nil, err
+	}
+	if t.Games == 0 && len(rows) == 0 {
+		return "", nil, errHidden
+	}
+	p := &eventPage{Event: t.Event, Games: t.Games, List: rows}
+	for i, st := range t.Players {
+		p.Heads = append(p.Heads, i+1)
+		p.Players = append(p.Players, standingRow{Rank: st.Rank, Name: k.player(PublicName(st.Name)), Games: st.Games,
+			Score: strconv.FormatFloat(st.Score(), 'f', 1, 64), SB: strconv.FormatFloat(st.TieBreak(), 'f', 2, 64), Results: st.Results})
+	}
+	return "event", &view{Site: s.opts.Title, Title: "Event " + t.Event, Body: p, link: k, Static: k.static}, nil
+}
+
+func (s *Server) ratingsIndex(ctx context.Context, r *http.Request, k linker) (string, *view, error) {
+	p := &indexPage{}
+	for _, id := range s.opts.Games {
+		p.Games = append(p.Games, nameLink{Name: id, URL: k.url("/ratings/" + k.slug(id))})
+	}
+	return "ratingsindex", &view{Site: s.opts.Title, Title: "Ratings", Body: p, link: k, Static: k.static}, nil
+}
+
+type ratingsPage struct {
+	Game    string
+	Games   int
+	Players []ratingRow
+}
+
+type ratingRow struct {
+	Rank   int
+	Name   nameLink
+	Rating int
+	Games  int
+}
+
+func (s *Server) ratingsPage(ctx context.Context, r *http.Request, k linker) (string, *view, error) {
+	id := r.PathValue("game")
+	c, err := s.opts.Lookup(id)
+	if err != nil {
+		return "", nil, errHidden
+	}
+	id = c.Rules().ID()
+	lists, err := s.store.Ratings(ctx, s.opts.Lookup, id)
+	if err != nil {
+		return "", nil, err
+	}
+	p := &ratingsPage{Game: id}
+	for _, rl := range lists {
+		p.Games = rl.Games
+		for i, pl := range rl.Players {
+			p.Players = append(p.Players, ratingRow{Rank: i + 1, Name: k.player(PublicName(pl.Name)), Rating: int(pl.Rating + 0.5), Games: pl.Games})
+		}
+	}
+	return "ratings", &view{Site: s.opts.Title, Title: "Ratings: " + id, Body: p, link: k, Static: k.static}, nil
+}
+
+type playerPage struct {
+	Name     string
+	Active   []gameRow
+	Games    []gameRow
+	Total    int
+	Ratings  []historyRow
+	Archived int
+}
+
+type historyRow struct {
+	Game   string
+	URL    string
+	Rating int
+	Points []pointRow
+}
+
+type pointRow struct {
+	URL, Date string
+	Rating    int
+}
+
+func (s *Server) playerPage(ctx context.Context, r *http.Request, k linker) (string, *view, error) {
+	name := r.PathValue("name")
+	if PublicName(name) != name || name == "anonymous" {
+		return "", nil, errHidden
+	}
+	p := &playerPage{Name: name}
+	active, err := s.store.RecentGames(ctx, []string{archive.Playing, archive.Invited}, 1000)
+	if err != nil {
+		return "", nil, err
+	}
+	for _, g := range active {
+		if s.hidden(g) {
+			continue
+		}
+		for i := range g.Seats {
+			if strings.EqualFold(seatName(g, i), name) {
+				p.Active = append(p.Active, s.refRow(g, k))
+				break
+			}
+		}
+	}
+	rows, _, err := s.search(ctx, archive.Filter{Player: name}, -1, k)
+	if err != nil {
+		return "", nil, err
+	}
+	for _, row := range rows {
+		for _, pl := range row.Players {
+			if strings.EqualFold(pl.Name, name) {
+				p.Games = append(p.Games, row)
+				break
+			}
+		}
+	}
+	p.Total = len(p.Games)
+	if len(p.Games) > archiveLimit {
+		p.Games = p.Games[:archiveLimit]
+	}
+	hs, err := s.store.RatingHistories(ctx, s.opts.Lookup, "")
+	if err != nil {
+		return "", nil, err
+	}
+	for _, h := range hs {
+		if !strings.EqualFold(PublicName(h.Name), name) {
+			continue
+		}
+		hr := historyRow{Game: h.Game, URL: k.url("/ratings/" + k.slug(h.Game))}
+		for _, pt := range h.Points {
+			hr.Points = append(hr.Points, pointRow{URL: k.url("/a/" + strconv.FormatInt(pt.EntryID, 10)), Date: pt.Date, Rating: int(pt.Rating + 0.5)})
+		}
+		hr.Rating = hr.Points[len(hr.Points)-1].Rating
+		p.Ratings = append(p.Ratings, hr)
+	}
+	if len(p.Active) == 0 && len(p.Games) == 0 && len(p.Ratings) == 0 {
+		return "", nil, errHidden
+	}
+	return "player", &view{Site: s.opts.Title, Title: "Player " + name, Body: p, link: k, Static: k.static}, nil
+}
+
+// events streams the changes of game id as Server-Sent Events: an event
+// "move" whenever the game changes, so that the page fetches itself again.
+func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	id, err := parseID(r.PathValue("id"))
+	if err != nil || s.opts.Notifier == nil {
+		http.NotFound(w, r)
+		return
+	}
+	if _, err := s.loadRef(r.Context(), id); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	fl, ok := w.(http.Flusher)
+	if !ok {
+		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
+		return
+	}
+	ids, cancel := s.opts.Notifier.Subscribe()
+	defer cancel()
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	fmt.Fprint(w, "retry: 1000\n\n")
+	fl.Flush()
+	tick := newTicker(s.opts.Heartbeat)
+	defer tick.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case got := <-ids:
+			if got != id {
+				continue
+			}
+			fmt.Fprintf(w, "event: move\ndata: %d\n\n", id)
+			fl.Flush()
+		case <-tick.C:
+			fmt.Fprint(w, ": keep-alive\n\n")
+			fl.Flush()
+		}
+	}
+}

@@ -1,0 +1,119 @@
+package web
+
+import "html/template"
+
+// pages are the page templates. Each page is self-contained: inline
+// style, inline script, no external resource.
+var pages = template.Must(template.New("").Parse(`
+{{define "top"}}<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>{{.Title}} - {{.Site}}</title>
+<style>
+body{font:15px/1.4 sans-serif;margin:0 auto;max-width:72em;padding:0 1em;color:#222;background:#fbfaf6}
+header{display:flex;gap:1em;align-items:center;border-bottom:1px solid #ccc;padding:.5em 0;flex-wrap:wrap}
+header a{font-weight:bold}a{color:#1a4f8b}
+table{border-collapse:collapse}td,th{padding:.15em .6em;text-align:left;border-bottom:1px solid #e4e0d4}
+.game{display:flex;gap:1.5em;flex-wrap:wrap;align-items:flex-start}.board svg{max-width:100%;height:auto}
+.sw{display:inline-block;width:.9em;height:.9em;border:1px solid #333;vertical-align:middle}
+.tomove{font-weight:bold}.moves{columns:2;max-width:24em;padding-left:2.5em}.moves a[aria-current]{background:#f2d33a;font-weight:bold}
+.step a,.step span{margin-right:.6em}.err{color:#a00}.meta{color:#555}
+</style></head>
+<body{{if .Live}} data-live="{{.Live}}"{{end}}>
+<header><a href="{{.URL "/"}}">{{.Site}}</a> <a href="{{.URL "/archive"}}">archive</a> <a href="{{.URL "/ratings"}}">ratings</a>
+{{if not .Static}}<form action="/archive" role="search"><input name="q" aria-label="search the archive" placeholder="player, event, game"> <button>search</button></form>{{end}}
+</header>
+<main id="main">
+{{end}}
+
+{{define "bottom"}}</main>
+<script>
+(function(){
+var keys={ArrowLeft:"prev",ArrowRight:"next",Home:"first",End:"end"};
+document.addEventListener("keydown",function(e){
+if(e.target.tagName==="INPUT"||e.altKey||e.ctrlKey||e.metaKey)return;
+var a=document.getElementById(keys[e.key]);if(a&&a.href){e.preventDefault();location.href=a.href;}});
+var live=document.body.dataset.live;
+if(live&&window.EventSource){new EventSource(live).addEventListener("move",function(){
+var url=document.getElementById("next")?location.href:location.pathname;
+fetch(url).then(function(r){return r.text();}).then(function(t){
+var m=new DOMParser().parseFromString(t,"text/html").getElementById("main");
+if(m)document.getElementById("main").innerHTML=m.innerHTML;});});}
+})();
+</script>
+</body></html>
+{{end}}
+
+{{define "rows"}}<table class="games"><tr><th>game</th><th>players</th><th>event</th><th>date</th><th>result</th></tr>
+{{range .}}<tr><td><a href="{{.URL}}">{{.Game}} {{.ID}}</a></td><td>{{range $i, $p := .Players}}{{if $i}}, {{end}}{{if $p.URL}}<a href="{{$p.URL}}">{{$p.Name}}</a>{{else}}{{$p.Name}}{{end}}{{end}}</td><td>{{.Event}}</td><td>{{.Date}}</td><td>{{if .Result}}{{.Result}}{{else}}{{.Status}}{{end}}</td></tr>
+{{end}}</table>{{end}}
+
+{{define "index"}}{{template "top" .}}{{with .Body}}
+<h1>Games</h1>
+<h2>Being played</h2>{{if .Active}}{{template "rows" .Active}}{{else}}<p>No game is being played.</p>{{end}}
+<h2>Recent results</h2>{{if .Results}}{{template "rows" .Results}}{{else}}<p>No game has finished yet.</p>{{end}}
+{{if .Games}}<h2>Ratings</h2><p>{{range .Games}}<a href="{{.URL}}">{{.Name}}</a> {{end}}</p>{{end}}
+{{end}}{{template "bottom" .}}{{end}}
+
+{{define "game"}}{{template "top" .}}{{with .Body}}
+<h1>{{.Heading}}</h1>
+<p class="meta">{{if .Event}}<a href="{{.Event2}}">{{.Event}}</a>{{end}}{{if .Round}}, round {{.Round}}{{end}}{{if .Date}}, {{.Date}}{{end}} &middot; {{.Status}}{{if .Days}} &middot; {{.Days}} days per move{{end}}</p>
+{{if .Problem}}<p class="err">{{.Problem}}</p>{{end}}
+<div class="game"><div class="board" id="board">{{.SVG}}</div>
+<div class="side">
+<table class="players">{{range .Players}}<tr{{if .ToMove}} class="tomove"{{end}}><td><span class="sw" style="background:{{.Colour}}"></span> {{.Side}}</td><td>{{if .URL}}<a href="{{.URL}}">{{.Name}}</a>{{else}}{{.Name}}{{end}}</td><td>{{if .ToMove}}to move{{if .Clock}}, {{.Clock}}{{end}}{{end}}</td></tr>
+{{end}}</table>
+<p id="turn">{{.Turn}}</p>
+{{if .Result}}<p>Result: <strong>{{.Result}}</strong>{{if .Reason}} ({{.Reason}}){{end}}</p>{{end}}
+<p class="step" data-ply="{{.Ply}}">Position after <span id="ply">{{.Ply}}</span> of {{.Last}} plies:
+{{if .First}}<a id="first" href="{{.First}}">start</a><a id="prev" href="{{.Prev}}" rel="prev">&larr; back</a>{{else}}<span>start</span><span>&larr; back</span>{{end}}
+{{if .Next}}<a id="next" href="{{.Next}}" rel="next">forward &rarr;</a><a id="end" href="{{.End}}">latest</a>{{else}}<span>forward &rarr;</span><span>latest</span>{{end}}</p>
+<ol class="moves">{{range .Plies}}<li><a href="{{.URL}}"{{if .Current}} aria-current="step"{{end}}>{{.Side}} {{.Text}}</a></li>
+{{end}}</ol>
+{{if .PGN}}<p><a href="{{.PGN}}" download>Download the record (PGN)</a></p>{{end}}
+</div></div>
+{{end}}{{template "bottom" .}}{{end}}
+
+{{define "archive"}}{{template "top" .}}{{with .Body}}
+<h1>Archive</h1>
+{{if not $.Static}}<form action="/archive" class="search">
+<label>game <input name="game" value="{{.Game}}" size="10"></label>
+<label>player <input name="player" value="{{.Player}}" size="14"></label>
+<label>event <input name="event" value="{{.Event}}" size="14"></label>
+<label>since <input name="since" value="{{.Since}}" size="10" placeholder="YYYY.MM.DD"></label>
+<label>words <input name="q" value="{{.Q}}" size="14"></label>
+<button>search</button></form>{{end}}
+{{if .Error}}<p class="err">{{.Error}}</p>{{end}}
+<p>{{.Total}} games{{if lt .Shown .Total}}, the newest {{.Shown}} shown{{end}}.</p>
+{{template "rows" .Games}}
+{{end}}{{template "bottom" .}}{{end}}
+
+{{define "event"}}{{template "top" .}}{{with .Body}}
+<h1>{{.Event}}</h1>
+<p>{{.Games}} games with a result.</p>
+<table class="crosstable"><tr><th>#</th><th>player</th><th>games</th><th>score</th><th>SB</th>{{range .Heads}}<th>{{.}}</th>{{end}}</tr>
+{{range .Players}}<tr><td>{{.Rank}}</td><td>{{if .Name.URL}}<a href="{{.Name.URL}}">{{.Name.Name}}</a>{{else}}{{.Name.Name}}{{end}}</td><td>{{.Games}}</td><td>{{.Score}}</td><td>{{.SB}}</td>{{range .Results}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table>
+<h2>Games</h2>{{template "rows" .List}}
+{{end}}{{template "bottom" .}}{{end}}
+
+{{define "ratingsindex"}}{{template "top" .}}{{with .Body}}
+<h1>Ratings</h1><ul>{{range .Games}}<li><a href="{{.URL}}">{{.Name}}</a></li>{{end}}</ul>
+{{end}}{{template "bottom" .}}{{end}}
+
+{{define "ratings"}}{{template "top" .}}{{with .Body}}
+<h1>Ratings: {{.Game}}</h1>
+<p>Elo from {{.Games}} rated games.</p>
+{{if .Players}}<table class="ratings"><tr><th>#</th><th>player</th><th>rating</th><th>games</th></tr>
+{{range .Players}}<tr><td>{{.Rank}}</td><td>{{if .Name.URL}}<a href="{{.Name.URL}}">{{.Name.Name}}</a>{{else}}{{.Name.Name}}{{end}}</td><td>{{.Rating}}</td><td>{{.Games}}</td></tr>
+{{end}}</table>{{else}}<p>No rated game yet.</p>{{end}}
+{{end}}{{template "bottom" .}}{{end}}
+
+{{define "player"}}{{template "top" .}}{{with .Body}}
+<h1>{{.Name}}</h1>
+{{if .Active}}<h2>Being played</h2>{{template "rows" .Active}}{{end}}
+{{if .Ratings}}<h2>Ratings</h2>{{range .Ratings}}<h3><a href="{{.URL}}">{{.Game}}</a>: {{.Rating}}</h3>
+<ol class="history">{{range .Points}}<li><a href="{{.URL}}">{{.Date}}</a>: {{.Rating}}</li>{{end}}</ol>{{end}}{{end}}
+<h2>Finished games</h2><p>{{.Total}} games{{if gt .Total (len .Games)}}, the newest {{len .Games}} shown{{end}}.</p>
+{{template "rows" .Games}}
+{{end}}{{template "bottom" .}}{{end}}
+`))
