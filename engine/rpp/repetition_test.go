@@ -2,6 +2,7 @@ package rpp
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"pbem/engine"
@@ -117,5 +118,17 @@ func TestRepetitionRanksAsStandoff(t *testing.T) {
 				t.Errorf("repetition ranks %v, a standoff in the same position %v", o.Rank, st.Rank)
 			}
 		})
+	}
+}
+
+// TestHelpSaysRepetitionRanks: help rpp tells players what a repetition
+// does, and which boards serve which player counts.
+func TestHelpSaysRepetitionRanks(t *testing.T) {
+	h := strings.Join(strings.Fields(Rules{}.Help()), " ")
+	for _, want := range []string{"A threefold repetition does not draw: it ends the game as a standoff does",
+		"square5 (2 players), square7 (3-4, default for 4), hex5 (3), hex7 (5-6), octagon (7-8); a board serves only those counts"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("help rpp lacks %q:\n%s", want, Rules{}.Help())
+		}
 	}
 }
