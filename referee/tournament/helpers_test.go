@@ -120,3 +120,6 @@ func checkRound(t testing.TB, e *Event, rd *Round) {
 		}
 	}
 }
+
+// itoa prints ranks as [1 2 3].
+func itoa(ranks []int) string { return fmt.Sprint(ranks) }
