@@ -60,10 +60,10 @@ type tablesPlayer struct {
 // average (seats-1 half points: 1 point at tables of 3), or nothing with
 // UnscoredByes.
 //
-// Draw. Two players at one table meet; the draw minimizes the sum over
-// every two players seated together of the square of the number of times
-// they met before (so first meetings are preferred and repeats spread
-// out). It is a local search: from random seatings (a generator seeded by
+// Draw. Two players at one table meet; the draw minimizes the number of
+// pairs seated together that met before (so players meet as many
+// different opponents as possible), then the sum over those pairs of the
+// square of the number of times they met (so repeats spread out). It is a local search: from random seatings (a generator seeded by
 // Seed and the round), players of two tables are swapped while that lowers
 // the sum; the best of 16 starts, or the first with no repeat, is kept.
 // The same event and Seed always give the same draw.
@@ -152,7 +152,8 @@ func (e *Event) pairTables(r int) (*Round, error) {
 }
 
 // drawTables seats the players at tables of the given sizes, minimizing the
-// sum of squared previous meetings of every two players seated together.
+// pairs seated together that met before, then the sum of the squares of
+// their previous meetings.
 func drawTables(players []*tablesPlayer, sizes []int, met map[[2]string]int, seed uint64, round int) [][]*tablesPlayer {
 	if len(players) == 0 {
 		return nil
@@ -162,8 +163,9 @@ func drawTables(players []*tablesPlayer, sizes []int, met map[[2]string]int, see
 		c := 0
 		for i, a := range t {
 			for _, b := range t[i+1:] {
-				m := met[[2]string{a.id, b.id}]
-				c += m * m
+				if m := met[[2]string{a.id, b.id}]; m > 0 {
+					c += 1<<20 + m*m
+				}
 			}
 		}
 		return c
