@@ -136,13 +136,13 @@ func (s *Store) people(ctx context.Context, q querier, g *Game) error {
 	if err := rows.Close(); err != nil {
 		return fmt.Errorf("archive: seats of game %d: %w", g.ID, err)
 	}
-	rows, err = q.QueryContext(ctx, `SELECT address, name FROM observers WHERE game_id = ? ORDER BY rowid`, g.ID)
+	rows, err = q.QueryContext(ctx, `SELECT address, name, token, confirmed FROM observers WHERE game_id = ? ORDER BY rowid`, g.ID)
 	if err != nil {
 		return fmt.Errorf("archive: observers of game %d: %w", g.ID, err)
 	}
 	for rows.Next() {
-		var a Address
-		if err := rows.Scan(&a.Addr, &a.Name); err != nil {
+		var a Observer
+		if err := rows.Scan(&a.Addr, &a.Name, &a.Token, &a.Confirmed); err != nil {
 			rows.Close()
 			return fmt.Errorf("archive: observers of game %d: %w", g.ID, err)
 		}
@@ -367,8 +367,8 @@ WHERE id = ? AND version = ?`,
 		}
 	}
 	for _, a := range g.Observers {
-		_, err := tx.ExecContext(ctx, `INSERT INTO observers (game_id, address, name) VALUES (?, ?, ?)`,
-			g.ID, strings.ToLower(a.Addr), a.Name)
+		_, err := tx.ExecContext(ctx, `INSERT INTO observers (game_id, address, name, token, confirmed) VALUES (?, ?, ?, ?, ?)`,
+			g.ID, strings.ToLower(a.Addr), a.Name, a.Token, a.Confirmed)
 		if err != nil {
 			return err
 		}

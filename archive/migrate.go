@@ -141,6 +141,11 @@ CREATE TRIGGER archive_unindexed_insert AFTER INSERT ON archive BEGIN
 END;
 INSERT INTO archive_unindexed (entry_id) SELECT id FROM archive;
 `},
+	{3, "observers confirm with a token; outgoing mail says how it was submitted", `
+ALTER TABLE observers ADD COLUMN token TEXT NOT NULL DEFAULT '';
+ALTER TABLE observers ADD COLUMN confirmed INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE outbox ADD COLUMN auto TEXT NOT NULL DEFAULT 'auto-replied';
+`},
 }
 
 // SchemaVersion is the schema version this package writes.

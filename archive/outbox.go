@@ -37,11 +37,15 @@ func putOutgoing(ctx context.Context, tx *sql.Tx, o *Outgoing, at time.Time) (st
 	if next.IsZero() {
 		next = at
 	}
+	auto := o.Auto
+	if auto == "" {
+		auto = AutoReplied
+	}
 	res, err := tx.ExecContext(ctx, `INSERT INTO outbox (message_id, game_id, from_addr, to_addrs, cc_addrs, reply_to, subject,
-	date, in_reply_to, refs, body, status, attempts, next_attempt, last_error, sent_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)`,
+	date, in_reply_to, refs, body, status, attempts, next_attempt, last_error, sent_at, auto)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)`,
 		o.MessageID, o.GameID, string(from), string(to), string(cc), replyTo, o.Subject, unix(o.Date), o.InReplyTo,
-		string(refs), o.Text, status, o.Attempts, unix(next), o.LastError)
+		string(refs), o.Text, status, o.Attempts, unix(next), o.LastError, auto)
 	if err != nil {
 		return "", err
 	}
@@ -67,7 +71,7 @@ func nonNilStrings(a []string) []string {
 }
 
 const outgoingColumns = `id, message_id, game_id, from_addr, to_addrs, cc_addrs, reply_to, subject, date, in_reply_to, refs, body,
-	status, attempts, next_attempt, last_error`
+	status, attempts, next_attempt, last_error, auto`
 
 // Due returns up to limit pending mails whose next attempt is at or before
 // now, oldest first.
@@ -120,7 +124,7 @@ func scanOutgoing(rows *sql.Rows) (Outgoing, error) {
 	var id, date, next int64
 	var from, to, cc, replyTo, refs string
 	if err := rows.Scan(&id, &o.MessageID, &o.GameID, &from, &to, &cc, &replyTo, &o.Subject, &date, &o.InReplyTo,
-		&refs, &o.Text, &o.Status, &o.Attempts, &next, &o.LastError); err != nil {
+		&refs, &o.Text, &o.Status, &o.Attempts, &next, &o.LastError, &o.Auto); err != nil {
 		return o, err
 	}
 	o.ID = strconv.FormatInt(id, 10)

@@ -17,7 +17,9 @@ import (
 
 // Compose renders o as a plain-text RFC 5322 message with CRLF line endings:
 // From, To, Cc, Reply-To, Subject, Date, Message-ID, In-Reply-To,
-// References, MIME-Version and Content-Type text/plain; charset=utf-8.
+// References, Auto-Submitted and X-Auto-Response-Suppress (when
+// o.AutoSubmitted is set), MIME-Version and Content-Type text/plain;
+// charset=utf-8.
 //
 // The body is sent as 7bit when it is ASCII, else as 8bit, so every line
 // arrives exactly as written, trailing spaces included (the signature
@@ -40,6 +42,13 @@ func Compose(o *Outgoing) []byte {
 	h.Set("Content-Transfer-Encoding", cte)
 	h.Set("Content-Type", "text/plain; charset=utf-8")
 	h.Set("MIME-Version", "1.0")
+	if a := oneLine(o.AutoSubmitted); a != "" {
+		// RFC 3834 for robots that read it; Exchange reads only its own
+		// field, which asks it to send no out-of-office or delivery
+		// reports back.
+		h.Set("X-Auto-Response-Suppress", "All")
+		h.Set("Auto-Submitted", a)
+	}
 	if len(o.References) > 0 {
 		h.Set("References", msgIDs(o.References))
 	}
