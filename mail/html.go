@@ -23,14 +23,14 @@ import (
 // AppleMailSignature) is introduced by a "-- " line, the separator of a
 // plain-text signature.
 //
-// The walk is iterative, so deeply nested markup costs no stack; the parser
-// (golang.org/x/net/html, the HTML5 algorithm browsers use) makes sense of
-// unclosed and misnested tags.
+// The parser (golang.org/x/net/html, the HTML5 algorithm browsers use)
+// makes sense of unclosed and misnested tags; markup nested deeper than it
+// accepts (512 elements) is read token by token instead.
 func htmlToText(s string) string {
 	doc, err := html.Parse(strings.NewReader(s))
 	if err != nil {
-		// html.Parse fails only when reading fails; a strings.Reader does not.
-		return tidyLines(s)
+		// Parse refuses markup nested deeper than 512 elements.
+		return htmlTokensToText(s)
 	}
 	r := &htmlRenderer{}
 	n := doc
@@ -57,6 +57,76 @@ func htmlToText(s string) string {
 	return tidyLines(r.result())
 }
 
+// htmlTokensToText renders HTML the parser refused, token by token: an
+// end tag closes the elements opened after its own start tag.
+func htmlTokensToText(s string) string {
+	r := &htmlRenderer{}
+	z := html.NewTokenizer(strings.NewReader(s))
+	var open []*html.Node
+	skip := "" // the element whose content is skipped
+	skipDepth := 0
+	for {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			break
+		}
+		tok := z.Token()
+		if skip != "" {
+			switch {
+			case tt == html.StartTagToken && tok.Data == skip:
+				skipDepth++
+			case tt == html.EndTagToken && tok.Data == skip:
+				if skipDepth--; skipDepth == 0 {
+					skip = ""
+				}
+			}
+			continue
+		}
+		switch tt {
+		case html.TextToken:
+			r.text(tok.Data)
+		case html.StartTagToken, html.SelfClosingTagToken:
+			n := &html.Node{Type: html.ElementNode, DataAtom: tok.DataAtom, Data: tok.Data, Attr: tok.Attr}
+			descend := r.enter(n)
+			switch {
+			case tt == html.SelfClosingTagToken || isVoid(tok.DataAtom):
+				if descend {
+					r.exit(n)
+				}
+			case !descend:
+				skip, skipDepth = tok.Data, 1
+			default:
+				open = append(open, n)
+			}
+		case html.EndTagToken:
+			for i := len(open) - 1; i >= 0; i-- {
+				if open[i].Data == tok.Data {
+					for len(open) > i {
+						r.exit(open[len(open)-1])
+						open = open[:len(open)-1]
+					}
+					break
+				}
+			}
+		}
+	}
+	for len(open) > 0 {
+		r.exit(open[len(open)-1])
+		open = open[:len(open)-1]
+	}
+	r.endLine()
+	return tidyLines(r.result())
+}
+
+func isVoid(a atom.Atom) bool {
+	switch a {
+	case atom.Area, atom.Base, atom.Br, atom.Col, atom.Embed, atom.Hr, atom.Img, atom.Input, atom.Link, atom.Meta,
+		atom.Source, atom.Track, atom.Wbr:
+		return true
+	}
+	return false
+}
+
 // htmlRenderer writes text lines, each with the quote depth that was in
 // force when it started.
 type htmlRenderer struct {
@@ -71,6 +141,12 @@ type htmlRenderer struct {
 	seps  map[int]string // "-- " lines to write before these lines
 }
 
+// maxQuoteMarks is the most ">" a line gets, however deep its quote.
+const maxQuoteMarks = 8
+
+// quotePrefix starts a line at quote depth d > 0.
+func quotePrefix(d int) string { return strings.Repeat(">", min(d, maxQuoteMarks)) + " " }
+
 // quoteDepth is the depth new lines get.
 func (r *htmlRenderer) quoteDepth() int {
 	if r.rest {
@@ -82,9 +158,8 @@ func (r *htmlRenderer) quoteDepth() int {
 // write adds text to the current line, starting one if needed.
 func (r *htmlRenderer) write(s string) {
 	if !r.open {
-		d := r.quoteDepth()
-		if d > 0 {
-			r.cur.WriteString(strings.Repeat(">", d) + " ")
+		if d := r.quoteDepth(); d > 0 {
+			r.cur.WriteString(quotePrefix(d))
 		}
 		r.open = true
 	}
@@ -217,7 +292,14 @@ func (r *htmlRenderer) exit(n *html.Node) {
 func (r *htmlRenderer) markSignature(start int) {
 	prefix := ""
 	if d := r.quoteDepth(); d > 0 {
-		prefix = strings.Repeat(">", d) + " "
+		prefix = quotePrefix(d)
+	}
+	for i := start - 1; i >= 0 && i >= start-3; i-- {
+		if t := strings.TrimSpace(strings.TrimPrefix(r.lines[i], prefix)); t == "--" {
+			return // Gmail writes "-- " just before the signature block
+		} else if t != "" {
+			break
+		}
 	}
 	for i, l := range r.lines[start:] {
 		t := strings.TrimSpace(strings.TrimPrefix(l, prefix))
@@ -326,7 +408,11 @@ func tidyLines(s string) string {
 	out := lines[:0]
 	blank := 0
 	for _, l := range lines {
-		l = strings.TrimRight(l, " \t")
+		if t := strings.TrimRight(l, " \t"); strings.TrimSpace(strings.TrimLeft(t, ">")) == "--" {
+			l = t + " " // the signature separator keeps its space
+		} else {
+			l = t
+		}
 		if strings.Trim(l, ">") == "" {
 			blank++
 			if blank > 1 {

@@ -80,8 +80,12 @@ func prefixSpace(depth int) string {
 //     "Get Outlook for Android", "Sent with Proton Mail", "Von meinem iPhone
 //     gesendet", "Envoyé de mon iPhone", ...).
 //
-// Lines keep their text (trailing spaces trimmed); leading and trailing
-// blank lines are dropped. The work is linear in the length of text.
+// A line that names an address and ends with a colon ("21 Nov 2026
+// 10:03 Bob <bob@example.org>:", "* Bob <bob@example.org> [2026-11-21]:")
+// is an attribution too when a quote follows it.
+//
+// Lines keep their text (trailing spaces trimmed); runs of blank lines
+// become one, and leading and trailing blank lines are dropped. The work is linear in the length of text.
 func FreshText(text string) string {
 	if len(text) > maxText {
 		text = text[:maxText]
@@ -93,7 +97,9 @@ func FreshText(text string) string {
 		raw := strings.TrimPrefix(lines[i], "\ufeff")
 		t := strings.TrimSpace(raw)
 		if t == "" {
-			out = append(out, "")
+			if len(out) > 0 && out[len(out)-1] != "" {
+				out = append(out, "")
+			}
 			continue
 		}
 		if isQuoted(t) {
@@ -108,7 +114,7 @@ func FreshText(text string) string {
 				isAttribution(strings.TrimSpace(out[n-1])+" "+t) {
 				out = out[:n-1] // the first half of a wrapped attribution
 				attribution = true
-			} else if isAttribution(t) {
+			} else if isAttribution(t) || namesAddress(t) && startsQuote(lines[i+1:]) {
 				attribution = true
 			}
 			if attribution {
@@ -169,7 +175,7 @@ func isOriginalMarker(t string) bool {
 // clientSignatures start the tag lines clients add below the text (lower
 // case).
 var clientSignatures = []string{
-	"sent from my ", "sent from outlook", "sent from mail for windows", "sent from yahoo mail", "sent from proton",
+	"sent from my ", "sent from outlook", "sent from mail", "obtener outlook para ", "obtenha o outlook para ", "ottieni outlook per ", "sent from yahoo mail", "sent from proton",
 	"sent from protonmail", "sent from fastmail", "sent from the all-new aol", "sent from aol", "sent from samsung",
 	"sent from my android", "sent via ", "sent with proton mail", "sent with protonmail", "sent using ",
 	"get outlook for ", "get outlook mobile", "von meinem ", "gesendet von meinem ", "gesendet von outlook",
@@ -262,6 +268,12 @@ func startsAttribution(t string) bool {
 var attributionVerbs = []string{" wrote", "wrote:", " writes:", "schrieb", " a écrit", " a ecrit", "escribió", "escribio",
 	"ha scritto", "schreef", "escreveu", " skrev", "kirjoitti", "napisał", "написал", "quoting ", "zitat von ",
 	"citando "}
+
+// namesAddress reports whether t holds a mail address in angle brackets.
+func namesAddress(t string) bool {
+	lt := strings.IndexByte(t, '<')
+	return lt >= 0 && strings.Contains(t[lt:], "@") && strings.Contains(t[lt:], ">")
+}
 
 // isAttribution reports whether t (ending with a colon) introduces a
 // quote.
