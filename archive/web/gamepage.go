@@ -59,8 +59,11 @@ func (s *Server) gameView(g *game, ply int, k linker) *view {
 	p := &gamePage{Game: g.gameID(), Ply: ply, Last: last, Problem: g.Problem}
 	// The last position is the game page itself.
 	plyURL := func(n int) string {
-		if n == last {
+		switch {
+		case n == last:
 			return k.url(g.Path)
+		case k.noPlies:
+			return ""
 		}
 		return k.url(g.Path + "?ply=" + strconv.Itoa(n))
 	}

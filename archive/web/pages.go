@@ -13,6 +13,8 @@ import (
 
 // gameRow is one game in a list.
 type gameRow struct {
+	// EntryID is the archived game (0 for a game not archived).
+	EntryID int64
 	URL     string
 	Game    string
 	ID      string
@@ -45,7 +47,7 @@ func (s *Server) refRow(g *archive.Game, k linker) gameRow {
 
 // foundRow lists an archived game.
 func foundRow(fd *archive.Found, k linker) gameRow {
-	r := gameRow{Game: fd.Game, Event: fd.Event, Date: fd.Date, Result: resultText(fd.Result), Status: "over"}
+	r := gameRow{EntryID: fd.ID, Game: fd.Game, Event: fd.Event, Date: fd.Date, Result: resultText(fd.Result), Status: "over"}
 	if fd.GameID != 0 {
 		r.ID = strconv.FormatInt(fd.GameID, 10)
 		r.URL = k.url("/g/" + r.ID)
@@ -295,11 +297,20 @@ func (s *Server) playerPage(ctx context.Context, r *http.Request, k linker) (str
 			}
 		}
 	}
+	gameURL := map[int64]string{}
+	for _, row := range p.Games {
+		gameURL[row.EntryID] = row.URL
+	}
 	p.Total = len(p.Games)
 	if len(p.Games) > archiveLimit {
 		p.Games = p.Games[:archiveLimit]
 	}
-	hs, err := s.store.RatingHistories(ctx, s.opts.Lookup, "")
+	var hs []*archive.RatingHistory
+	if k.site != nil {
+		hs, err = k.site.histories(ctx)
+	} else {
+		hs, err = s.store.RatingHistories(ctx, s.opts.Lookup, "")
+	}
 	if err != nil {
 		return "", nil, err
 	}
@@ -309,7 +320,7 @@ func (s *Server) playerPage(ctx context.Context, r *http.Request, k linker) (str
 		}
 		hr := historyRow{Game: h.Game, URL: k.url("/ratings/" + k.slug(h.Game))}
 		for _, pt := range h.Points {
-			hr.Points = append(hr.Points, pointRow{URL: k.url("/a/" + strconv.FormatInt(pt.EntryID, 10)), Date: pt.Date, Rating: int(pt.Rating + 0.5)})
+			hr.Points = append(hr.Points, pointRow{URL: gameURL[pt.EntryID], Date: pt.Date, Rating: int(pt.Rating + 0.5)})
 		}
 		hr.Rating = hr.Points[len(hr.Points)-1].Rating
 		p.Ratings = append(p.Ratings, hr)

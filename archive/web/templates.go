@@ -65,9 +65,9 @@ if(m)document.getElementById("main").innerHTML=m.innerHTML;});});}
 <p id="turn">{{.Turn}}</p>
 {{if .Result}}<p>Result: <strong>{{.Result}}</strong>{{if .Reason}} ({{.Reason}}){{end}}</p>{{end}}
 <p class="step" data-ply="{{.Ply}}">Position after <span id="ply">{{.Ply}}</span> of {{.Last}} plies:
-{{if .First}}<a id="first" href="{{.First}}">start</a><a id="prev" href="{{.Prev}}" rel="prev">&larr; back</a>{{else}}<span>start</span><span>&larr; back</span>{{end}}
-{{if .Next}}<a id="next" href="{{.Next}}" rel="next">forward &rarr;</a><a id="end" href="{{.End}}">latest</a>{{else}}<span>forward &rarr;</span><span>latest</span>{{end}}</p>
-<ol class="moves">{{range .Plies}}<li><a href="{{.URL}}"{{if .Current}} aria-current="step"{{end}}>{{.Side}} {{.Text}}</a></li>
+{{if .Prev}}<a id="first" href="{{.First}}">start</a><a id="prev" href="{{.Prev}}" rel="prev">&larr; back</a>{{else}}<span>start</span><span>&larr; back</span>{{end}}
+{{if .End}}<a id="next" href="{{.Next}}" rel="next">forward &rarr;</a><a id="end" href="{{.End}}">latest</a>{{else}}<span>forward &rarr;</span><span>latest</span>{{end}}</p>
+<ol class="moves">{{range .Plies}}<li>{{if .URL}}<a href="{{.URL}}"{{if .Current}} aria-current="step"{{end}}>{{.Side}} {{.Text}}</a>{{else}}{{.Side}} {{.Text}}{{end}}</li>
 {{end}}</ol>
 {{if .PGN}}<p><a href="{{.PGN}}" download>Download the record (PGN)</a></p>{{end}}
 </div></div>
@@ -112,7 +112,7 @@ if(m)document.getElementById("main").innerHTML=m.innerHTML;});});}
 <h1>{{.Name}}</h1>
 {{if .Active}}<h2>Being played</h2>{{template "rows" .Active}}{{end}}
 {{if .Ratings}}<h2>Ratings</h2>{{range .Ratings}}<h3><a href="{{.URL}}">{{.Game}}</a>: {{.Rating}}</h3>
-<ol class="history">{{range .Points}}<li><a href="{{.URL}}">{{.Date}}</a>: {{.Rating}}</li>{{end}}</ol>{{end}}{{end}}
+<ol class="history">{{range .Points}}<li>{{if .URL}}<a href="{{.URL}}">{{.Date}}</a>{{else}}{{.Date}}{{end}}: {{.Rating}}</li>{{end}}</ol>{{end}}{{end}}
 <h2>Finished games</h2><p>{{.Total}} games{{if gt .Total (len .Games)}}, the newest {{len .Games}} shown{{end}}.</p>
 {{template "rows" .Games}}
 {{end}}{{template "bottom" .}}{{end}}

@@ -115,6 +115,10 @@ func GameURL(base string, id int64) string {
 type linker struct {
 	static bool
 	depth  int // directories below the site root of the page written
+	// noPlies: the static site has no page per ply.
+	noPlies bool
+	// site is the static site being written (nil on the server).
+	site *siteWriter
 }
 
 // url turns a site path ("/g/5?ply=3") into a link from the current page.
