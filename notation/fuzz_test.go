@@ -17,6 +17,12 @@ func FuzzRecord(f *testing.F) {
 		"[Game \"toy\" 1. t1 {x\n*",
 		"\x00\xff[[]]((",
 		"[Game \"toy\"] [Termination \"resign\"] t1 ; hi\n t1!? 1-0",
+		"\xef\xbb\xbf[Game \"toy\"] t1 *",
+		"\xff\xfe[\x00G\x00a\x00m\x00e\x00 \x00\"\x00t\x00o\x00y\x00\"\x00]\x00 \x00*\x00",
+		"[\x00G\x00a\x00m\x00e\x00",
+		"Hello, this is no record.",
+		"[Game \"toy\"\n[Event \"x\"] [Event \"y\"] t1 *",
+		"[Game \"toy\"] t1 ((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((t1))) *",
 	} {
 		f.Add([]byte(s))
 	}

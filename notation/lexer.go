@@ -206,7 +206,11 @@ func (l *lexState) bad(toks []lexer.Token, n int, format string, args ...any) []
 	if l.invalid == nil {
 		l.invalid = map[int]string{}
 	}
-	l.invalid[l.off] = fmt.Sprintf(format, args...)
+	msg := format
+	if len(args) > 0 {
+		msg = fmt.Sprintf(format, args...)
+	}
+	l.invalid[l.off] = msg
 	p := l.pos()
 	v := string(l.data[l.off : l.off+min(n, MaxToken+1)])
 	l.advance(n)

@@ -173,8 +173,9 @@ func eachGame(file string, data []byte, each func(*Record, *Problem)) {
 // MaxGameTokens tokens) and drops the rest of the game: that token is the
 // one reported, and the recursive grammar never sees deep nesting.
 type chunker struct {
-	l       *lexState
-	pending *lexer.Token
+	l          *lexState
+	pending    lexer.Token // the first token of the next game, when hasPending
+	hasPending bool
 	buf     []lexer.Token // reused: a chunk is parsed before the next is cut
 	// invalid says what is wrong with each tInvalid token of the chunk.
 	invalid map[int]string
@@ -187,8 +188,8 @@ func (c *chunker) next() []lexer.Token {
 	depth, movetext, inTag, broken, count := 0, false, false, false, 0
 	for {
 		var t lexer.Token
-		if c.pending != nil {
-			t, c.pending = *c.pending, nil
+		if c.hasPending {
+			t, c.hasPending = c.pending, false
 		} else {
 			t = c.l.token()
 		}
@@ -208,7 +209,7 @@ func (c *chunker) next() []lexer.Token {
 			return append(chunk, t)
 		case tLBrack:
 			if movetext {
-				c.pending = &t
+				c.pending, c.hasPending = t, true
 				return end("[")
 			}
 			inTag = true
@@ -228,9 +229,8 @@ func (c *chunker) next() []lexer.Token {
 				if !broken {
 					chunk = append(chunk, t)
 				}
-				next := c.l.token()
-				c.pending = &next
-				return append(chunk, lexer.Token{Type: tEOF, Pos: next.Pos})
+				c.pending, c.hasPending = c.l.token(), true
+				return append(chunk, lexer.Token{Type: tEOF, Pos: c.pending.Pos})
 			}
 		case tWord, tString, tInvalid:
 			if !inTag {
