@@ -176,7 +176,7 @@ type chunker struct {
 	l          *lexState
 	pending    lexer.Token // the first token of the next game, when hasPending
 	hasPending bool
-	buf     []lexer.Token // reused: a chunk is parsed before the next is cut
+	buf        []lexer.Token // reused: a chunk is parsed before the next is cut
 	// invalid says what is wrong with each tInvalid token of the chunk.
 	invalid map[int]string
 }
