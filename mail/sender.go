@@ -41,6 +41,16 @@ type FailedOutbox interface {
 	Failed(ctx context.Context, id string, lastErr string) error
 }
 
+// NextDueOutbox is an optional extension of [Outbox]. NextDue returns the
+// earliest next attempt of any reply still to be delivered (ok is false when
+// none waits). The Sender then wakes when that reply falls due, whoever
+// scheduled it: a retry set by a process that has since stopped, or by
+// another Sender, goes out on time instead of at the next poll.
+type NextDueOutbox interface {
+	Outbox
+	NextDue(ctx context.Context) (at time.Time, ok bool, err error)
+}
+
 // Never is the retry time given to [Outbox.Retry] for a reply the Sender has
 // given up on (when the Outbox is not a [FailedOutbox]): a date so far ahead
 // that Due never returns the reply again, while the row is kept for a person
@@ -170,13 +180,30 @@ func (s *Sender) Wake() {
 }
 
 // Run delivers due replies until ctx is done, then returns ctx.Err(). It
-// checks the outbox when woken, every PollInterval, and when the earliest
-// retry it scheduled falls due.
+// checks the outbox when woken, every PollInterval, when the earliest retry
+// it scheduled falls due and, with a [NextDueOutbox], when the earliest
+// reply in the outbox falls due.
 func (s *Sender) Run(ctx context.Context) error {
 	for {
 		next, err := s.SendDue(ctx)
 		if ctx.Err() != nil {
 			return ctx.Err()
+		}
+		if nd, ok := s.outbox.(NextDueOutbox); ok && err == nil {
+			var at time.Time
+			var found bool
+			at, found, err = nd.NextDue(ctx)
+			if now := s.opts.Now(); found && !at.After(now) {
+				// Due did not return it just now (a reply queued since
+				// comes with a Wake): look again after a pause, not in
+				// a busy loop.
+				at = now.Add(s.opts.BackoffMin)
+			}
+			if err != nil {
+				err = fmt.Errorf("mail: outbox next due: %w", err)
+			} else if found && (next.IsZero() || at.Before(next)) {
+				next = at
+			}
 		}
 		wait := s.opts.PollInterval
 		if err != nil {

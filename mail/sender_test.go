@@ -242,3 +242,68 @@ func TestMetricsPrometheus(t *testing.T) {
 		assert.Contains(t, out, want)
 	}
 }
+
+// nextDueStore is a store that can tell its earliest next attempt, as the
+// application's database does.
+type nextDueStore struct{ *store }
+
+func (s nextDueStore) NextDue(context.Context) (time.Time, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var next time.Time
+	for _, r := range s.outbox {
+		if !r.sent && !r.failed && (next.IsZero() || r.at.Before(next)) {
+			next = r.at
+		}
+	}
+	return next, !next.IsZero(), nil
+}
+
+// A reply whose retry was scheduled by an earlier process (or whose send
+// time lies ahead) goes out when it falls due, not at the next poll: the
+// poll is an hour here, and nothing wakes the Sender.
+func TestSenderWakesAtNextDue(t *testing.T) {
+	s := startServers(t, nil)
+	st := nextDueStore{newStore()}
+	id := st.queue("alice@pbem.local", "Your move.")
+	due := time.Now().Add(300 * time.Millisecond)
+	st.mu.Lock()
+	st.row(id).at = due // as a stopped process left it after a failure
+	st.mu.Unlock()
+	snd := newSender(t, s, st, &mail.SenderOptions{PollInterval: time.Hour})
+	runSender(t, snd)
+	eventually(t, 10*time.Second, func() bool { return st.isSent(id) }, "the reply waited for the hourly poll")
+	assert.False(t, time.Now().Before(due), "sent before it was due")
+}
+
+// The SMTP server is down for 2.5 s while replies are queued: with a
+// backoff of 100 ms to 400 ms every reply is out soon after it comes back,
+// long before the poll (an hour here) would have found it.
+func TestSenderShortOutage(t *testing.T) {
+	port := freePort(t)
+	st := nextDueStore{newStore()}
+	snd, err := mail.NewSender(st, &mail.SenderOptions{
+		Addr: "127.0.0.1:" + strconv.Itoa(port), Security: mail.SecurityPlain,
+		BackoffMin: 100 * time.Millisecond, BackoffMax: 400 * time.Millisecond,
+		PollInterval: time.Hour, Logger: testLogger(t),
+	})
+	require.NoError(t, err)
+	runSender(t, snd)
+	var ids []string
+	for range 5 {
+		ids = append(ids, st.queue("alice@pbem.local", "Your move."))
+		snd.Wake()
+		time.Sleep(500 * time.Millisecond)
+	}
+	back := time.Now()
+	startServers(t, &embedded.Options{SMTPPort: port})
+	eventually(t, 10*time.Second, func() bool {
+		for _, id := range ids {
+			if !st.isSent(id) {
+				return false
+			}
+		}
+		return true
+	}, "replies not delivered after the server came back")
+	t.Logf("all 5 replies out %v after the server came back (backoff 100-400 ms)", time.Since(back).Round(time.Millisecond))
+}

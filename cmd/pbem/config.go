@@ -40,6 +40,10 @@ type Config struct {
 		Username    string `yaml:"username"`
 		PasswordEnv string `yaml:"password_env"`
 		Helo        string `yaml:"helo"`
+		// RetryMin and RetryMax bound the wait before a reply the server
+		// did not take is tried again: RetryMin, doubling up to RetryMax.
+		RetryMin time.Duration `yaml:"retry_min"`
+		RetryMax time.Duration `yaml:"retry_max"`
 	} `yaml:"smtp"`
 	// HTTP is the loopback address of /healthz and /metrics.
 	HTTP struct {
@@ -152,6 +156,8 @@ func (c *Config) defaults() {
 var durationRanges = map[string][2]time.Duration{
 	"imap.poll_interval": {5 * time.Second, 24 * time.Hour},
 	"tick_interval":      {time.Second, time.Hour},
+	"smtp.retry_min":     {100 * time.Millisecond, time.Hour},
+	"smtp.retry_max":     {time.Second, 24 * time.Hour},
 }
 
 // checkNode checks a YAML mapping against the struct type t: every key must

@@ -27,6 +27,14 @@ const (
 	embeddedSMTPPort = 1587
 )
 
+// Default bounds of the wait before a reply the SMTP server did not take is
+// tried again (smtp.retry_min, smtp.retry_max): a short outage delays mail
+// by about as long as it lasts; a long one is retried every quarter hour.
+const (
+	smtpRetryMin = time.Second
+	smtpRetryMax = 15 * time.Minute
+)
+
 func runServe(c *cli, args []string) int {
 	fs := c.flags("serve")
 	config := fs.String("config", "", "configuration `file` (YAML, see the README); without one, pbem runs its own mail servers on loopback")
@@ -140,9 +148,16 @@ func (s *server) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	retryMin, retryMax := s.cfg.SMTP.RetryMin, s.cfg.SMTP.RetryMax
+	if retryMin == 0 {
+		retryMin = smtpRetryMin
+	}
+	if retryMax == 0 {
+		retryMax = max(smtpRetryMax, retryMin)
+	}
 	s.sender, err = mail.NewSender(outbox{store, s.onSent}, &mail.SenderOptions{
 		Addr: s.cfg.SMTP.Addr, Security: smtpSec, Username: s.cfg.SMTP.Username, Password: smtpPass,
-		Helo: s.cfg.SMTP.Helo, Metrics: s.metrics, Logger: s.log,
+		Helo: s.cfg.SMTP.Helo, BackoffMin: retryMin, BackoffMax: retryMax, Metrics: s.metrics, Logger: s.log,
 	})
 	if err != nil {
 		return err
@@ -415,6 +430,9 @@ func (o outbox) Sent(ctx context.Context, id string) error {
 	}
 	return o.s.Sent(ctx, id)
 }
+func (o outbox) NextDue(ctx context.Context) (time.Time, bool, error) {
+	return o.s.NextAttempt(ctx)
+}
 func (o outbox) Retry(ctx context.Context, id string, at time.Time, lastErr string) error {
 	return o.s.Retry(ctx, id, at, lastErr)
 }
@@ -422,7 +440,10 @@ func (o outbox) Failed(ctx context.Context, id, lastErr string) error {
 	return o.s.Failed(ctx, id, lastErr)
 }
 
-var _ mail.FailedOutbox = outbox{}
+var (
+	_ mail.FailedOutbox  = outbox{}
+	_ mail.NextDueOutbox = outbox{}
+)
 
 func addr(a archive.Address) mail.Address { return mail.Address{Name: a.Name, Addr: a.Addr} }
 

@@ -1,9 +1,14 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"pbem/archive"
 	"pbem/mail"
@@ -36,4 +41,27 @@ func TestOutgoingAutoSubmitted(t *testing.T) {
 			assert.Contains(t, string(mail.Compose(&o)), "\r\nAuto-Submitted: "+tt.want+"\r\nX-Auto-Response-Suppress: All\r\n")
 		})
 	}
+}
+
+// The SMTP retry bounds are configurable, within a range, and reach the
+// sender; unset, a short outage delays mail by about a second.
+func TestSMTPRetryConfig(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "pbem.yaml")
+	cfg := strings.Replace(exampleConfig, "  password_env: PBEM_SMTP_PASSWORD\n", "  password_env: PBEM_SMTP_PASSWORD\n  retry_min: 500ms\n  retry_max: 2m\n", 1)
+	require.NoError(t, os.WriteFile(f, []byte(cfg), 0o600))
+	c, err := loadConfig(f)
+	require.NoError(t, err)
+	assert.Equal(t, 500*time.Millisecond, c.SMTP.RetryMin)
+	assert.Equal(t, 2*time.Minute, c.SMTP.RetryMax)
+
+	for yaml, want := range map[string]string{
+		"smtp:\n  retry_min: 1ms\n": ":2: smtp.retry_min: 1ms is out of range; expected 100ms to 1h0m0s",
+		"smtp:\n  retry_max: 48h\n": ":2: smtp.retry_max: 48h is out of range; expected 1s to 24h0m0s",
+	} {
+		require.NoError(t, os.WriteFile(f, []byte(yaml), 0o600))
+		_, err := loadConfig(f)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), want)
+	}
+	assert.Equal(t, time.Second, smtpRetryMin, "the default")
 }
