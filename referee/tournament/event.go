@@ -214,12 +214,16 @@ func (e *Event) Check() error {
 			return fmt.Errorf("tournament: withdrawn player %q is not entered", id)
 		}
 	}
-	inRound := map[[2]string]bool{} // round, player -> seen
+	type slot struct {
+		round int
+		id    string
+	}
+	inRound := map[slot]bool{}
 	seen := func(round int, id, what string) error {
 		if !ids[id] {
 			return fmt.Errorf("tournament: %s names %q, who is not entered", what, id)
 		}
-		k := [2]string{fmt.Sprint(round), id}
+		k := slot{round, id}
 		if inRound[k] {
 			return fmt.Errorf("tournament: %q is paired twice in round %d", id, round)
 		}

@@ -179,11 +179,10 @@ func (m *matcher) addBlossom(base, k int) {
 		}
 		for _, nblist := range nblists {
 			for _, k := range nblist {
-				i, j := m.edges[k].i, m.edges[k].j
+				j := m.edges[k].j
 				if m.inblossom[j] == b {
-					i, j = j, i
+					j = m.edges[k].i
 				}
-				_ = i
 				bj := m.inblossom[j]
 				if bj != b && m.label[bj] == 1 && (bestedgeto[bj] == -1 || m.slack(k) < m.slack(bestedgeto[bj])) {
 					bestedgeto[bj] = k
@@ -519,11 +518,10 @@ func (m *matcher) run() {
 			switch deltatype {
 			case 2:
 				m.allowedge[deltaedge] = true
-				i, j := m.edges[deltaedge].i, m.edges[deltaedge].j
+				i := m.edges[deltaedge].i
 				if m.label[m.inblossom[i]] == 0 {
-					i, j = j, i
+					i = m.edges[deltaedge].j
 				}
-				_ = j
 				m.queue = append(m.queue, i)
 			case 3:
 				m.allowedge[deltaedge] = true
