@@ -120,16 +120,7 @@ func (s *session) run() error {
 			size, byteSize(s.r.opts.MaxBody))
 		return nil
 	}
-	if found, c := subjectTag(q.Subject); found && c.game > 0 {
-		s.creds = append(s.creds, c)
-		s.context = c.game
-	}
-	if c, ok := s.r.plusAddress(q.To); ok {
-		s.creds = append(s.creds, c)
-		if s.context == 0 {
-			s.context = c.game
-		}
-	}
+	s.readCreds()
 	lines, err := s.commandLines()
 	if err != nil {
 		return err
@@ -222,6 +213,22 @@ func (s *session) attempt(l string, g *game, decode bool) bool {
 	text, _ := splitExpect(l)
 	_, err := g.codec.Decode(st, text)
 	return err == nil || errors.Is(err, engine.ErrIllegalMove)
+}
+
+// readCreds reads the game and token of the subject tag and the
+// plus-address; the game they name is the context of the request.
+func (s *session) readCreds() {
+	q := s.req
+	if found, c := subjectTag(q.Subject); found && c.game > 0 {
+		s.creds = append(s.creds, c)
+		s.context = c.game
+	}
+	if c, ok := s.r.plusAddress(q.To); ok {
+		s.creds = append(s.creds, c)
+		if s.context == 0 {
+			s.context = c.game
+		}
+	}
 }
 
 // refuse answers a mistake.
