@@ -201,7 +201,7 @@ func (r *Referee) gameIDs() string {
 }
 
 const shortHelp = `Commands, one per line: new GAME with ADDRESS ..., accept, decline,
-a ply (first line of a reply to a game's mail), move GAMEID PLY [#N],
+a ply (in a reply to a game's mail), move GAMEID PLY [#N],
 pass, show [GAMEID], games, record GAMEID, preview GAMEID PLY ...,
 resign, draw, accept draw, decline draw, undo, accept undo, decline
 undo, vacation N, say TEXT, watch GAMEID, unwatch, help [GAME].
@@ -210,9 +210,11 @@ Send "help" for more.`
 // helpText lists the commands and the games.
 func (r *Referee) helpText() string {
 	var b strings.Builder
-	b.WriteString(` pbem plays board games by mail. Commands go one per line, in the
- subject or the body; case does not matter; quoted text and
- signatures are skipped.
+	b.WriteString(` pbem plays board games by mail. Commands go one per line in the
+ body; case does not matter. Quoted text, signatures, greetings and
+ other lines that are no command are skipped. The subject (without
+ Re:, Fwd: and the [pbem #ID TOKEN] tag) is read as a command only
+ when the body holds none, so a command in both runs once.
 
  new GAME with ADDRESS [ADDRESS ...] [option=value ...]
      Start a game and invite the other players. Options: players=N,
@@ -221,8 +223,8 @@ func (r *Referee) helpText() string {
      per move, default 7), rated=yes|no, event=NAME, round=N.
      Invitees answer "accept" or "decline".
  PLY
-     Your move: the ply, in the game's notation, as the first line of
-     a reply to the game's mail.
+     Your move: the ply, in the game's notation, on a line of its own
+     in a reply to the game's mail.
  move GAMEID PLY [#N]
      A move in any of your games; #N is the number of the ply you
      expect to play (a stale move is refused).
