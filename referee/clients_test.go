@@ -144,3 +144,28 @@ func replyTo(mails, addr string) string {
 	}
 	return ""
 }
+
+// TestClientGameIsClean: in the transcript of a game played with replies
+// shaped by mail clients, no mail carries an error, a "no command" notice
+// or the help.
+func TestClientGameIsClean(t *testing.T) {
+	data, err := os.ReadFile("testdata/clients-game.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs := 0
+	for _, f := range parseTxtar(data).files {
+		if !strings.HasSuffix(f.name, ".out") {
+			continue
+		}
+		outs++
+		for _, noise := range []string{"Expected:", "not a command", "no command", "was not read", "were not read", "Commands, one per line"} {
+			if strings.Contains(f.data, noise) {
+				t.Errorf("step %s says %q:\n%s", f.name, noise, f.data)
+			}
+		}
+	}
+	if outs < 15 {
+		t.Errorf("the transcript has %d replies, want a whole game", outs)
+	}
+}
