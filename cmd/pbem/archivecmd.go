@@ -32,6 +32,7 @@ func archiveCommands() []archiveCommand {
 		{"search", "[--game G] [--event E] [--player P] [--since DATE] WORD ...", "list the archived games with every WORD in a tag value (any case)", runArchiveList},
 		{"crosstable", "EVENT [--game G] [--format text|csv]", "the results of an event: players against players, score, Sonneborn-Berger", runArchiveCrosstable},
 		{"ratings", "[--game G] [--format text|csv]", "Elo ratings per game, recomputed from the rated games of the archive", runArchiveRatings},
+		siteCommand,
 	}
 }
 
@@ -54,6 +55,8 @@ func runArchive(c *cli, args []string) int {
 	case "-h", "-help", "--help", "help":
 		c.archiveUsage(c.stdout)
 		return 0
+	case siteCommand.name:
+		return runArchiveSite(c, args[1:])
 	}
 	for _, sub := range archiveCommands() {
 		if sub.name == args[0] {

@@ -49,6 +49,12 @@ type Config struct {
 	HTTP struct {
 		Addr string `yaml:"addr"`
 	} `yaml:"http"`
+	// Web is the address of the public, read-only web pages ("": none)
+	// and the base URL they are reached at, for links in mail.
+	Web struct {
+		Addr    string `yaml:"addr"`
+		BaseURL string `yaml:"base_url"`
+	} `yaml:"web"`
 	Log struct {
 		Level  string `yaml:"level"`  // debug, info, warn, error
 		Format string `yaml:"format"` // text or json

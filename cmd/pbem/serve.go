@@ -195,6 +195,9 @@ func (s *server) run(ctx context.Context, ready func(*server)) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
+	if err := s.startWeb(ctx, &wg); err != nil {
+		return err
+	}
 	hs := &http.Server{Handler: s.mux(), ReadHeaderTimeout: 5 * time.Second}
 	wg.Go(func() { hs.Serve(s.http) })
 	wg.Go(func() { s.sender.Run(ctx) })
