@@ -71,7 +71,9 @@ func TestServeWebPages(t *testing.T) {
 	// Play in the background while the test watches the page.
 	var transcript syncBuffer
 	played := make(chan error, 1)
-	go func() { played <- playByMail(ctx, &transcript, s.mails.RefereeAddress(), ps, codec, 6, rand.New(rand.NewPCG(1, 2))) }()
+	go func() {
+		played <- playByMail(ctx, &transcript, s.mails.RefereeAddress(), ps, codec, 6, rand.New(rand.NewPCG(1, 2)))
+	}()
 
 	// The game page exists once the invitation is accepted.
 	deadline := time.Now().Add(20 * time.Second)
