@@ -1,6 +1,7 @@
 package mail
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -90,4 +91,45 @@ func FuzzFreshText(f *testing.F) {
 			}
 		}
 	})
+}
+
+// benchReply is a reply of n quoted blocks, as plain text and as HTML.
+func benchReply(n int) (plain, htm string) {
+	var p, h strings.Builder
+	p.WriteString("Se3-e4\n\nKind regards,\nAlice\n\n")
+	h.WriteString(`<div dir="ltr">Se3-e4<br>Kind regards,<br>Alice</div><div class="gmail_quote">`)
+	for range n {
+		p.WriteString("On Sat, Nov 21, 2026 at 10:02 AM pbem referee <\nreferee@pbem.example> wrote:\n> Ply 1: your move.\n> a b c d e f g\n\n")
+		h.WriteString(`<div class="gmail_attr">On Sat, Nov 21, 2026 wrote:</div><blockquote class="gmail_quote">Ply 1: your move.<br>a b c d e f g</blockquote>`)
+	}
+	h.WriteString("</div>")
+	return p.String(), h.String()
+}
+
+// BenchmarkFreshText and BenchmarkHTMLToText read replies of 100 and
+// 10,000 quoted blocks: the time per byte stays flat (linear).
+func BenchmarkFreshText(b *testing.B) {
+	for _, n := range []int{100, 10000} {
+		plain, _ := benchReply(n)
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			b.SetBytes(int64(len(plain)))
+			b.ReportAllocs()
+			for b.Loop() {
+				FreshText(plain)
+			}
+		})
+	}
+}
+
+func BenchmarkHTMLToText(b *testing.B) {
+	for _, n := range []int{100, 10000} {
+		_, htm := benchReply(n)
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			b.SetBytes(int64(len(htm)))
+			b.ReportAllocs()
+			for b.Loop() {
+				htmlToText(htm)
+			}
+		})
+	}
 }
