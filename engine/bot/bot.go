@@ -52,15 +52,22 @@ type Budget struct {
 }
 
 // levels are the budgets of levels 1 to MaxLevel: each level has about
-// three times the playouts of the one below. Level 5 stays within about two
-// seconds on one core in every game of the catalog (see the benchmarks).
+// three times the playouts of the one below. Levels 1 to 4 are playout
+// counts only, so their moves are reproducible. Level 5 also stops at
+// LevelTimeLimit: most of its moves finish their playouts well within it
+// (see BenchmarkLevel5), but late elevation positions, whose turns are
+// large, would take several seconds; there the move depends on the
+// machine's speed.
 var levels = [MaxLevel + 1]Budget{
 	1: {Playouts: 100},
 	2: {Playouts: 300},
 	3: {Playouts: 1000},
 	4: {Playouts: 3000},
-	5: {Playouts: 10000},
+	5: {Playouts: 10000, Time: LevelTimeLimit},
 }
+
+// LevelTimeLimit bounds the thinking time of a level-5 move.
+const LevelTimeLimit = 2 * time.Second
 
 // LevelBudget returns the budget of a level from 1 to MaxLevel.
 func LevelBudget(level int) (Budget, error) {

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"testing"
+	"time"
 
 	"pbem/engine"
 	"pbem/engine/bot"
@@ -356,6 +357,9 @@ func TestNew(t *testing.T) {
 			t.Errorf("LevelBudget(%d) = %+v, %v; want more playouts than level %d's %d", level, b, err, level-1, prev)
 		}
 		prev = b.Playouts
+		if b.Time != 0 && level < bot.MaxLevel {
+			t.Errorf("LevelBudget(%d) = %+v; only the top level may be bounded by time (the others are reproducible)", level, b)
+		}
 		p, _ := bot.New(level, 1)
 		if got, want := p.Name(), fmt.Sprintf("pbem bot (level %d)", level); got != want || p.Level() != level {
 			t.Errorf("New(%d): Name, Level = %q, %d; want %q, %d", level, got, p.Level(), want, level)
@@ -379,5 +383,24 @@ func TestMoveFor(t *testing.T) {
 	over := toyAt(t, 3, 3, 3, 3, 3, 3, 3, 3)
 	if _, err := p.MoveFor(context.Background(), over, over.State().ToMove()); !errors.Is(err, bot.ErrGameOver) {
 		t.Errorf("MoveFor in a finished game = %v, want ErrGameOver", err)
+	}
+}
+
+// TestTimeBudget: a search whose time is up at once still looks at one
+// playout and returns a legal move, on every game.
+func TestTimeBudget(t *testing.T) {
+	p, err := bot.NewBudget(bot.Budget{Time: time.Nanosecond}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range variants {
+		line := engine.NewLine(v.start(t))
+		r, err := p.Search(context.Background(), line)
+		if err != nil {
+			t.Fatalf("%v: Search = %v", v, err)
+		}
+		if r.Reason == "search" && r.Playouts < 1 || !listed(line.State(), r.Move) {
+			t.Errorf("%v: Search = %+v; want a legal move after at least one playout", v, r)
+		}
 	}
 }

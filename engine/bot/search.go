@@ -100,7 +100,7 @@ func (sr *search) run(ctx context.Context, l *engine.Line) (Result, error) {
 		deadline = time.Now().Add(sr.budget.Time)
 	}
 	for sr.budget.Playouts == 0 || sr.playouts < sr.budget.Playouts {
-		if sr.playouts%8 == 0 && sr.stop(ctx, deadline) {
+		if sr.playouts > 0 && sr.playouts%8 == 0 && sr.stop(ctx, deadline) {
 			break
 		}
 		if err := sr.iterate(root); err != nil {
