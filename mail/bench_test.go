@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/emersion/go-sasl"
 	"github.com/emersion/go-smtp"
 
 	"pbem/mail"
@@ -89,6 +90,9 @@ func benchEndToEnd(b *testing.B, burst bool) {
 		b.Fatal(err)
 	}
 	defer c.Close()
+	if err := c.Auth(sasl.NewPlainClient("", "alice@pbem.local", "alice")); err != nil {
+		b.Fatal(err)
+	}
 	send := func() {
 		raw := fmt.Appendf(nil, "From: alice@pbem.local\r\nTo: referee@pbem.local\r\nSubject: bench %d\r\nMessage-ID: <%d@bench>\r\n\r\n1. e4 e5\r\n",
 			time.Now().UnixNano(), time.Now().UnixNano())

@@ -81,7 +81,7 @@ func Example_wiring() {
 		mail.Outbox   // the outbox table
 	}
 	run := func(ctx context.Context) error {
-		srv, err := embedded.Start(nil)
+		srv, err := embedded.Start(&embedded.Options{Dir: "pbem-data/mail"}) // mail survives a restart
 		if err != nil {
 			return err
 		}
@@ -92,6 +92,7 @@ func Example_wiring() {
 		pw, _ := srv.Password("referee")
 		snd, err := mail.NewSender(app, &mail.SenderOptions{
 			Addr: srv.SMTPAddr(), Security: mail.SecurityPlain, Metrics: metrics,
+			Username: srv.RefereeAddress(), Password: pw, // the embedded SMTP wants a login
 		})
 		if err != nil {
 			return err

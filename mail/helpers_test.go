@@ -101,14 +101,25 @@ func runPoller(t testing.TB, opts *mail.PollerOptions, h mail.Handler) (context.
 	return cancel, done
 }
 
-// submit sends raw over SMTP, unauthenticated, as a player's client would.
-func submit(t testing.TB, addr, from string, to []string, raw []byte) {
+// submit sends raw over SMTP, logged in as from, as a player's client
+// would.
+func submit(t testing.TB, s *embedded.Servers, from string, to []string, raw []byte) {
 	t.Helper()
-	c, err := smtp.Dial(addr)
-	require.NoError(t, err)
+	c := login(t, s, from)
 	defer c.Close()
 	require.NoError(t, c.SendMail(from, to, bytes.NewReader(raw)))
 	require.NoError(t, c.Quit())
+}
+
+// login opens an SMTP session on s logged in as the account addr.
+func login(t testing.TB, s *embedded.Servers, addr string) *smtp.Client {
+	t.Helper()
+	c, err := smtp.Dial(s.SMTPAddr())
+	require.NoError(t, err)
+	pw, ok := s.Password(addr)
+	require.True(t, ok, "no account %s", addr)
+	require.NoError(t, c.Auth(sasl.NewPlainClient("", addr, pw)))
+	return c
 }
 
 var msgSeq struct {
@@ -326,12 +337,16 @@ func allSeq() imap.SeqSet {
 	return s
 }
 
-func trySubmit(addr, from, to string) error {
-	c, err := smtp.Dial(addr)
+func trySubmit(s *embedded.Servers, from, to string) error {
+	c, err := smtp.Dial(s.SMTPAddr())
 	if err != nil {
 		return err
 	}
 	defer c.Close()
+	pw, _ := s.Password(from)
+	if err := c.Auth(sasl.NewPlainClient("", from, pw)); err != nil {
+		return err
+	}
 	_, raw := playerMove(to, "hello")
 	return c.SendMail(from, []string{to}, bytes.NewReader(raw))
 }
@@ -357,6 +372,10 @@ func newSender(t testing.TB, s *embedded.Servers, ob mail.Outbox, opts *mail.Sen
 	}
 	if opts.Security == "" {
 		opts.Security = mail.SecurityPlain
+	}
+	if opts.Username == "" {
+		opts.Username = s.RefereeAddress()
+		opts.Password, _ = s.Password(opts.Username)
 	}
 	if opts.BackoffMin == 0 {
 		opts.BackoffMin = 20 * time.Millisecond

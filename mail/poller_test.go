@@ -74,14 +74,14 @@ func TestPollerIdleDelivery(t *testing.T) {
 	runPoller(t, opts, rec)
 
 	_, raw := playerMove("referee@pbem.local", "warm-up")
-	submit(t, s.SMTPAddr(), "alice@pbem.local", []string{"referee@pbem.local"}, raw)
+	submit(t, s, "alice@pbem.local", []string{"referee@pbem.local"}, raw)
 	rec.waitCall(t, 5*time.Second)
 	eventually(t, 2*time.Second, func() bool { n, _ := count(t, s, "referee", "Processed"); return n == 1 }, "first message not moved")
 
 	// Now the poller is idling: the next one can only come through IDLE.
 	id, raw := playerMove("Referee <referee+12.k7x9q@pbem.local>", "1. e4")
 	start := time.Now()
-	submit(t, s.SMTPAddr(), "alice@pbem.local", []string{"referee+12.k7x9q@pbem.local"}, raw)
+	submit(t, s, "alice@pbem.local", []string{"referee+12.k7x9q@pbem.local"}, raw)
 	rec.waitCall(t, 2*time.Second)
 	t.Logf("delivery to handler: %v", time.Since(start))
 
@@ -233,7 +233,7 @@ Content-Transfer-Encoding: base64
 this is %%% not base64
 --sep--
 `)
-	submit(t, s.SMTPAddr(), "bob@pbem.local", []string{"referee@pbem.local"}, broken)
+	submit(t, s, "bob@pbem.local", []string{"referee@pbem.local"}, broken)
 
 	eventually(t, 5*time.Second, func() bool { n, _ := count(t, s, "referee", "Rejected"); return n == 1 }, "not moved to Rejected")
 	assert.Equal(t, 0, rec.calls(), "handler must not see an unparsable message")
@@ -270,7 +270,7 @@ func TestPollerReconnectAfterDrop(t *testing.T) {
 	runPoller(t, opts, rec)
 
 	_, raw := playerMove("referee@pbem.local", "one")
-	submit(t, s.SMTPAddr(), "alice@pbem.local", []string{"referee@pbem.local"}, raw)
+	submit(t, s, "alice@pbem.local", []string{"referee@pbem.local"}, raw)
 	rec.waitCall(t, 5*time.Second)
 	eventually(t, 2*time.Second, func() bool { n, _ := count(t, s, "referee", "Processed"); return n == 1 }, "first message not moved")
 	time.Sleep(20 * time.Millisecond) // let it enter IDLE
@@ -278,7 +278,7 @@ func TestPollerReconnectAfterDrop(t *testing.T) {
 	for round := 0; round < 3; round++ {
 		require.Positive(t, s.DropIMAPConnections(), "no IMAP connection to drop")
 		_, raw = playerMove("referee@pbem.local", "after drop")
-		submit(t, s.SMTPAddr(), "alice@pbem.local", []string{"referee@pbem.local"}, raw)
+		submit(t, s, "alice@pbem.local", []string{"referee@pbem.local"}, raw)
 		rec.waitCall(t, 5*time.Second)
 		eventually(t, 2*time.Second, func() bool { n, _ := count(t, s, "referee", "Processed"); return n == uint32(round+2) }, "not moved after drop %d", round)
 	}
@@ -406,11 +406,11 @@ func TestEmbeddedInstructionsAndAuth(t *testing.T) {
 
 	// Mail to an unknown domain is refused; to a local plus-address it is
 	// delivered with Delivered-To kept.
-	err := trySubmit(s.SMTPAddr(), "alice@pbem.local", "someone@example.org")
+	err := trySubmit(s, "alice@pbem.local", "someone@example.org")
 	var code interface{ Error() string }
 	require.ErrorAs(t, err, &code)
 	assert.Contains(t, err.Error(), "550")
-	require.NoError(t, trySubmit(s.SMTPAddr(), "alice@pbem.local", "bob+chess@pbem.local"))
+	require.NoError(t, trySubmit(s, "alice@pbem.local", "bob+chess@pbem.local"))
 	got := fetchAll(t, s.IMAPAddr(), "bob@pbem.local", "demo", "INBOX")
 	require.Len(t, got, 1)
 	assert.Contains(t, string(got[0]), "Delivered-To: bob+chess@pbem.local\r\n")
@@ -431,7 +431,7 @@ func TestPollerNoLostWakeup(t *testing.T) {
 	runPoller(t, fastPoller(t, s), rec)
 	for i := 0; i < 100; i++ {
 		_, raw := playerMove("referee@pbem.local", "move")
-		submit(t, s.SMTPAddr(), "alice@pbem.local", []string{"referee@pbem.local"}, raw)
+		submit(t, s, "alice@pbem.local", []string{"referee@pbem.local"}, raw)
 		rec.waitCall(t, 3*time.Second)
 	}
 	eventually(t, 2*time.Second, func() bool { n, _ := count(t, s, "referee", "Processed"); return n == 100 }, "not all moved")

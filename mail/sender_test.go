@@ -94,6 +94,8 @@ func TestSenderSMTPDown(t *testing.T) {
 	snd, err := mail.NewSender(st, &mail.SenderOptions{
 		Addr:         "127.0.0.1:" + strconv.Itoa(port),
 		Security:     mail.SecurityPlain,
+		Username:     "referee@pbem.local",
+		Password:     "referee",
 		BackoffMin:   10 * time.Millisecond,
 		BackoffMax:   80 * time.Millisecond,
 		PollInterval: time.Hour, // only the scheduled retries wake it
@@ -284,6 +286,7 @@ func TestSenderShortOutage(t *testing.T) {
 	st := nextDueStore{newStore()}
 	snd, err := mail.NewSender(st, &mail.SenderOptions{
 		Addr: "127.0.0.1:" + strconv.Itoa(port), Security: mail.SecurityPlain,
+		Username: "referee@pbem.local", Password: "referee",
 		BackoffMin: 100 * time.Millisecond, BackoffMax: 400 * time.Millisecond,
 		PollInterval: time.Hour, Logger: testLogger(t),
 	})

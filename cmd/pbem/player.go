@@ -10,6 +10,7 @@ import (
 
 	"github.com/emersion/go-imap/v2"
 	"github.com/emersion/go-imap/v2/imapclient"
+	"github.com/emersion/go-sasl"
 	"github.com/emersion/go-smtp"
 
 	"pbem/mail"
@@ -47,6 +48,12 @@ func (p *player) send(to, subject, text string, m *mail.Inbound) error {
 		return err
 	}
 	defer c.Close()
+	if ok, _ := c.Extension("AUTH"); ok {
+		// The embedded server takes mail only from a logged-in account.
+		if err := c.Auth(sasl.NewPlainClient("", p.addr, p.pass)); err != nil {
+			return err
+		}
+	}
 	if err := c.SendMail(p.addr, []string{to}, bytes.NewReader(mail.Compose(o))); err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
@@ -127,7 +128,8 @@ func (s *server) start(ctx context.Context) error {
 	imapSec, smtpSec := mail.Security(s.cfg.IMAP.Security), mail.Security(s.cfg.SMTP.Security)
 	imapPass, smtpPass := os.Getenv(s.cfg.IMAP.PasswordEnv), os.Getenv(s.cfg.SMTP.PasswordEnv)
 	if s.embedded {
-		srv, err := embedded.Start(&embedded.Options{IMAPPort: s.imapPort, SMTPPort: s.smtpPort, Players: s.players, Logger: s.log})
+		srv, err := embedded.Start(&embedded.Options{IMAPPort: s.imapPort, SMTPPort: s.smtpPort, Players: s.players, Logger: s.log,
+			Dir: filepath.Join(s.cfg.DataDir, "mail")})
 		if err != nil {
 			return fmt.Errorf("embedded mail servers: %w (use --imap-port 0 --smtp-port 0 for free ports)", err)
 		}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/emersion/go-sasl"
 	"github.com/emersion/go-smtp"
 
 	"pbem/archive"
@@ -60,6 +61,10 @@ func BenchmarkServe(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer c.Close()
+		pw, _ := s.mails.Password(from)
+		if err := c.Auth(sasl.NewPlainClient("", from, pw)); err != nil {
+			b.Fatal(err)
+		}
 		if err := c.SendMail(from, []string{to}, bytes.NewReader(mail.Compose(o))); err != nil {
 			b.Fatal(err)
 		}

@@ -4,11 +4,19 @@
 // server is configured, and what the mail tests and benchmarks run against.
 //
 // The accounts are the referee's mailbox (referee@pbem.local by default) and
-// a few demo players (alice, bob, carol, dave). Mail is kept in memory only:
-// it is gone when the process exits.
+// a few demo players (alice, bob, carol, dave). With Options.Dir set, every
+// change to a mailbox is journaled there and fsynced before it is
+// acknowledged (a delivery before the SMTP server's 250), and the journal is
+// replayed at the next start: a crash loses nothing the servers accepted.
+// Without it, mail is kept in memory only.
+//
+// The SMTP server takes mail only from a logged-in account (AUTH PLAIN,
+// on loopback without TLS or after STARTTLS), and only with that account's
+// address as envelope sender and in From.
 package embedded
 
 import (
+	"bytes"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -20,6 +28,8 @@ import (
 	"log/slog"
 	"math/big"
 	"net"
+	netmail "net/mail"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -52,6 +62,9 @@ type Options struct {
 	// use DefaultPassword, or their local part when that is empty too.
 	Passwords       map[string]string
 	DefaultPassword string
+	// Dir, if set, keeps the mail durably: one journal per account, made
+	// if missing and replayed at start. "" keeps mail in memory only.
+	Dir string
 	// Logger defaults to slog.Default(); server errors are logged at
 	// debug level.
 	Logger *slog.Logger
@@ -68,8 +81,7 @@ type Servers struct {
 	opts     Options
 	log      *slog.Logger
 	accounts []Account
-	users    map[string]*imapmemserver.User // by local part
-	mem      *imapmemserver.Server
+	accts    map[string]*account // by local part
 	tlsConf  *tls.Config
 	certPool *x509.CertPool
 
@@ -107,13 +119,17 @@ func Start(opts *Options) (*Servers, error) {
 	s := &Servers{
 		opts:  o,
 		log:   log.With("component", "embedded-mail"),
-		users: make(map[string]*imapmemserver.User),
-		mem:   imapmemserver.New(),
+		accts: make(map[string]*account),
 		conns: make(map[net.Conn]struct{}),
+	}
+	if o.Dir != "" {
+		if err := os.MkdirAll(o.Dir, 0o700); err != nil {
+			return nil, fmt.Errorf("embedded: %w", err)
+		}
 	}
 	for _, local := range append([]string{o.Referee}, o.Players...) {
 		local = strings.ToLower(local)
-		if _, dup := s.users[local]; dup {
+		if _, dup := s.accts[local]; dup {
 			continue
 		}
 		pw := o.Passwords[local]
@@ -130,9 +146,23 @@ func Start(opts *Options) (*Servers, error) {
 				return nil, fmt.Errorf("embedded: create %s for %s: %w", mbox, addr, err)
 			}
 		}
-		s.mem.AddUser(u)
-		s.users[local] = u
+		acct := &account{user: u, addr: addr}
+		s.accts[local] = acct
 		s.accounts = append(s.accounts, Account{Address: addr, Password: pw})
+		if o.Dir != "" {
+			n, err := acct.openJournal(o.Dir, local)
+			if err != nil {
+				s.closeJournals()
+				return nil, err
+			}
+			s.log.Debug("mailbox restored", "account", addr, "changes", n)
+		}
+	}
+	if o.Dir != "" {
+		if err := syncDir(o.Dir); err != nil {
+			s.closeJournals()
+			return nil, fmt.Errorf("embedded: %w", err)
+		}
 	}
 
 	cert, pool, err := selfSigned(o.Host)
@@ -157,7 +187,7 @@ func Start(opts *Options) (*Servers, error) {
 func (s *Servers) startIMAP() {
 	s.imap = imapserver.New(&imapserver.Options{
 		NewSession: func(*imapserver.Conn) (imapserver.Session, *imapserver.GreetingData, error) {
-			return idleFlushSession{s.mem.NewSession().(imapserver.SessionIMAP4rev2)}, nil, nil
+			return idleFlushSession{&imapSession{s: s}}, nil, nil
 		},
 		Caps: imap.CapSet{
 			imap.CapIMAP4rev1: {},
@@ -227,7 +257,7 @@ func (s *Servers) Status(user, mailbox string) (*imap.StatusData, error) {
 	if !ok {
 		return nil, fmt.Errorf("embedded: no account %q", user)
 	}
-	return s.users[local].Status(mailbox, &imap.StatusOptions{NumMessages: true, NumUnseen: true, UIDNext: true})
+	return s.accts[local].user.Status(mailbox, &imap.StatusOptions{NumMessages: true, NumUnseen: true, UIDNext: true})
 }
 
 // Deliver puts a message straight into the INBOX of each local recipient,
@@ -253,8 +283,7 @@ func (s *Servers) deliverTo(local, rcpt, from string, raw []byte) error {
 	fmt.Fprintf(&b, "Delivered-To: %s\r\n", headerSafe(rcpt))
 	fmt.Fprintf(&b, "Received: by %s (pbem embedded); %s\r\n", s.opts.Domain, time.Now().Format(time.RFC1123Z))
 	b.Write(raw)
-	msg := b.String()
-	_, err := s.users[local].Append("INBOX", literal{strings.NewReader(msg), int64(len(msg))}, &imap.AppendOptions{Time: time.Now()})
+	_, err := s.accts[local].deliver("INBOX", []byte(b.String()), nil, time.Now())
 	return err
 }
 
@@ -267,7 +296,7 @@ func (s *Servers) local(addr string) (string, bool) {
 		return "", false
 	}
 	local, _, _ = strings.Cut(local, "+")
-	_, ok := s.users[local]
+	_, ok := s.accts[local]
 	return local, ok
 }
 
@@ -287,13 +316,26 @@ func (s *Servers) DropIMAPConnections() int {
 	return len(conns)
 }
 
-// Close stops both servers. Mail is lost.
+// Close stops both servers and closes the journals. Without Options.Dir
+// the mail is lost.
 func (s *Servers) Close() error {
 	err := s.smtp.Close()
 	if err2 := s.imap.Close(); err == nil {
 		err = err2
 	}
+	s.closeJournals()
 	return err
+}
+
+func (s *Servers) closeJournals() {
+	for _, a := range s.accts {
+		a.mu.Lock()
+		if a.f != nil {
+			a.f.Close()
+			a.f = nil
+		}
+		a.mu.Unlock()
+	}
 }
 
 // Instructions tells a person how to point a mail client at the servers.
@@ -301,11 +343,15 @@ func (s *Servers) Instructions() string {
 	var b strings.Builder
 	ihost, iport, _ := net.SplitHostPort(s.IMAPAddr())
 	_, sport, _ := net.SplitHostPort(s.SMTPAddr())
-	fmt.Fprintf(&b, "Embedded mail server (in memory; mail is lost when pbem stops)\n\n")
+	if s.opts.Dir != "" {
+		fmt.Fprintf(&b, "Embedded mail server (mail kept in %s)\n\n", s.opts.Dir)
+	} else {
+		fmt.Fprintf(&b, "Embedded mail server (in memory; mail is lost when pbem stops)\n\n")
+	}
 	fmt.Fprintf(&b, "  Incoming (IMAP): server %s, port %s\n", ihost, iport)
 	fmt.Fprintf(&b, "  Outgoing (SMTP): server %s, port %s\n", ihost, sport)
 	fmt.Fprintf(&b, "  Security: none (or STARTTLS with a self-signed certificate)\n")
-	fmt.Fprintf(&b, "  Authentication: normal password; user name = full address\n\n")
+	fmt.Fprintf(&b, "  Authentication: normal password, for sending too; user name = full address\n\n")
 	fmt.Fprintf(&b, "  Accounts:\n")
 	for i, a := range s.accounts {
 		role := "player"
@@ -315,12 +361,17 @@ func (s *Servers) Instructions() string {
 		fmt.Fprintf(&b, "    %-24s password %-12s %s\n", a.Address, a.Password, role)
 	}
 	fmt.Fprintf(&b, "\n  Send your moves to %s. Mail to anyone outside %s is refused.\n", s.RefereeAddress(), s.opts.Domain)
-	fmt.Fprintf(&b, "  Example: swaks --server %s --to %s --from alice@%s --body 'help'\n", s.SMTPAddr(), s.RefereeAddress(), s.opts.Domain)
+	if len(s.accounts) > 1 {
+		p := s.accounts[1]
+		fmt.Fprintf(&b, "  Example: swaks --server %s --auth PLAIN --auth-user %s --auth-password %s --to %s --from %s --body 'help'\n",
+			s.SMTPAddr(), p.Address, p.Password, s.RefereeAddress(), p.Address)
+	}
 	return b.String()
 }
 
-// backend is the SMTP side: it accepts mail for local accounts only, with or
-// without authentication, and delivers it into their INBOX.
+// backend is the SMTP side: it accepts mail from a logged-in account, sent
+// as that account, for local accounts only, and delivers it into their
+// INBOX.
 type backend struct{ s *Servers }
 
 func (be *backend) NewSession(*smtp.Conn) (smtp.Session, error) {
@@ -357,8 +408,25 @@ func (ss *session) Auth(mech string) (sasl.Server, error) {
 }
 
 func (ss *session) Mail(from string, _ *smtp.MailOptions) error {
+	if ss.user == "" {
+		return &smtp.SMTPError{Code: 530, EnhancedCode: smtp.EnhancedCode{5, 7, 0}, Message: "Authentication required: log in (AUTH PLAIN) with your address and password"}
+	}
+	if !ss.isUser(from) {
+		return &smtp.SMTPError{
+			Code:         553,
+			EnhancedCode: smtp.EnhancedCode{5, 7, 1},
+			Message:      fmt.Sprintf("Sender <%s> is not the address you logged in as (%s@%s)", headerSafe(from), ss.user, ss.s.opts.Domain),
+		}
+	}
 	ss.from = from
 	return nil
+}
+
+// isUser reports whether addr is the logged-in account's address (with any
+// +detail).
+func (ss *session) isUser(addr string) bool {
+	local, ok := ss.s.local(addr)
+	return ok && strings.Contains(addr, "@") && local == ss.user
 }
 
 func (ss *session) Rcpt(to string, _ *smtp.RcptOptions) error {
@@ -381,13 +449,36 @@ func (ss *session) Data(r io.Reader) error {
 	if len(ss.rcpts) == 0 {
 		return &smtp.SMTPError{Code: 554, EnhancedCode: smtp.EnhancedCode{5, 5, 1}, Message: "No valid recipients"}
 	}
+	if from, ok := headerFrom(raw); !ok || !ss.isUser(from) {
+		return &smtp.SMTPError{
+			Code:         550,
+			EnhancedCode: smtp.EnhancedCode{5, 7, 1},
+			Message:      fmt.Sprintf("From: must be the address you logged in as (%s@%s)", ss.user, ss.s.opts.Domain),
+		}
+	}
 	for _, rcpt := range ss.rcpts {
 		local, _ := ss.s.local(rcpt)
+		// deliverTo returns once the message is durable: only then
+		// does the client get its 250.
 		if err := ss.s.deliverTo(local, rcpt, ss.from, raw); err != nil {
-			return &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "Delivery failed: " + err.Error()}
+			ss.s.log.Error("delivery failed", "to", rcpt, "err", err)
+			return &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "Delivery failed; try again later"}
 		}
 	}
 	return nil
+}
+
+// headerFrom returns the single address of raw's From field.
+func headerFrom(raw []byte) (string, bool) {
+	m, err := netmail.ReadMessage(bytes.NewReader(raw))
+	if err != nil {
+		return "", false
+	}
+	list, err := m.Header.AddressList("From")
+	if err != nil || len(list) != 1 {
+		return "", false
+	}
+	return list[0].Address, true
 }
 
 func (ss *session) Reset() {
@@ -396,9 +487,9 @@ func (ss *session) Reset() {
 
 func (ss *session) Logout() error { return nil }
 
-// literal is an imap.LiteralReader over a string.
+// literal is an imap.LiteralReader over bytes in memory.
 type literal struct {
-	*strings.Reader
+	io.Reader
 	size int64
 }
 

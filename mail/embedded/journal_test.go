@@ -1,0 +1,290 @@
+package embedded_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/emersion/go-imap/v2"
+	"github.com/emersion/go-imap/v2/imapclient"
+	"github.com/emersion/go-sasl"
+	"github.com/emersion/go-smtp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"pbem/mail/embedded"
+)
+
+const childEnv = "PBEM_EMBEDDED_TEST_CHILD"
+
+func TestMain(m *testing.M) {
+	if dir := os.Getenv(childEnv); dir != "" {
+		child(dir)
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// child runs the servers on dir, says where they listen and waits to be
+// killed.
+func child(dir string) {
+	s, err := embedded.Start(&embedded.Options{Dir: dir, Logger: quiet()})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	fmt.Println(s.SMTPAddr())
+	select {}
+}
+
+func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+func start(t *testing.T, dir string) *embedded.Servers {
+	t.Helper()
+	s, err := embedded.Start(&embedded.Options{Dir: dir, Logger: quiet()})
+	require.NoError(t, err)
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func message(from, to, subject string) []byte {
+	return fmt.Appendf(nil, "From: <%s>\r\nTo: <%s>\r\nSubject: %s\r\nMessage-ID: <%s@test>\r\n\r\nbody of %s\r\n",
+		from, to, subject, strings.ReplaceAll(subject, " ", "-"), subject)
+}
+
+// send submits a message over SMTP as user (logged in with password pass,
+// no login when pass is ""), from envelope sender from.
+func send(addr, user, pass, from, to string, raw []byte) error {
+	c, err := smtp.Dial(addr)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if pass != "" {
+		if err := c.Auth(sasl.NewPlainClient("", user, pass)); err != nil {
+			return err
+		}
+	}
+	if err := c.SendMail(from, []string{to}, bytes.NewReader(raw)); err != nil {
+		return err
+	}
+	return c.Quit()
+}
+
+type msg struct {
+	UID   imap.UID
+	Flags string
+	Body  string
+}
+
+// mailbox lists a mailbox: UIDVALIDITY and every message with its flags.
+func mailbox(t *testing.T, s *embedded.Servers, user, name string) (uint32, []msg) {
+	t.Helper()
+	c, err := imapclient.DialInsecure(s.IMAPAddr(), nil)
+	require.NoError(t, err)
+	defer c.Close()
+	pw, _ := s.Password(user)
+	require.NoError(t, c.Login(user, pw).Wait())
+	sel, err := c.Select(name, &imap.SelectOptions{ReadOnly: true}).Wait()
+	require.NoError(t, err)
+	if sel.NumMessages == 0 {
+		return sel.UIDValidity, nil
+	}
+	var all imap.SeqSet
+	all.AddRange(1, 0)
+	fetched, err := c.Fetch(all, &imap.FetchOptions{UID: true, Flags: true, BodySection: []*imap.FetchItemBodySection{{Peek: true}}}).Collect()
+	require.NoError(t, err)
+	var out []msg
+	for _, m := range fetched {
+		var flags []string
+		for _, f := range m.Flags {
+			flags = append(flags, string(f))
+		}
+		sort.Strings(flags)
+		out = append(out, msg{m.UID, strings.Join(flags, " "), string(m.BodySection[0].Bytes)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].UID < out[j].UID })
+	return sel.UIDValidity, out
+}
+
+// Everything a client did survives a restart on the same directory:
+// deliveries, a new mailbox, flags, a move, a copy, an APPEND and an
+// expunge, with the same UIDs and UIDVALIDITY.
+func TestJournalRestoresMailboxes(t *testing.T) {
+	dir := t.TempDir()
+	s, err := embedded.Start(&embedded.Options{Dir: dir, Logger: quiet()})
+	require.NoError(t, err)
+	for i := range 5 {
+		raw := message("alice@pbem.local", "referee@pbem.local", fmt.Sprintf("move %d", i))
+		require.NoError(t, send(s.SMTPAddr(), "alice@pbem.local", "alice", "alice@pbem.local", "referee@pbem.local", raw))
+	}
+	require.NoError(t, s.Deliver("bob@pbem.local", []string{"referee@pbem.local"}, message("bob@pbem.local", "referee@pbem.local", "direct")))
+
+	c, err := imapclient.DialInsecure(s.IMAPAddr(), nil)
+	require.NoError(t, err)
+	require.NoError(t, c.Login("referee@pbem.local", "referee").Wait())
+	require.NoError(t, c.Create("Processed", nil).Wait())
+	require.NoError(t, c.Create("Kept", nil).Wait())
+	_, err = c.Select("INBOX", nil).Wait()
+	require.NoError(t, err)
+	var two, three imap.SeqSet
+	two.AddNum(2)
+	three.AddNum(3)
+	require.NoError(t, c.Store(two, &imap.StoreFlags{Op: imap.StoreFlagsAdd, Silent: true, Flags: []imap.Flag{imap.FlagSeen, "$Played"}}, nil).Close())
+	_, err = c.Copy(two, "Kept").Wait()
+	require.NoError(t, err)
+	_, err = c.Move(two, "Processed").Wait() // UID 2; UID 3 is now seq 2
+	require.NoError(t, err)
+	require.NoError(t, c.Store(three, &imap.StoreFlags{Op: imap.StoreFlagsAdd, Silent: true, Flags: []imap.Flag{imap.FlagDeleted}}, nil).Close())
+	require.NoError(t, c.Expunge().Close()) // UID 4 goes
+	var uid5 imap.UIDSet
+	uid5.AddNum(5)
+	require.NoError(t, c.Store(uid5, &imap.StoreFlags{Op: imap.StoreFlagsAdd, Silent: true, Flags: []imap.Flag{imap.FlagFlagged}}, nil).Close())
+	raw := "From: <referee@pbem.local>\r\nSubject: draft\r\n\r\nkept\r\n"
+	app := c.Append("Kept", int64(len(raw)), &imap.AppendOptions{Flags: []imap.Flag{imap.FlagDraft}})
+	_, err = app.Write([]byte(raw))
+	require.NoError(t, err)
+	require.NoError(t, app.Close())
+	_, err = app.Wait()
+	require.NoError(t, err)
+	c.Close()
+
+	want := map[string][]msg{}
+	validity := map[string]uint32{}
+	for _, name := range []string{"INBOX", "Processed", "Kept"} {
+		validity[name], want[name] = mailbox(t, s, "referee@pbem.local", name)
+	}
+	require.Len(t, want["INBOX"], 4, "6 delivered, one moved, one expunged")
+	require.Len(t, want["Processed"], 1)
+	require.Len(t, want["Kept"], 2)
+	s.Close()
+
+	s2 := start(t, dir)
+	for _, name := range []string{"INBOX", "Processed", "Kept"} {
+		v, got := mailbox(t, s2, "referee@pbem.local", name)
+		assert.Equal(t, validity[name], v, name)
+		assert.Equal(t, want[name], got, name)
+	}
+	// Delivery goes on after the restored UIDs.
+	require.NoError(t, send(s2.SMTPAddr(), "alice@pbem.local", "alice", "alice@pbem.local", "referee@pbem.local", message("alice@pbem.local", "referee@pbem.local", "after")))
+	_, got := mailbox(t, s2, "referee@pbem.local", "INBOX")
+	require.Len(t, got, 5)
+	assert.Equal(t, imap.UID(7), got[4].UID)
+}
+
+// A record torn by a crash while it was written (never acknowledged) is cut
+// off; everything before it is kept and the journal goes on.
+func TestJournalTornTail(t *testing.T) {
+	dir := t.TempDir()
+	s, err := embedded.Start(&embedded.Options{Dir: dir, Logger: quiet()})
+	require.NoError(t, err)
+	require.NoError(t, s.Deliver("alice@pbem.local", []string{"bob@pbem.local"}, message("alice@pbem.local", "bob@pbem.local", "one")))
+	s.Close()
+	path := filepath.Join(dir, "bob.journal")
+	whole, err := os.ReadFile(path)
+	require.NoError(t, err)
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.Write(whole[:len(whole)/2]) // half of a second record
+	require.NoError(t, err)
+	f.Close()
+
+	s2 := start(t, dir)
+	_, got := mailbox(t, s2, "bob@pbem.local", "INBOX")
+	require.Len(t, got, 1)
+	require.NoError(t, s2.Deliver("alice@pbem.local", []string{"bob@pbem.local"}, message("alice@pbem.local", "bob@pbem.local", "two")))
+	s2.Close()
+	s3 := start(t, dir)
+	_, got = mailbox(t, s3, "bob@pbem.local", "INBOX")
+	require.Len(t, got, 2)
+	assert.Contains(t, got[1].Body, "body of two")
+}
+
+// The SMTP server answers 250 only once the message is durable: the
+// process is killed (SIGKILL) right after the 250 and the message is there
+// when the servers start again on the same directory.
+func TestAcceptedMailSurvivesKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns a process")
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childEnv+"="+dir)
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	cmd.Stderr = os.Stderr
+	require.NoError(t, cmd.Start())
+	line := make([]byte, 64)
+	n, err := out.Read(line)
+	require.NoError(t, err)
+	addr := strings.TrimSpace(string(line[:n]))
+
+	const count = 20
+	for i := range count {
+		raw := message("alice@pbem.local", "referee@pbem.local", fmt.Sprintf("move %d", i))
+		require.NoError(t, send(addr, "alice@pbem.local", "alice", "alice@pbem.local", "referee@pbem.local", raw))
+	}
+	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	require.True(t, errors.As(err, &exit) && exit.Sys().(syscall.WaitStatus).Signal() == syscall.SIGKILL, "child not killed: %v", err)
+
+	s := start(t, dir)
+	_, got := mailbox(t, s, "referee@pbem.local", "INBOX")
+	require.Len(t, got, count, "every message acknowledged with 250 is kept")
+	for i, m := range got {
+		assert.Contains(t, m.Body, fmt.Sprintf("body of move %d", i))
+	}
+}
+
+// The SMTP server takes mail only from a logged-in account sending as
+// itself: no login is 530, a wrong password 535, another envelope sender
+// 553 and another From 550.
+func TestSMTPRequiresLoginAndOwnAddress(t *testing.T) {
+	s := start(t, "")
+	ref := "referee@pbem.local"
+	tests := []struct {
+		name, user, pass, from, header string
+		code                           int // 0: accepted
+	}{
+		{"no login", "", "", "alice@pbem.local", "alice@pbem.local", 530},
+		{"wrong password", "alice@pbem.local", "bob", "alice@pbem.local", "alice@pbem.local", 535},
+		{"unknown account", "mallory@pbem.local", "x", "mallory@pbem.local", "mallory@pbem.local", 535},
+		{"other envelope sender", "alice@pbem.local", "alice", "bob@pbem.local", "alice@pbem.local", 553},
+		{"outside envelope sender", "alice@pbem.local", "alice", "alice@example.org", "alice@pbem.local", 553},
+		{"other From", "alice@pbem.local", "alice", "alice@pbem.local", "bob@pbem.local", 550},
+		{"no From", "alice@pbem.local", "alice", "alice@pbem.local", "", 550},
+		{"own address", "alice@pbem.local", "alice", "alice@pbem.local", "alice@pbem.local", 0},
+		{"own plus-address", "alice@pbem.local", "alice", "alice+games@pbem.local", "Alice <ALICE@pbem.local>", 0},
+	}
+	delivered := 0
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			raw := []byte("To: " + ref + "\r\nSubject: " + tt.name + "\r\n\r\nhelp\r\n")
+			if tt.header != "" {
+				raw = append([]byte("From: "+tt.header+"\r\n"), raw...)
+			}
+			err := send(s.SMTPAddr(), tt.user, tt.pass, tt.from, ref, raw)
+			if tt.code == 0 {
+				require.NoError(t, err)
+				delivered++
+				return
+			}
+			var se *smtp.SMTPError
+			require.ErrorAs(t, err, &se)
+			assert.Equal(t, tt.code, se.Code, se.Message)
+		})
+	}
+	st, err := s.Status("referee", "INBOX")
+	require.NoError(t, err)
+	assert.Equal(t, uint32(delivered), *st.NumMessages, "only the accepted mail arrived")
+}
