@@ -10,6 +10,12 @@
 // side sharing its rank, divided by the number of other sides (a two-side
 // win is 1 and 0, a draw 1/2 each).
 //
+// Playouts stop after Budget.MaxPlies plies (DefaultMaxPlies: short, since
+// random play in some games hardly ever ends). An unfinished playout is
+// scored by the game's own settlement when it has one (engine.Settler: rpp
+// ranks by capture piles), else by mobility: the side with more legal moves
+// than its opponent scores a little better than a draw.
+//
 // A Player is a pure function of its budget, its seed and the game so far:
 // with a playout budget (no time limit, no context deadline) it plays the
 // same move in the same line every time, which is what a referee replaying
@@ -245,13 +251,6 @@ func Rewards(o engine.Outcome) []float64 {
 	return w
 }
 
-// Evaluate scores a position where a playout stops unfinished: the game's
-// own settlement when it has one (engine.Settler: rpp ranks by capture
-// piles), else a draw.
-func Evaluate(s engine.State) []float64 {
-	return evaluate(s, nil)
-}
-
 // mobilityWeight is how far from a draw mobility moves the score of an
 // unfinished playout (0.5 would score a side with every move and its
 // opponent with none as a win).
@@ -303,4 +302,4 @@ func wins(o engine.Outcome, side int) bool {
 }
 
 // exploration is the UCT constant for rewards in [0, 1].
-var exploration = math.Sqrt2 / 2
+const exploration = math.Sqrt2 / 2

@@ -139,26 +139,24 @@ func (sr *search) iterate(root *node) error {
 			reward = n.terminal
 			break
 		}
-		child, fresh, err := sr.expand(n)
+		child, err := sr.expand(n)
 		if err != nil {
 			return err
 		}
-		if child == nil {
-			if n.terminal != nil {
-				reward = n.terminal
-				break
+		if child != nil {
+			path = append(path, child)
+			if reward = child.terminal; reward == nil {
+				if reward, err = sr.playout(child.line.State()); err != nil {
+					return err
+				}
 			}
-			child = sr.selectChild(n)
+			break
 		}
-		path = append(path, child)
-		n = child
-		if fresh {
-			if child.terminal != nil {
-				reward = child.terminal
-			} else if reward, err = sr.playout(child.line.State()); err != nil {
-				return err
-			}
+		if n.terminal != nil { // expand found no move after all
+			continue
 		}
+		n = sr.selectChild(n)
+		path = append(path, n)
 	}
 	for _, x := range path {
 		x.visits++
@@ -175,12 +173,11 @@ func widen(visits int) int {
 	return int(math.Ceil(2 * math.Sqrt(float64(visits+1))))
 }
 
-// expand returns a child to visit next without selection: a new one (fresh)
-// when n may grow, or a known one its sampler drew again; nil when n is
-// fully expanded for now.
-func (sr *search) expand(n *node) (child *node, fresh bool, err error) {
+// expand returns a new child of n when n may grow, or nil when n is fully
+// expanded for now or its sampler drew a move whose position n already has.
+func (sr *search) expand(n *node) (*node, error) {
 	if n.sampler != nil && len(n.children) >= widen(n.visits) {
-		return nil, false, nil
+		return nil, nil
 	}
 	if n.sampler == nil && !n.listed {
 		n.untried = n.line.State().Legal()
@@ -189,7 +186,7 @@ func (sr *search) expand(n *node) (child *node, fresh bool, err error) {
 		if len(n.untried) == 0 {
 			// Conformance forbids this; score it as a draw rather than loop.
 			n.terminal = Rewards(engine.Draw(sr.sides, "no legal move"))
-			return nil, false, nil
+			return nil, nil
 		}
 	}
 	var m engine.Move
@@ -199,28 +196,28 @@ func (sr *search) expand(n *node) (child *node, fresh bool, err error) {
 		n.untried = n.untried[:len(n.untried)-1]
 	case n.sampler != nil && !n.listed:
 		if m = n.sampler.RandomMove(sr.r); m == nil {
-			return nil, false, fmt.Errorf("bot: the game's sampler drew no move in a game that goes on")
+			return nil, fmt.Errorf("bot: the game's sampler drew no move in a game that goes on")
 		}
 	default:
-		return nil, false, nil
+		return nil, nil
 	}
 	next, err := n.line.Play(m)
 	if err != nil {
-		return nil, false, fmt.Errorf("bot: the game refuses a move it generated: %w", err)
+		return nil, fmt.Errorf("bot: the game refuses a move it generated: %w", err)
 	}
 	if n.keys != nil {
 		k := next.State().Key()
-		if c, ok := n.keys[k]; ok {
-			return c, false, nil
+		if _, ok := n.keys[k]; ok {
+			return nil, nil // a known child: choose among them by UCT
 		}
 		c := sr.newNode(next, m)
 		n.keys[k] = c
 		n.children = append(n.children, c)
-		return c, true, nil
+		return c, nil
 	}
 	c := sr.newNode(next, m)
 	n.children = append(n.children, c)
-	return c, true, nil
+	return c, nil
 }
 
 // selectChild picks the child with the best upper confidence bound for the
