@@ -50,8 +50,11 @@ func playByCommands(t *testing.T, c notation.Codec, n int) {
 		return h.send(fmt.Sprintf("from: %s\nto: %s\n\n%s\n", from, to, body))
 	}
 	out := send(players[0], "referee@pbem.example", fmt.Sprintf("new %s with %s players=%d", c.Rules().ID(), strings.Join(players[1:], " "), n))
-	if !strings.Contains(out, "You invited") {
+	if !strings.Contains(strings.Join(strings.Fields(out), " "), "To confirm it and send the invitations") {
 		t.Fatalf("new:\n%s", out)
+	}
+	if out := send(players[0], h.expand("{plus 1 "+players[0]+"}"), "accept"); !strings.Contains(out, "You invited") {
+		t.Fatalf("the inviter's confirmation:\n%s", out)
 	}
 	for _, p := range players[1:] {
 		send(p, h.expand("{plus 1 "+p+"}"), "accept")

@@ -155,9 +155,12 @@ func (r *Referee) tickChange(ctx context.Context, ag *archive.Game, now time.Tim
 			g.Due = g.nextDue()
 			break
 		}
+		confirmed := g.confirmed()
 		g.Status = archive.Expired
 		g.Due = zeroTime
-		s.tell(g, false, "The invitation expired: %s did not accept by %s. Game #%d is cancelled.", g.waiting(), stamp(g.Deadline), g.ID)
+		if confirmed {
+			s.tell(g, false, "The invitation expired: %s did not accept by %s. Game #%d is cancelled.", g.waiting(), stamp(g.Deadline), g.ID)
+		}
 	case archive.Playing:
 		mover := g.mover()
 		half, last := g.reminders()

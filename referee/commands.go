@@ -29,6 +29,10 @@ func isVerb(v string) bool { return slices.Contains(commandVerbs, v) }
 // line handles one line: a command, or (bare) a ply in the game the
 // request is about.
 func (s *session) line(l string, bare bool) error {
+	if len(l) > MaxLineBytes {
+		return mistake(nil, fmt.Sprintf("a command or ply on a line of at most %d bytes", MaxLineBytes),
+			"this line is %d bytes long, too long to read", len(l))
+	}
 	v := verbOf(l)
 	if isVerb(v) {
 		c := &cmd{line: l, verb: v, rest: strings.TrimSpace(l[len(firstWord(l)):])}
@@ -654,6 +658,10 @@ func wrapAt(text string, width int) string {
 	return strings.Join(append(lines, l), "\n")
 }
 
+// watchCmd: watch GAMEID. A stranger's From can be forged, so watching
+// takes two mails: the first makes a token and mails it to the address;
+// a reply that carries it (watch GAMEID again, in reply) confirms. Until
+// then the address gets nothing more of the game.
 func (s *session) watchCmd(c *cmd) error {
 	const form = "watch GAMEID"
 	f := strings.Fields(c.rest)
@@ -673,19 +681,48 @@ func (s *session) watchCmd(c *cmd) error {
 		return mistake(g, "watch with the number of a game you do not play", "you play in game #%d: you get every board already", g.ID)
 	case !archive.Active(g.Status):
 		return mistake(nil, "record "+g.id()+" for its record", "game #%d is over", g.ID)
-	case g.watchedBy(s.from.Addr) >= 0:
-		s.mine.add("You watch game #%d already.", g.ID)
-	case len(g.Observers) >= s.r.opts.MaxObservers:
-		return mistake(nil, "", "game #%d has as many watchers as it may have (%d)", g.ID, s.r.opts.MaxObservers)
-	default:
-		g.Observers = append(g.Observers, s.from)
-		s.touch(g)
-		s.mine.add("You now watch game #%d: you will get every board. \"unwatch %d\" stops that.", g.ID, g.ID)
 	}
-	s.mine.show(g)
+	i := g.watchedBy(s.from.Addr)
+	switch {
+	case i >= 0 && g.Observers[i].Confirmed:
+		s.mine.add("You watch game #%d already.", g.ID)
+		s.mine.show(g)
+		return nil
+	case i >= 0 && s.hasToken(g.ID, g.Observers[i].Token):
+		g.Observers[i].Confirmed = true
+		g.Observers[i].Name = s.from.Name
+		s.touch(g)
+		s.mine.add("You now watch game #%d: you will get every board. \"unwatch\" in a reply to a mail of the game stops that.", g.ID)
+		s.mine.show(g)
+		return nil
+	case i < 0:
+		if len(g.Observers) >= s.r.opts.MaxObservers {
+			return mistake(nil, "", "game #%d has as many watchers as it may have (%d)", g.ID, s.r.opts.MaxObservers)
+		}
+		tok, err := s.r.newToken()
+		if err != nil {
+			return err
+		}
+		g.Observers = append(g.Observers, archive.Observer{Address: Address{Addr: s.from.Addr}, Token: tok})
+		s.touch(g)
+	}
+	s.mine.game, s.mine.seat = g, -1
+	s.mine.add("To watch game #%d from this address, reply to this mail with \"watch %d\": the subject carries the token that confirms it. If you did not ask to watch the game, ignore this mail: nothing more of the game will come.", g.ID, g.ID)
 	return nil
 }
 
+// hasToken reports whether the request carries token for game id.
+func (s *session) hasToken(id int64, token string) bool {
+	for _, c := range s.creds {
+		if c.game == id && tokenEqual(c.token, token) {
+			return true
+		}
+	}
+	return false
+}
+
+// unwatchCmd: unwatch needs the watcher's token, so that it cannot be
+// forged.
 func (s *session) unwatchCmd(c *cmd) error {
 	g, err := s.gameArg(c, "unwatch in a reply to the game's mail, or unwatch GAMEID")
 	if err != nil {
@@ -694,6 +731,10 @@ func (s *session) unwatchCmd(c *cmd) error {
 	i := g.watchedBy(s.from.Addr)
 	if i < 0 {
 		return mistake(nil, "unwatch GAMEID for a game you watch (games lists them)", "you do not watch game #%d", g.ID)
+	}
+	if !s.hasToken(g.ID, g.Observers[i].Token) {
+		return mistake(nil, fmt.Sprintf("unwatch in a reply to a mail of game #%d (its subject carries [pbem #%d TOKEN])", g.ID, g.ID),
+			"unwatch needs your token for game #%d", g.ID)
 	}
 	g.Observers = slices.Delete(g.Observers, i, i+1)
 	s.touch(g)
@@ -710,9 +751,13 @@ func (s *session) recordCmd(c *cmd) error {
 	if g.Record == "" {
 		return mistake(nil, "record GAMEID of a game that has started", "game #%d has no record: it has not started", g.ID)
 	}
+	rec := strings.TrimRight(g.Record, "\n")
+	if g.seatOf(s.from.Addr) < 0 {
+		rec = g.redact(rec) // names, never addresses, for whoever does not play
+	}
 	s.mine.label = fmt.Sprintf("record of game #%d", g.ID)
 	s.mine.add("The record of game #%d:", g.ID)
-	s.mine.addPre(strings.TrimRight(g.Record, "\n"))
+	s.mine.addPre(rec)
 	return nil
 }
 
@@ -772,7 +817,7 @@ func (s *session) activeGames() ([]*archive.Game, error) {
 	var gs []*archive.Game
 	for _, ag := range byID {
 		mine := slices.ContainsFunc(ag.Seats, func(st archive.Seat) bool { return normAddr(st.Player.Addr) == s.from.Addr }) ||
-			slices.ContainsFunc(ag.Observers, func(o Address) bool { return normAddr(o.Addr) == s.from.Addr })
+			slices.ContainsFunc(ag.Observers, func(o archive.Observer) bool { return o.Confirmed && normAddr(o.Addr) == s.from.Addr })
 		if mine && archive.Active(ag.Status) {
 			gs = append(gs, ag)
 		}

@@ -111,37 +111,55 @@ func (s *session) newGame(c *cmd) error {
 	ag := &archive.Game{ID: id, Game: rules.ID(), Status: archive.Invited, Options: o,
 		TurnStart: s.now, Deadline: s.now.Add(days(o.Days)), Thread: s.threadID(id), Created: s.now}
 	ag.Due = ag.Deadline
+	// Anyone can forge a From: the inviter joins, and the invitations go
+	// out, only once the inviter confirms with the token mailed to it.
+	// Until then the game holds no name or text from the request.
+	ag.Options.Inviter = s.from.Addr
 	for i, p := range people {
 		tok, err := s.r.newToken()
 		if err != nil {
 			return err
 		}
-		ag.Seats = append(ag.Seats, archive.Seat{Side: sides[i], Player: p, Token: tok, Joined: p.Addr == s.from.Addr})
+		ag.Seats = append(ag.Seats, archive.Seat{Side: sides[i], Player: Address{Addr: p.Addr}, Token: tok})
 	}
 	g := &game{Game: ag, codec: codec, sides: sides, opts: eo}
 	s.games[id] = g
 	s.touch(g)
-	for _, p := range people {
-		if err := s.register(p); err != nil {
-			return err
-		}
-	}
-	me := g.seatOf(s.from.Addr)
-	var invitees []int
-	for i := range g.Seats {
-		if i != me {
-			invitees = append(invitees, i)
-		}
-	}
-	s.tellSeats(g, invitees, "%s invites you to play %s (%s), game #%d: %s. %s\n\nTo play, reply \"accept\"; to refuse, reply \"decline\". \"help %s\" explains the game.",
-		inviter(s.from), rules.ID(), rules.Summary(), id, g.seating(), optionText(o), rules.ID())
 	var invited []string
-	for _, i := range invitees {
-		invited = append(invited, g.Seats[i].Player.Addr)
+	for _, p := range people {
+		if p.Addr != s.from.Addr {
+			invited = append(invited, p.Addr)
+		}
 	}
-	s.mine.add("You invited %s to play %s, game #%d. %s", joinAnd(invited), rules.ID(), id, optionText(o))
+	s.mine.game, s.mine.seat = g, g.seatOf(s.from.Addr)
+	s.mine.to = Address{Addr: s.from.Addr} // not even the display name of an unconfirmed request
+	s.mine.add("A request from this address asks to start game #%d of %s with %s. To confirm it and send the invitations, reply \"accept\" to this mail (its subject carries your token); to drop it, reply \"decline\". If you did not ask for this game, ignore this mail: it expires on %s and nobody else hears of it.",
+		id, rules.ID(), joinAnd(invited), stamp(ag.Deadline))
 	s.mine.show(g)
 	return nil
+}
+
+// invite sends the invitations of g once its inviter (seat) confirmed.
+func (s *session) invite(g *game, seat int) {
+	var invitees []int
+	var invited []string
+	for i := range g.Seats {
+		if i != seat && !g.Seats[i].Joined {
+			invitees = append(invitees, i)
+			invited = append(invited, g.Seats[i].Player.Addr)
+		}
+	}
+	rules := g.codec.Rules()
+	s.tellSeats(g, invitees, "%s invites you to play %s (%s), game #%d: %s. %s\n\nTo play, reply \"accept\"; to refuse, reply \"decline\". \"help %s\" explains the game.",
+		inviter(s.from), rules.ID(), rules.Summary(), g.ID, g.seating(), optionText(g.Options), rules.ID())
+	s.mine.add("You invited %s to play %s, game #%d. %s", joinAnd(invited), rules.ID(), g.ID, optionText(g.Options))
+}
+
+// confirmed reports whether g's inviter has confirmed it (always true for
+// games made before inviters confirmed).
+func (g *game) confirmed() bool {
+	i := g.seatOf(g.Options.Inviter)
+	return g.Options.Inviter == "" || i < 0 || g.Seats[i].Joined
 }
 
 func inviter(a Address) string {
@@ -259,6 +277,10 @@ func (s *session) join(g *game, seat int) error {
 	case g.Seats[seat].Joined:
 		return mistake(g, "the answers of "+g.waiting(), "you have accepted already")
 	}
+	inviting := g.Options.Inviter != "" && seat == g.seatOf(g.Options.Inviter)
+	if !inviting && !g.confirmed() {
+		return mistake(g, "the inviter's confirmation", "game #%d is not confirmed by its inviter yet", g.ID)
+	}
 	g.Seats[seat].Joined = true
 	if s.from.Name != "" {
 		g.Seats[seat].Player.Name = s.from.Name
@@ -267,7 +289,14 @@ func (s *session) join(g *game, seat int) error {
 	if err := s.register(s.from); err != nil {
 		return err
 	}
+	if inviting {
+		s.invite(g, seat)
+	}
 	if w := g.waiting(); w != "" {
+		if inviting {
+			s.mine.show(g)
+			return nil
+		}
 		s.tell(g, false, "%s accepted; waiting for %s.", g.who(seat), w)
 		s.mine.add("You accepted; waiting for %s.", w)
 		s.mine.show(g)
@@ -336,14 +365,18 @@ func (s *session) declineInvitation(g *game, seat int) error {
 		}
 		return playing(g)
 	}
+	confirmed := g.confirmed()
 	g.Status = archive.Declined
 	g.Due = zeroTime
 	s.touch(g)
 	verb := "declined the invitation"
-	if g.Seats[seat].Joined {
+	if g.Seats[seat].Joined || seat == g.seatOf(g.Options.Inviter) {
 		verb = "withdrew the invitation"
 	}
-	s.tell(g, false, "%s %s: game #%d is cancelled.", g.who(seat), verb, g.ID)
+	if confirmed {
+		// Nobody else heard of an unconfirmed game.
+		s.tell(g, false, "%s %s: game #%d is cancelled.", g.who(seat), verb, g.ID)
+	}
 	s.mine.add("You %s: game #%d is cancelled.", verb, g.ID)
 	s.mine.show(g)
 	return nil

@@ -70,11 +70,14 @@ type Options struct {
 	// DefaultDays per move (default 7); MaxDays the most days=N may ask
 	// (default 60).
 	DefaultDays, MaxDays int
-	// RateLimit is how many messages one sender may send per RateWindow
-	// (default 30 per hour); more are not answered (the first one over is
-	// answered once, briefly).
-	RateLimit  int
-	RateWindow time.Duration
+	// RateLimit is how many messages without a valid token one sender may
+	// send per RateWindow (default 30 per hour); more are not read, and only
+	// the first one over is answered, briefly. RateLimitTotal bounds such
+	// messages from all senders together per RateWindow (default 600):
+	// beyond it they are neither read nor answered. A message that carries
+	// a player's or watcher's valid token is never limited.
+	RateLimit, RateLimitTotal int
+	RateWindow                time.Duration
 	// MaxBody is the largest message read, in bytes (default 1 MiB);
 	// bigger ones get a short refusal.
 	MaxBody int
@@ -159,6 +162,7 @@ func New(store Store, opts *Options) (*Referee, error) {
 	def(&o.DefaultDays, 7)
 	def(&o.MaxDays, 60)
 	def(&o.RateLimit, 30)
+	def(&o.RateLimitTotal, 600)
 	def(&o.MaxBody, 1<<20)
 	def(&o.VacationDays, 30)
 	def(&o.MaxObservers, 50)

@@ -50,6 +50,7 @@ func started(t testing.TB, opts map[string]string) *harness {
 	h.send(`from: Alice <alice@example.org>
 subject: new toy with bob@example.org players=2
 `)
+	h.send("from: Alice <alice@example.org>\nto: {plus 1 alice@example.org}\n\naccept\n") // the inviter confirms
 	h.send("from: Bob <bob@example.org>\nto: {plus 1 bob@example.org}\n\naccept\n")
 	return h
 }

@@ -28,9 +28,20 @@ func (r *Referee) Reject(ctx context.Context, req Request, reason string) error 
 	s := r.newSession(ctx, &req, key)
 	ch := &archive.Change{MessageID: key, At: s.now}
 	if r.automatic(&req) == "" && validAddr(req.From.Addr) {
-		s.mine.add(fmt.Sprintf("Sorry: the referee could not read your message: %s. Nothing of it was applied; send help for the commands.", strings.TrimSuffix(reason, ".")))
-		s.mine.label = "message not read"
-		ch.Outbox = append(ch.Outbox, s.compose(s.mine))
+		// Unreadable mail carries no token we could trust: it counts
+		// against the limits of unauthenticated mail.
+		ok, err := s.rateLimit()
+		if err != nil {
+			return fmt.Errorf("referee: %w", err)
+		}
+		if ok {
+			s.mine.add(fmt.Sprintf("Sorry: the referee could not read your message: %s. Nothing of it was applied; send help for the commands.", strings.TrimSuffix(reason, ".")))
+			s.mine.label = "message not read"
+		}
+		ch.Senders = s.senders
+		if s.mine != nil && len(s.mine.paras) > 0 {
+			ch.Outbox = append(ch.Outbox, s.compose(s.mine))
+		}
 	} else {
 		r.stats.ignored.Add(1)
 	}

@@ -48,12 +48,12 @@ func (g *game) names() string {
 	return strings.Join(n, " vs ")
 }
 
-// subject is "[pbem #ID TOKEN] GAME: A vs B - X to move" (no token for a
-// recipient without a seat).
-func (r *Referee) subject(g *game, seat int) string {
+// subject is "[pbem #ID TOKEN] GAME: A vs B - X to move", with the
+// recipient's token (a seat's or a watcher's; none for anyone else).
+func (r *Referee) subject(g *game, token string) string {
 	tag := fmt.Sprintf("[pbem #%d]", g.ID)
-	if seat >= 0 {
-		tag = fmt.Sprintf("[pbem #%d %s]", g.ID, g.Seats[seat].Token)
+	if token != "" {
+		tag = fmt.Sprintf("[pbem #%d %s]", g.ID, token)
 	}
 	var status string
 	switch g.Status {
@@ -80,6 +80,13 @@ func (s *session) block(g *game, seat int, heading bool) string {
 	switch g.Status {
 	case archive.Invited:
 		fmt.Fprintf(&b, "%s\n", wrap(fmt.Sprintf("Game #%d, %s: %s.", g.ID, g.kind(), g.seating())))
+		if !g.confirmed() {
+			fmt.Fprintf(&b, "%s", wrap(fmt.Sprintf("Waiting for the inviter to confirm, until %s.", stamp(g.Deadline))))
+			if seat >= 0 && seat == g.seatOf(g.Options.Inviter) {
+				fmt.Fprintf(&b, "\n%s", wrap(`To confirm, reply "accept"; to drop it, reply "decline".`))
+			}
+			return b.String()
+		}
 		fmt.Fprintf(&b, "%s", wrap(fmt.Sprintf("Waiting for %s to accept, until %s.", g.waiting(), stamp(g.Deadline))))
 		if seat >= 0 && !g.Seats[seat].Joined {
 			fmt.Fprintf(&b, "\n%s", wrap(`To play, reply "accept"; to refuse, reply "decline".`))

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -102,6 +103,10 @@ func mistake(g *game, expected, format string, args ...any) *userError {
 // MaxCommands is the most command lines read from one message.
 const MaxCommands = 30
 
+// MaxLineBytes is the longest command line read: a longer line is refused
+// before it is decoded, so that one message cannot cost much work.
+const MaxLineBytes = 1000
+
 // run processes the request.
 func (s *session) run() error {
 	q := s.req
@@ -111,8 +116,17 @@ func (s *session) run() error {
 		s.mine = nil
 		return nil
 	}
-	if ok, err := s.rateLimit(); err != nil || !ok {
+	s.readCreds()
+	authed, err := s.authenticated()
+	if err != nil {
 		return err
+	}
+	if !authed {
+		// Only mail without a valid token is limited: forged mail "from"
+		// a player never costs that player a move.
+		if ok, err := s.rateLimit(); err != nil || !ok {
+			return err
+		}
 	}
 	if size := max(q.Size, len(q.Body)); size > s.r.opts.MaxBody {
 		s.mine.label = "message too large"
@@ -120,7 +134,6 @@ func (s *session) run() error {
 			size, byteSize(s.r.opts.MaxBody))
 		return nil
 	}
-	s.readCreds()
 	lines, err := s.commandLines()
 	if err != nil {
 		return err
@@ -193,6 +206,9 @@ const maxPlyLength = 100
 // as a ply of g, the game the mail is about (legal or not; before g starts,
 // in its first position). decode allows asking g's notation.
 func (s *session) attempt(l string, g *game, decode bool) bool {
+	if len(l) > MaxLineBytes {
+		return true // refused by line, unread
+	}
 	if isVerb(verbOf(l)) || plyShaped(l) {
 		return true
 	}
@@ -251,19 +267,71 @@ func (s *session) refuse(line string, e *userError) {
 	}
 }
 
-// rateLimit counts the message against its sender's window and reports
-// whether it may be read.
+// authenticated reports whether the request carries the sender's valid
+// token of a game: a seat's or a watcher's.
+func (s *session) authenticated() (bool, error) {
+	for _, c := range s.creds {
+		if c.token == "" {
+			continue
+		}
+		g, err := s.game(c.game)
+		if err != nil {
+			var ue *userError
+			if errors.As(err, &ue) {
+				continue
+			}
+			return false, err
+		}
+		if seat := g.seatOf(s.from.Addr); seat >= 0 && tokenEqual(c.token, g.Seats[seat].Token) {
+			return true, nil
+		}
+		if i := g.watchedBy(s.from.Addr); i >= 0 && tokenEqual(c.token, g.Observers[i].Token) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// allSenders is the pseudo-sender whose window counts the unauthenticated
+// mail of every sender together.
+const allSenders = "*"
+
+// rateLimit counts a message without a valid token against its sender's
+// window and the window of all senders, and reports whether it may be
+// read. Over the sender's limit only the first message is answered; over
+// the total, none is.
 func (s *session) rateLimit() (bool, error) {
-	snd, err := s.r.store.Sender(s.ctx, s.from.Addr)
+	o := s.r.opts
+	count := func(addr string) (*archive.Sender, error) {
+		snd, err := s.r.store.Sender(s.ctx, addr)
+		if err != nil {
+			return nil, err
+		}
+		if snd.WindowStart.IsZero() || s.now.Sub(snd.WindowStart) >= o.RateWindow || s.now.Before(snd.WindowStart) {
+			snd.WindowStart, snd.Count, snd.Warned = s.now, 0, false
+		}
+		snd.Count++
+		s.senders = append(s.senders, snd)
+		return snd, nil
+	}
+	all, err := count(allSenders)
 	if err != nil {
 		return false, err
 	}
-	o := s.r.opts
-	if snd.WindowStart.IsZero() || s.now.Sub(snd.WindowStart) >= o.RateWindow || s.now.Before(snd.WindowStart) {
-		snd.WindowStart, snd.Count, snd.Warned = s.now, 0, false
+	if all.Count > o.RateLimitTotal {
+		s.r.stats.limited.Add(1)
+		if !all.Warned {
+			all.Warned = true
+			s.r.log.Warn("unauthenticated mail over the total limit: not read or answered until the window ends",
+				"limit", o.RateLimitTotal, "window", o.RateWindow)
+		}
+		s.mine = nil
+		return false, nil
 	}
-	snd.Count++
-	s.senders = append(s.senders, snd)
+	snd, err := count(s.from.Addr)
+	if err != nil {
+		return false, err
+	}
 	if snd.Count <= o.RateLimit {
 		return true, nil
 	}
@@ -274,7 +342,7 @@ func (s *session) rateLimit() (bool, error) {
 	}
 	snd.Warned = true
 	s.mine.label = "too many messages"
-	s.mine.add("You sent more than %d messages within %s. This one and the next ones until %s are not read; send them again after that.",
+	s.mine.add("You sent more than %d messages without a game's token within %s. This one and the next ones until %s are not read; send them again after that, or reply to a mail of your game (its subject carries your token).",
 		o.RateLimit, duration(o.RateWindow), stamp(snd.WindowStart.Add(o.RateWindow)))
 	return false, nil
 }
@@ -354,14 +422,8 @@ func (s *session) authorize(g *game) (int, error) {
 		}
 	}
 	if seat < 0 {
-		for _, c := range named {
-			for _, st := range g.Seats {
-				if tokenEqual(c.token, st.Token) {
-					return -1, mistake(nil, "the command from the address you play game #"+g.id()+" from",
-						"you (%s) are not a player of game #%d, but its token is that of one of its players", s.from.Addr, g.ID)
-				}
-			}
-		}
+		// The same refusal whether or not the mail quotes a player's valid
+		// token: a refusal must not confirm a token to a stranger.
 		return -1, mistake(nil, "a command about one of your own games", "you (%s) are not a player of game #%d", s.from.Addr, g.ID)
 	}
 	how := fmt.Sprintf("a reply to a mail of game #%d (its subject carries [pbem #%d TOKEN]), or a mail to its reply address", g.ID, g.ID)
@@ -430,7 +492,9 @@ func (s *session) newsDrafts(g *game) []*draft {
 		rcpts = append(rcpts, rcpt{st.Player, i})
 	}
 	for _, o := range g.Observers {
-		rcpts = append(rcpts, rcpt{o, -1})
+		if o.Confirmed {
+			rcpts = append(rcpts, rcpt{o.Address, -1})
+		}
 	}
 	var out []*draft
 	for _, rc := range rcpts {
@@ -467,7 +531,26 @@ func (s *session) compose(d *draft) *archive.Outgoing {
 		To:   []Address{{Name: d.to.Name, Addr: d.to.Addr}},
 		Date: s.now,
 	}
+	// Whoever does not play a game reads its players' names, never their
+	// addresses (README: what a stranger can see).
+	var hidden []*game
+	for _, x := range append([]*game{g}, d.blocks...) {
+		if x != nil && !x.public && x.seatOf(d.to.Addr) < 0 && !slices.Contains(hidden, x) {
+			x.public = true
+			hidden = append(hidden, x)
+		}
+	}
+	defer func() {
+		for _, x := range hidden {
+			x.public = false
+			o.Subject, o.Text = x.redact(o.Subject), x.redact(o.Text)
+		}
+	}()
 	o.MessageID = s.messageID(d, g)
+	o.Auto = archive.AutoReplied
+	if s.req == nil {
+		o.Auto = archive.AutoGenerated // the clock: reminders, time forfeits, expiry
+	}
 	var body strings.Builder
 	for i, p := range d.paras {
 		if i > 0 {
@@ -488,9 +571,15 @@ func (s *session) compose(d *draft) *archive.Outgoing {
 	body.WriteString("\n\n-- \n")
 	if g != nil {
 		o.GameID = g.ID
-		o.Subject = r.subject(g, seat)
+		token := ""
 		if seat >= 0 {
-			o.ReplyTo = &Address{Name: r.opts.Name, Addr: fmt.Sprintf("%s+%d.%s@%s", r.local, g.ID, g.Seats[seat].Token, r.domain)}
+			token = g.Seats[seat].Token
+		} else if i := g.watchedBy(d.to.Addr); i >= 0 {
+			token = g.Observers[i].Token
+		}
+		o.Subject = r.subject(g, token)
+		if token != "" {
+			o.ReplyTo = &Address{Name: r.opts.Name, Addr: fmt.Sprintf("%s+%d.%s@%s", r.local, g.ID, token, r.domain)}
 		} else {
 			o.ReplyTo = &Address{Name: r.opts.Name, Addr: fmt.Sprintf("%s+%d@%s", r.local, g.ID, r.domain)}
 		}
@@ -558,6 +647,34 @@ type game struct {
 	// result and termination of a game that is over.
 	result, termination string
 	news                []news
+	// public is set while a mail to someone who does not play the game is
+	// written: players are named by publicName.
+	public bool
+}
+
+// publicName is how a seat's player is shown to those who do not play the
+// game: the display name, else the address's local part ("bob").
+func (g *game) publicName(seat int) string {
+	p := g.Seats[seat].Player
+	if p.Name != "" {
+		return p.Name
+	}
+	local, _, _ := strings.Cut(p.Addr, "@")
+	return local
+}
+
+// redact replaces the players' addresses in text by their public names:
+// "Bob <bob@x>" and "bob@x" become "Bob".
+func (g *game) redact(text string) string {
+	for i, st := range g.Seats {
+		if st.Player.Addr == "" {
+			continue
+		}
+		addr := regexp.QuoteMeta(st.Player.Addr)
+		text = regexp.MustCompile(`(?i)\s+<`+addr+`>`).ReplaceAllLiteralString(text, "")
+		text = regexp.MustCompile(`(?i)<?`+addr+`>?`).ReplaceAllLiteralString(text, g.publicName(i))
+	}
+	return text
 }
 
 // open wraps a stored game: its codec, and (once started) its position,
@@ -656,8 +773,11 @@ func (g *game) watchedBy(addr string) int {
 }
 
 // name is how a seat's player is called in mails: the display name, else
-// the address.
+// the address (publicName while a mail to a non-player is written).
 func (g *game) name(seat int) string {
+	if g.public {
+		return g.publicName(seat)
+	}
 	p := g.Seats[seat].Player
 	if p.Name != "" {
 		return p.Name

@@ -122,6 +122,8 @@ func newHarness(t testing.TB, opts map[string]string) *harness {
 		switch k {
 		case "rate-limit":
 			o.RateLimit = n
+		case "rate-limit-total":
+			o.RateLimitTotal = n
 		case "max-body":
 			o.MaxBody = n
 		case "vacation-days":
@@ -272,15 +274,20 @@ func (h *harness) expand(s string) string {
 		if err != nil {
 			h.t.Fatalf("%s: %v", m, err)
 		}
+		tokens := map[string]string{}
 		for _, st := range g.Seats {
-			if strings.EqualFold(st.Player.Addr, p[3]) {
-				if p[1] == "token" {
-					return st.Token
-				}
-				return fmt.Sprintf("referee+%d.%s@pbem.example", id, st.Token)
-			}
+			tokens[strings.ToLower(st.Player.Addr)] = st.Token
 		}
-		h.t.Fatalf("%s: no such player", m)
+		for _, o := range g.Observers {
+			tokens[strings.ToLower(o.Addr)] = o.Token
+		}
+		if tok, ok := tokens[strings.ToLower(p[3])]; ok {
+			if p[1] == "token" {
+				return tok
+			}
+			return fmt.Sprintf("referee+%d.%s@pbem.example", id, tok)
+		}
+		h.t.Fatalf("%s: no such player or watcher", m)
 		return ""
 	})
 }
@@ -419,16 +426,31 @@ func (h *harness) checkTokens(o archive.Outgoing) {
 		if err != nil {
 			continue
 		}
+		reply := ""
+		if o.ReplyTo != nil {
+			reply = o.ReplyTo.Addr
+		}
+		secrets := map[string]string{}
+		player := false
 		for _, st := range g.Seats {
-			if strings.EqualFold(st.Player.Addr, o.To[0].Addr) {
-				continue
+			secrets[strings.ToLower(st.Player.Addr)] = st.Token
+			player = player || strings.EqualFold(st.Player.Addr, o.To[0].Addr)
+		}
+		for _, w := range g.Observers {
+			secrets[strings.ToLower(w.Addr)] = w.Token
+		}
+		for addr, tok := range secrets {
+			if !strings.EqualFold(addr, o.To[0].Addr) && strings.Contains(o.Subject+o.Text+reply, tok) {
+				h.t.Errorf("mail to %s shows the token of %s in game %d:\n%s\n%s", o.To[0].Addr, addr, id, o.Subject, o.Text)
 			}
-			reply := ""
-			if o.ReplyTo != nil {
-				reply = o.ReplyTo.Addr
-			}
-			if strings.Contains(o.Subject+o.Text+reply, st.Token) {
-				h.t.Errorf("mail to %s shows the token of %s in game %d:\n%s\n%s", o.To[0].Addr, st.Player.Addr, id, o.Subject, o.Text)
+		}
+		// Privacy: whoever does not play a game never reads its players'
+		// addresses.
+		if !player {
+			for _, st := range g.Seats {
+				if strings.Contains(strings.ToLower(o.Subject+o.Text), strings.ToLower(st.Player.Addr)) {
+					h.t.Errorf("mail to %s, who does not play game %d, shows the address of %s:\n%s\n%s", o.To[0].Addr, id, st.Player.Addr, o.Subject, o.Text)
+				}
 			}
 		}
 	}

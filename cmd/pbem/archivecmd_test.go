@@ -322,6 +322,7 @@ func TestArchiveRefereeGames(t *testing.T) {
 		return ""
 	}
 	send("alice@example.org", "Alice", "referee@pbem.example", "new castles with bob@example.org event=Ladder round=7")
+	send("alice@example.org", "Alice", plus("alice@example.org"), "accept") // the creator confirms
 	send("bob@example.org", "Bob", plus("bob@example.org"), "accept")
 	send("alice@example.org", "Alice", plus("alice@example.org"), "resign")
 	g, err := store.Game(ctx, 1)

@@ -93,8 +93,8 @@ func demo(ctx context.Context, cfg *Config, w io.Writer, codecs []notation.Codec
 	return <-errc
 }
 
-// playByMail plays one game by mail: ps[0] creates it and invites the
-// others, who accept; then each player in turn mails a random legal ply
+// playByMail plays one game by mail: ps[0] creates it, confirms, and so
+// invites the others, who accept; then each player in turn mails a random legal ply
 // until the game ends or plies have been played, when the player to move
 // resigns. Every mail is sent by SMTP and every reply read back by IMAP.
 func playByMail(ctx context.Context, w io.Writer, ref string, ps []*player, codec notation.Codec, plies int, r *rand.Rand) error {
@@ -119,6 +119,17 @@ func playByMail(ctx context.Context, w io.Writer, ref string, ps []*player, code
 		return err
 	}
 	say(ps[0], cmd)
+	// The creator confirms with the token mailed to it; then the
+	// invitations go out.
+	m, err := ps[0].wait(ctx, "invitation")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%s <- %s\n", ps[0].addr, m.Subject)
+	if err := ps[0].send(ref, "", "accept", m); err != nil {
+		return err
+	}
+	say(ps[0], "accept")
 	for _, p := range ps[1:] {
 		m, err := p.wait(ctx, "invitation")
 		if err != nil {
