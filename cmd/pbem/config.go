@@ -23,6 +23,13 @@ type Config struct {
 	Referee struct {
 		Address string `yaml:"address"`
 		Name    string `yaml:"name"`
+		// RateLimit is how many messages without a game's token one
+		// sender may send per RateWindow (default 30 an hour);
+		// RateLimitTotal bounds them from all senders together (default
+		// 600). Mail carrying a player's valid token is never limited.
+		RateLimit      int           `yaml:"rate_limit"`
+		RateLimitTotal int           `yaml:"rate_limit_total"`
+		RateWindow     time.Duration `yaml:"rate_window"`
 	} `yaml:"referee"`
 	IMAP struct {
 		Addr         string        `yaml:"addr"`     // host:port
@@ -70,6 +77,9 @@ data_dir: /var/lib/pbem
 referee:
   address: referee@example.org   # plus-addresses (referee+...) must reach it
   name: pbem referee
+  rate_limit: 30                 # mails without a game's token, per sender and window
+  rate_limit_total: 600          # the same from all senders together
+  rate_window: 1h
 imap:
   addr: imap.example.org:993
   security: tls                  # tls, starttls, or plain (loopback only)
@@ -160,10 +170,11 @@ func (c *Config) defaults() {
 // its range is refused (a negative interval panics a ticker; a nanosecond
 // busy-loops).
 var durationRanges = map[string][2]time.Duration{
-	"imap.poll_interval": {5 * time.Second, 24 * time.Hour},
-	"tick_interval":      {time.Second, time.Hour},
-	"smtp.retry_min":     {100 * time.Millisecond, time.Hour},
-	"smtp.retry_max":     {time.Second, 24 * time.Hour},
+	"imap.poll_interval":  {5 * time.Second, 24 * time.Hour},
+	"tick_interval":       {time.Second, time.Hour},
+	"referee.rate_window": {time.Minute, 24 * time.Hour},
+	"smtp.retry_min":      {100 * time.Millisecond, time.Hour},
+	"smtp.retry_max":      {time.Second, 24 * time.Hour},
 }
 
 // checkNode checks a YAML mapping against the struct type t: every key must
@@ -293,6 +304,14 @@ func publicHTTP(addr string) bool {
 
 func (c *Config) check() error {
 	var errs []error
+	for _, l := range []struct {
+		key string
+		v   int
+	}{{"referee.rate_limit", c.Referee.RateLimit}, {"referee.rate_limit_total", c.Referee.RateLimitTotal}} {
+		if l.v < 0 || l.v > 1_000_000 {
+			errs = append(errs, fmt.Errorf("%s %d: expected a number of messages from 1 to 1000000 (0 or none: the default)", l.key, l.v))
+		}
+	}
 	if !strings.Contains(c.Referee.Address, "@") {
 		errs = append(errs, fmt.Errorf("referee.address %q: expected the referee's mail address, such as referee@example.org", c.Referee.Address))
 	}
