@@ -1,6 +1,7 @@
 package referee_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -46,5 +47,47 @@ func TestReject(t *testing.T) {
 	}
 	if n := due(); n != 1 {
 		t.Errorf("a bounce was answered: %d replies due, want 1", n)
+	}
+}
+
+// TestRejectIsLimited: unreadable mail counts against the limits of mail
+// without a token. 35 malformed mails from one sender get the usual reply
+// up to the limit, one short notice, then nothing; from many senders the
+// total limit stops the replies.
+func TestRejectIsLimited(t *testing.T) {
+	h := newHarness(t, map[string]string{"rate-limit": "3", "rate-limit-total": "10"})
+	replies := func() []string {
+		t.Helper()
+		out, err := h.store.Due(h.ctx, h.clock.Now().Add(time.Hour), 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var texts []string
+		for _, o := range out {
+			texts = append(texts, o.Text)
+		}
+		return texts
+	}
+	for i := range 35 {
+		req := referee.Request{From: referee.Address{Addr: "flood@example.org"}, MessageID: fmt.Sprintf("<f%d@example.org>", i)}
+		if err := h.ref.Reject(h.ctx, req, "broken MIME structure"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := replies()
+	if len(got) != 4 {
+		t.Fatalf("35 unreadable mails from one sender got %d replies, want 3 and one notice", len(got))
+	}
+	if !strings.Contains(got[3], "more than 3 messages without a game's token") {
+		t.Errorf("the fourth reply is not the notice of the limit:\n%s", got[3])
+	}
+	for i := range 20 {
+		req := referee.Request{From: referee.Address{Addr: fmt.Sprintf("s%d@example.org", i)}, MessageID: fmt.Sprintf("<s%d@example.org>", i)}
+		if err := h.ref.Reject(h.ctx, req, "broken MIME structure"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(replies()); n != 4 {
+		t.Errorf("after the total limit (10 an hour) was reached, %d replies are due, want still 4", n)
 	}
 }
