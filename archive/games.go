@@ -241,6 +241,11 @@ func (s *Store) commit(ctx context.Context, c *Change) error {
 			return err
 		}
 	}
+	for _, t := range c.Tournaments {
+		if err := putTournament(ctx, tx, t, at); err != nil {
+			return err
+		}
+	}
 	for _, p := range c.Players {
 		if err := putPlayer(ctx, tx, p); err != nil {
 			return err
@@ -291,6 +296,12 @@ ON CONFLICT (address) DO UPDATE SET window_start = excluded.window_start, count 
 	}
 	for _, p := range c.Players {
 		p.Version++
+	}
+	for _, t := range c.Tournaments {
+		t.Version++
+		if t.Created.IsZero() {
+			t.Created = at
+		}
 	}
 	for i, o := range c.Outbox {
 		o.ID = outIDs[i]

@@ -146,6 +146,7 @@ ALTER TABLE observers ADD COLUMN token TEXT NOT NULL DEFAULT '';
 ALTER TABLE observers ADD COLUMN confirmed INTEGER NOT NULL DEFAULT 1;
 ALTER TABLE outbox ADD COLUMN auto TEXT NOT NULL DEFAULT 'auto-replied';
 `},
+	{4, "tournaments: events, their players, games and byes", tournamentSchema},
 }
 
 // SchemaVersion is the schema version this package writes.

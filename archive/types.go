@@ -220,4 +220,7 @@ type Change struct {
 	Senders   []*Sender
 	Outbox    []*Outgoing
 	Entries   []*Entry
+	// Tournaments are stored like Games: inserted at Version 0, else
+	// updated only if their Version is still the stored one.
+	Tournaments []*Tournament
 }

@@ -1,0 +1,398 @@
+package archive
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// tournamentSchema is migration 4: tournaments run by the referee.
+const tournamentSchema = `
+CREATE TABLE tournament_ids (id INTEGER PRIMARY KEY AUTOINCREMENT);
+
+CREATE TABLE tournaments (
+	id             INTEGER PRIMARY KEY,
+	name           TEXT    NOT NULL,
+	game           TEXT    NOT NULL,
+	format         TEXT    NOT NULL,
+	rounds         INTEGER NOT NULL,
+	days           INTEGER NOT NULL,
+	rated          INTEGER NOT NULL,
+	seats          INTEGER NOT NULL,
+	director       TEXT    NOT NULL,
+	director_name  TEXT    NOT NULL,
+	director_token TEXT    NOT NULL,
+	status         TEXT    NOT NULL,
+	seed           INTEGER NOT NULL,
+	digest_due     INTEGER NOT NULL,
+	created        INTEGER NOT NULL,
+	updated        INTEGER NOT NULL,
+	version        INTEGER NOT NULL
+);
+CREATE INDEX tournaments_digest ON tournaments(digest_due) WHERE digest_due > 0;
+
+CREATE TABLE tournament_players (
+	tournament_id INTEGER NOT NULL REFERENCES tournaments(id) ON DELETE CASCADE,
+	seed          INTEGER NOT NULL,
+	address       TEXT    NOT NULL,
+	name          TEXT    NOT NULL,
+	token         TEXT    NOT NULL,
+	joined        INTEGER NOT NULL,
+	withdrawn     INTEGER NOT NULL,
+	digest        TEXT    NOT NULL,
+	PRIMARY KEY (tournament_id, address)
+);
+CREATE INDEX tournament_players_address ON tournament_players(address);
+
+CREATE TABLE tournament_games (
+	tournament_id INTEGER NOT NULL REFERENCES tournaments(id) ON DELETE CASCADE,
+	seq           INTEGER NOT NULL,
+	round         INTEGER NOT NULL,
+	board         INTEGER NOT NULL,
+	game_id       INTEGER NOT NULL,
+	players       TEXT    NOT NULL,
+	ranks         TEXT    NOT NULL,
+	forfeit       INTEGER NOT NULL,
+	PRIMARY KEY (tournament_id, seq)
+);
+CREATE INDEX tournament_games_game ON tournament_games(game_id) WHERE game_id > 0;
+
+CREATE TABLE tournament_byes (
+	tournament_id INTEGER NOT NULL REFERENCES tournaments(id) ON DELETE CASCADE,
+	round         INTEGER NOT NULL,
+	address       TEXT    NOT NULL,
+	PRIMARY KEY (tournament_id, round, address)
+);
+`
+
+// Tournament statuses.
+const (
+	// Entering: players join (or are invited); the director starts it.
+	Entering = "entering"
+	// Running: rounds are being played.
+	Running = "running"
+	// Finished: every round has been played.
+	Finished = "finished"
+)
+
+// Digest preferences of a tournament player.
+const (
+	// DigestEach: the standings after each result.
+	DigestEach = "each"
+	// DigestDaily: the standings once a day, when there were results.
+	DigestDaily = "daily"
+)
+
+// Tournament is an event the referee runs: its settings, players, games
+// and byes. The pairing rules live in referee/tournament; this is what is
+// stored.
+type Tournament struct {
+	ID   int64
+	Name string
+	// Game is the game id in the catalog; Format "roundrobin", "double",
+	// "swiss" or "tables".
+	Game   string
+	Format string
+	// Rounds of a Swiss or tables event (0: derived from the players).
+	Rounds int
+	// Days per move; Rated games count for the ratings.
+	Days  int
+	Rated bool
+	// Seats per game (2, or a multi-seat game's table size).
+	Seats int
+	// Director is the address that created the tournament; DirectorToken
+	// is the secret its commands need.
+	Director      Address
+	DirectorToken string
+	// Status is Entering, Running or Finished.
+	Status string
+	// Seed makes table draws reproducible.
+	Seed int64
+	// DigestDue is when the daily standings are next sent; zero when no
+	// result is waiting for them.
+	DigestDue time.Time
+	// Players in seed order (entry order).
+	Players []TournamentPlayer
+	// Games paired so far, in pairing order; Byes given so far.
+	Games            []TournamentGame
+	Byes             []TournamentBye
+	Created, Updated time.Time
+	// Version as for Game (0: not stored yet).
+	Version int64
+}
+
+// TournamentPlayer is an entrant, or an address asked to confirm its
+// entry.
+type TournamentPlayer struct {
+	Address Address
+	// Token is the player's secret for the tournament's commands.
+	Token string
+	// Joined is true once the player confirmed (with the token).
+	Joined bool
+	// Withdrawn is true once the player left.
+	Withdrawn bool
+	// Digest is DigestEach or DigestDaily.
+	Digest string
+}
+
+// TournamentGame is one game of a round: the referee's game, or a game
+// decided without play (GameID 0).
+type TournamentGame struct {
+	Round, Board int
+	GameID       int64
+	// Players are the addresses by seat.
+	Players []string
+	// Ranks by seat once the game has ended; nil while it goes on.
+	Ranks []int
+	// Forfeit marks a result decided by a withdrawal.
+	Forfeit bool
+}
+
+// TournamentBye is a round in which a player was not paired.
+type TournamentBye struct {
+	Round  int
+	Player string // address
+}
+
+// Player returns the index of the entrant with the address
+// (case-insensitive), or -1.
+func (t *Tournament) Player(addr string) int {
+	for i, p := range t.Players {
+		if strings.EqualFold(p.Address.Addr, strings.TrimSpace(addr)) {
+			return i
+		}
+	}
+	return -1
+}
+
+// NewTournamentID reserves a new tournament id; ids are never reused.
+func (s *Store) NewTournamentID(ctx context.Context) (int64, error) {
+	res, err := s.db.ExecContext(ctx, `INSERT INTO tournament_ids DEFAULT VALUES`)
+	if err != nil {
+		return 0, fmt.Errorf("archive: new tournament id: %w", err)
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return 0, fmt.Errorf("archive: new tournament id: %w", err)
+	}
+	return id, nil
+}
+
+const tournamentColumns = `id, name, game, format, rounds, days, rated, seats, director, director_name, director_token,
+	status, seed, digest_due, created, updated, version`
+
+// Tournament returns the tournament with the id, or ErrNotFound.
+func (s *Store) Tournament(ctx context.Context, id int64) (*Tournament, error) {
+	ts, err := s.tournaments(ctx, `SELECT `+tournamentColumns+` FROM tournaments WHERE id = ?`, id)
+	if err != nil {
+		return nil, err
+	}
+	if len(ts) == 0 {
+		return nil, ErrNotFound
+	}
+	return ts[0], nil
+}
+
+// TournamentOfGame returns the tournament a referee game belongs to, or
+// ErrNotFound for a game of no tournament.
+func (s *Store) TournamentOfGame(ctx context.Context, gameID int64) (*Tournament, error) {
+	if gameID <= 0 {
+		return nil, ErrNotFound
+	}
+	ts, err := s.tournaments(ctx, `SELECT `+tournamentColumns+` FROM tournaments
+WHERE id IN (SELECT tournament_id FROM tournament_games WHERE game_id = ?)`, gameID)
+	if err != nil {
+		return nil, err
+	}
+	if len(ts) == 0 {
+		return nil, ErrNotFound
+	}
+	return ts[0], nil
+}
+
+// DueTournaments returns the tournaments whose daily standings are due at
+// now, by due time.
+func (s *Store) DueTournaments(ctx context.Context, now time.Time) ([]*Tournament, error) {
+	return s.tournaments(ctx, `SELECT `+tournamentColumns+` FROM tournaments
+WHERE digest_due > 0 AND digest_due <= ? ORDER BY digest_due, id`, unix(now))
+}
+
+func (s *Store) tournaments(ctx context.Context, query string, args ...any) ([]*Tournament, error) {
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("archive: tournaments: %w", err)
+	}
+	var ts []*Tournament
+	for rows.Next() {
+		var t Tournament
+		var due, created, updated int64
+		if err := rows.Scan(&t.ID, &t.Name, &t.Game, &t.Format, &t.Rounds, &t.Days, &t.Rated, &t.Seats,
+			&t.Director.Addr, &t.Director.Name, &t.DirectorToken, &t.Status, &t.Seed, &due, &created, &updated, &t.Version); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("archive: tournaments: %w", err)
+		}
+		t.DigestDue, t.Created, t.Updated = fromUnix(due), fromUnix(created), fromUnix(updated)
+		ts = append(ts, &t)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, fmt.Errorf("archive: tournaments: %w", err)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("archive: tournaments: %w", err)
+	}
+	for _, t := range ts {
+		if err := s.tournamentRows(ctx, t); err != nil {
+			return nil, fmt.Errorf("archive: tournament %d: %w", t.ID, err)
+		}
+	}
+	return ts, nil
+}
+
+// tournamentRows loads the players, games and byes of t.
+func (s *Store) tournamentRows(ctx context.Context, t *Tournament) error {
+	rows, err := s.db.QueryContext(ctx, `SELECT address, name, token, joined, withdrawn, digest
+FROM tournament_players WHERE tournament_id = ? ORDER BY seed`, t.ID)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var p TournamentPlayer
+		if err := rows.Scan(&p.Address.Addr, &p.Address.Name, &p.Token, &p.Joined, &p.Withdrawn, &p.Digest); err != nil {
+			rows.Close()
+			return err
+		}
+		t.Players = append(t.Players, p)
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	rows, err = s.db.QueryContext(ctx, `SELECT round, board, game_id, players, ranks, forfeit
+FROM tournament_games WHERE tournament_id = ? ORDER BY seq`, t.ID)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var g TournamentGame
+		var players, ranks string
+		if err := rows.Scan(&g.Round, &g.Board, &g.GameID, &players, &ranks, &g.Forfeit); err != nil {
+			rows.Close()
+			return err
+		}
+		if err := json.Unmarshal([]byte(players), &g.Players); err != nil {
+			rows.Close()
+			return fmt.Errorf("game of round %d, board %d: players: %w", g.Round, g.Board, err)
+		}
+		if ranks != "" {
+			if err := json.Unmarshal([]byte(ranks), &g.Ranks); err != nil {
+				rows.Close()
+				return fmt.Errorf("game of round %d, board %d: ranks: %w", g.Round, g.Board, err)
+			}
+		}
+		t.Games = append(t.Games, g)
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	rows, err = s.db.QueryContext(ctx, `SELECT round, address FROM tournament_byes WHERE tournament_id = ? ORDER BY round, rowid`, t.ID)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var b TournamentBye
+		if err := rows.Scan(&b.Round, &b.Player); err != nil {
+			rows.Close()
+			return err
+		}
+		t.Byes = append(t.Byes, b)
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	return rows.Err()
+}
+
+// putTournament writes t in a commit: inserted at Version 0, else updated
+// if its Version is the stored one (ErrConflict otherwise); its players,
+// games and byes are rewritten.
+func putTournament(ctx context.Context, tx *sql.Tx, t *Tournament, at time.Time) error {
+	if t.ID <= 0 {
+		return errors.New("tournament without an id (reserve one with NewTournamentID)")
+	}
+	created := t.Created
+	if created.IsZero() {
+		created = at
+	}
+	if t.Version == 0 {
+		_, err := tx.ExecContext(ctx, `INSERT INTO tournaments (`+tournamentColumns+`)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)`,
+			t.ID, t.Name, t.Game, t.Format, t.Rounds, t.Days, t.Rated, t.Seats, strings.ToLower(t.Director.Addr), t.Director.Name,
+			t.DirectorToken, t.Status, t.Seed, unix(t.DigestDue), unix(created), unix(at))
+		if err != nil {
+			if strings.Contains(err.Error(), "UNIQUE") {
+				return fmt.Errorf("%w: tournament %d exists", ErrConflict, t.ID)
+			}
+			return err
+		}
+	} else {
+		res, err := tx.ExecContext(ctx, `UPDATE tournaments SET name = ?, game = ?, format = ?, rounds = ?, days = ?, rated = ?,
+	seats = ?, director = ?, director_name = ?, director_token = ?, status = ?, seed = ?, digest_due = ?, updated = ?,
+	version = version + 1
+WHERE id = ? AND version = ?`,
+			t.Name, t.Game, t.Format, t.Rounds, t.Days, t.Rated, t.Seats, strings.ToLower(t.Director.Addr), t.Director.Name,
+			t.DirectorToken, t.Status, t.Seed, unix(t.DigestDue), unix(at), t.ID, t.Version)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return fmt.Errorf("%w: tournament %d", ErrConflict, t.ID)
+		}
+		for _, table := range []string{"tournament_players", "tournament_games", "tournament_byes"} {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE tournament_id = ?`, t.ID); err != nil {
+				return err
+			}
+		}
+	}
+	for i, p := range t.Players {
+		_, err := tx.ExecContext(ctx, `INSERT INTO tournament_players (tournament_id, seed, address, name, token, joined, withdrawn, digest)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, t.ID, i, strings.ToLower(p.Address.Addr), p.Address.Name, p.Token, p.Joined, p.Withdrawn, p.Digest)
+		if err != nil {
+			if strings.Contains(err.Error(), "UNIQUE") {
+				return fmt.Errorf("tournament %d: %s entered twice", t.ID, p.Address.Addr)
+			}
+			return err
+		}
+	}
+	for i, g := range t.Games {
+		players, err := json.Marshal(g.Players)
+		if err != nil {
+			return err
+		}
+		ranks := ""
+		if g.Ranks != nil {
+			b, err := json.Marshal(g.Ranks)
+			if err != nil {
+				return err
+			}
+			ranks = string(b)
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO tournament_games (tournament_id, seq, round, board, game_id, players, ranks, forfeit)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, t.ID, i, g.Round, g.Board, g.GameID, string(players), ranks, g.Forfeit)
+		if err != nil {
+			return err
+		}
+	}
+	for _, b := range t.Byes {
+		_, err := tx.ExecContext(ctx, `INSERT INTO tournament_byes (tournament_id, round, address) VALUES (?, ?, ?)`,
+			t.ID, b.Round, strings.ToLower(b.Player))
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
