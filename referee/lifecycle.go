@@ -42,6 +42,19 @@ func (s *session) newGame(c *cmd) error {
 		if strings.EqualFold(a, "and") {
 			continue
 		}
+		if level, isBot, err := parseBot(a); isBot {
+			if err != nil {
+				return mistake(nil, newForm+"; bot or bot:N (N from 0 to 5) seats the referee's computer player", "%v", err)
+			}
+			n := 1
+			for _, p := range people {
+				if l, ok := BotLevel(p.Addr); ok && l == level {
+					n++
+				}
+			}
+			people = append(people, Address{Name: BotName(level), Addr: botAddress(level, n)})
+			continue
+		}
 		addr := normAddr(a)
 		switch {
 		case !validAddr(addr):
@@ -120,14 +133,20 @@ func (s *session) newGame(c *cmd) error {
 		if err != nil {
 			return err
 		}
-		ag.Seats = append(ag.Seats, archive.Seat{Side: sides[i], Player: Address{Addr: p.Addr}, Token: tok})
+		seat := archive.Seat{Side: sides[i], Player: Address{Addr: p.Addr}, Token: tok}
+		if _, bot := BotLevel(p.Addr); bot {
+			seat.Player.Name, seat.Joined = p.Name, true // the bot always accepts
+		}
+		ag.Seats = append(ag.Seats, seat)
 	}
 	g := &game{Game: ag, codec: codec, sides: sides, opts: eo}
 	s.games[id] = g
 	s.touch(g)
 	var invited []string
 	for _, p := range people {
-		if p.Addr != s.from.Addr {
+		if _, bot := BotLevel(p.Addr); bot {
+			invited = append(invited, p.Name)
+		} else if p.Addr != s.from.Addr {
 			invited = append(invited, p.Addr)
 		}
 	}
@@ -152,6 +171,10 @@ func (s *session) invite(g *game, seat int) {
 	rules := g.codec.Rules()
 	s.tellSeats(g, invitees, "%s invites you to play %s (%s), game #%d: %s. %s\n\nTo play, reply \"accept\"; to refuse, reply \"decline\". \"help %s\" explains the game.",
 		inviter(s.from), rules.ID(), rules.Summary(), g.ID, g.seating(), optionText(g.Options), rules.ID())
+	if len(invited) == 0 {
+		s.mine.add("You confirmed game #%d of %s: %s. %s", g.ID, rules.ID(), g.seating(), optionText(g.Options))
+		return
+	}
 	s.mine.add("You invited %s to play %s, game #%d. %s", joinAnd(invited), rules.ID(), g.ID, optionText(g.Options))
 }
 
@@ -341,7 +364,9 @@ func (s *session) start(g *game) error {
 	}
 	for _, st := range g.Seats {
 		v := st.Player.Addr
-		if st.Player.Name != "" {
+		if _, bot := BotLevel(v); bot {
+			v = st.Player.Name // "pbem bot (level 3)": the record names the bot, rated as a player of its own
+		} else if st.Player.Name != "" {
 			v = fmt.Sprintf("%s <%s>", st.Player.Name, st.Player.Addr)
 		}
 		tags = append(tags, notation.Tag{Name: st.Side, Value: v})

@@ -84,6 +84,8 @@ func (r *Referee) automatic(q *Request) string {
 		return "no sender address"
 	case r.ownAddress(from):
 		return "from the referee's own address"
+	case domain == BotDomain:
+		return "from a bot seat's address, where no mail comes from"
 	case strings.EqualFold(strings.TrimSpace(q.ContentType), "multipart/report"):
 		return "a delivery or disposition report"
 	case local == "mailer-daemon" || local == "postmaster" || local == "listserv" || local == "majordomo" ||

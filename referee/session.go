@@ -38,6 +38,9 @@ type session struct {
 	entries       []*archive.Entry
 
 	mine *draft // the reply to the sender; the others are written from the games' news
+	// bot is set when the referee plays a bot's ply (PlayBot): the sender
+	// is the bot's seat, which has no token and gets no mail.
+	bot bool
 }
 
 // draft is one mail being written.
@@ -415,6 +418,9 @@ func (s *session) touchPlayer(p *archive.Player) {
 // returns the seat.
 func (s *session) authorize(g *game) (int, error) {
 	seat := g.seatOf(s.from.Addr)
+	if s.bot && seat >= 0 {
+		return seat, nil // PlayBot checked that the seat is a bot's
+	}
 	var named []cred
 	for _, c := range s.creds {
 		if c.game == g.ID && c.token != "" {
@@ -469,7 +475,7 @@ func (s *session) change() *archive.Change {
 	for _, g := range s.changed {
 		ch.Games = append(ch.Games, g.Game)
 	}
-	if s.mine != nil && (len(s.mine.paras) > 0 || len(s.mine.blocks) > 0) {
+	if _, bot := BotLevel(s.from.Addr); s.mine != nil && !bot && (len(s.mine.paras) > 0 || len(s.mine.blocks) > 0) {
 		ch.Outbox = append(ch.Outbox, s.compose(s.mine))
 	}
 	for _, g := range s.changed {
@@ -500,6 +506,9 @@ func (s *session) newsDrafts(g *game) []*draft {
 	for _, rc := range rcpts {
 		if s.from.Addr != "" && normAddr(rc.to.Addr) == s.from.Addr {
 			continue
+		}
+		if _, bot := BotLevel(rc.to.Addr); bot {
+			continue // no mail goes to a bot's seat
 		}
 		d := &draft{to: rc.to, game: g, seat: rc.seat, kind: "news"}
 		for _, n := range g.news {

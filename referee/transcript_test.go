@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"pbem/archive"
+	"pbem/engine/bot"
 	"pbem/engine/enginetest"
 	"pbem/notation"
 	"pbem/referee"
@@ -220,6 +221,35 @@ func (h *harness) step(name, kind, data string) string {
 		return h.mails()
 	case "dump":
 		return h.dump(data)
+	case "bots":
+		// The bot worker of pbem serve: every bot to move plays, until
+		// a person is to move everywhere.
+		hdr, _ := splitHeader(data)
+		h.advance(hdr["time"])
+		h.clock.set(h.now)
+		for range 500 {
+			turns, err := h.ref.BotTurns(h.ctx)
+			if err != nil {
+				return "error: " + err.Error() + "\n"
+			}
+			if len(turns) == 0 {
+				break
+			}
+			for _, tn := range turns {
+				p, err := bot.New(tn.Level, uint64(tn.Game)<<16|uint64(tn.Ply))
+				if err != nil {
+					h.t.Fatal(err)
+				}
+				m, err := p.MoveFor(h.ctx, tn.Line, tn.Seat)
+				if err != nil {
+					h.t.Fatalf("bot in game %d: %v", tn.Game, err)
+				}
+				if err := h.ref.PlayBot(h.ctx, tn.Game, tn.Ply, tn.Codec.Encode(tn.Line.State(), m)); err != nil {
+					return "error: " + err.Error() + "\n"
+				}
+			}
+		}
+		return h.mails()
 	}
 	h.t.Fatalf("unknown step kind %q", kind)
 	return ""

@@ -99,6 +99,7 @@ type server struct {
 	metrics *mail.Metrics
 	sender  *mail.Sender
 	poller  *mail.Poller
+	bots    *botWorker
 	mails   *embedded.Servers // nil with a configured mailbox
 	http    net.Listener
 	started time.Time
@@ -202,10 +203,13 @@ func (s *server) run(ctx context.Context, ready func(*server)) error {
 		return err
 	}
 	hs := &http.Server{Handler: s.mux(), ReadHeaderTimeout: 5 * time.Second}
+	s.bots = newBotWorker(s.ref, s.log, s.sender.Wake)
 	wg.Go(func() { hs.Serve(s.http) })
 	wg.Go(func() { s.sender.Run(ctx) })
 	wg.Go(func() { s.ticks(ctx) })
 	wg.Go(func() { s.poller.Run(ctx, mail.HandlerFunc(s.handle)) })
+	wg.Go(func() { s.bots.Run(ctx) })
+	s.bots.Wake() // bots to move since before a restart
 	if ready != nil {
 		ready(s)
 	}
@@ -235,6 +239,7 @@ func (s *server) handle(ctx context.Context, in *mail.Inbound) error {
 		return err
 	}
 	s.sender.Wake()
+	s.bots.Wake() // the move may have given a bot the turn
 	return nil
 }
 
