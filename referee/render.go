@@ -228,7 +228,10 @@ func (r *Referee) helpText() string {
      board=NAME, first=random|ADDRESS (who plays the first side;
      default: you, then the others in the order given), days=N (days
      per move, default 7), rated=yes|no, event=NAME, round=N.
-     Invitees answer "accept" or "decline".
+     You confirm with "accept" in reply to the referee's answer; then
+     the invitees get their invitations and answer "accept" or
+     "decline". An ADDRESS may be "bot" or "bot:N" (N from 0, random
+     moves, to 5, the strongest): the referee's computer player.
  PLY
      Your move: the ply, in the game's notation, on a line of its own
      in a reply to the game's mail.
