@@ -6,9 +6,12 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/textproto"
+	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -91,6 +94,13 @@ type SenderOptions struct {
 	// Timeout bounds one SMTP conversation's network reads and writes
 	// (default 2m).
 	Timeout time.Duration
+	// AcceptedLog, if set, is a file in which the Sender notes, fsynced,
+	// each reply the server accepted, the moment it did, before it calls
+	// Outbox.Sent (a store's write may wait for other transactions). A
+	// Sender started after a crash reads it and records those replies as
+	// sent instead of sending them again. The file is emptied whenever
+	// every reply noted in it is recorded in the Outbox.
+	AcceptedLog string
 
 	// Now is the clock, for tests (default time.Now).
 	Now func() time.Time
@@ -103,9 +113,10 @@ type SenderOptions struct {
 // Sender delivers the replies in an [Outbox] over SMTP.
 //
 // A reply is marked sent right after the server accepts it (250 after
-// DATA), before the next one is sent. If the process dies in between, or
-// Sent fails, the reply goes out again on the next attempt with the same
-// bytes and Message-ID: that duplicate is the one window exactly-once
+// DATA), before the next one is sent: first in the AcceptedLog, if any,
+// then in the Outbox. If the process dies between the server's 250 and
+// that first mark, the reply goes out again on the next attempt with the
+// same bytes and Message-ID: that duplicate is the one window exactly-once
 // delivery cannot close over SMTP. Within one process, a reply whose Sent
 // failed is remembered and not sent again.
 type Sender struct {
@@ -115,8 +126,10 @@ type Sender struct {
 	log    *slog.Logger
 	wake   chan struct{}
 
-	mu       sync.Mutex
-	accepted map[string]bool // accepted by the server, Sent not yet recorded
+	mu          sync.Mutex
+	accepted    map[string]bool // accepted by the server, Sent not yet recorded
+	logOpen     bool            // AcceptedLog read and open (or not used)
+	acceptedLog *os.File        // AcceptedLog
 }
 
 // NewSender checks opts and returns a Sender for outbox. It does no I/O.
@@ -230,6 +243,9 @@ func (s *Sender) Run(ctx context.Context) error {
 // the SMTP server are recorded in the outbox, not returned; an error from
 // the outbox itself is returned.
 func (s *Sender) SendDue(ctx context.Context) (next time.Time, err error) {
+	if err := s.openLog(ctx); err != nil {
+		return next, err
+	}
 	for ctx.Err() == nil {
 		items, err := s.outbox.Due(ctx, s.opts.Now(), s.opts.BatchSize)
 		if err != nil {
@@ -287,6 +303,7 @@ func (s *Sender) sendBatch(ctx context.Context, items []Outgoing) (next time.Tim
 		}
 		if sendErr == nil {
 			s.setAccepted(o.ID)
+			s.noteAccepted(o.ID)
 			s.opts.Metrics.Sent.Add(1)
 			s.log.Debug("reply sent", "id", o.ID, "message_id", o.MessageID, "to", o.Recipients())
 			if err := s.markSent(ctx, o.ID); err != nil {
@@ -393,8 +410,80 @@ func (s *Sender) markSent(ctx context.Context, id string) error {
 	}
 	s.mu.Lock()
 	delete(s.accepted, id)
+	if len(s.accepted) == 0 && s.acceptedLog != nil {
+		// Everything noted is in the Outbox: start the log afresh. Not
+		// synced: should this be lost, the ids are recorded again,
+		// which changes nothing.
+		if err := s.acceptedLog.Truncate(0); err != nil {
+			s.log.Warn("accepted log", "err", err)
+		}
+	}
 	s.mu.Unlock()
 	return nil
+}
+
+// openLog reads the AcceptedLog once: the replies a crashed process saw
+// accepted are recorded as sent (or, if that fails now, remembered and
+// never sent again by this process). It then keeps the file open.
+func (s *Sender) openLog(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.logOpen || s.opts.AcceptedLog == "" {
+		return nil
+	}
+	f, err := os.OpenFile(s.opts.AcceptedLog, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("mail: accepted log: %w", err)
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("mail: accepted log %s: %w", s.opts.AcceptedLog, err)
+	}
+	lines := strings.Split(string(data), "\n")
+	// The text after the last newline is a note cut short by a crash
+	// (a prefix of an id, which could name another reply): not used,
+	// and cut off so that the next note starts on a line of its own.
+	if cut := len(lines[len(lines)-1]); cut > 0 {
+		if err := f.Truncate(int64(len(data) - cut)); err != nil {
+			f.Close()
+			return fmt.Errorf("mail: accepted log %s: %w", s.opts.AcceptedLog, err)
+		}
+	}
+	s.acceptedLog, s.logOpen = f, true
+	for _, id := range lines[:len(lines)-1] {
+		if id == "" || s.accepted[id] {
+			continue
+		}
+		if err := s.outbox.Sent(ctx, id); err != nil {
+			s.log.Warn("reply accepted before a restart; recording it as sent failed", "id", id, "err", err)
+			s.accepted[id] = true
+			continue
+		}
+		s.log.Info("reply accepted before a restart recorded as sent", "id", id)
+	}
+	if len(s.accepted) == 0 {
+		if err := f.Truncate(0); err != nil {
+			return fmt.Errorf("mail: accepted log %s: %w", s.opts.AcceptedLog, err)
+		}
+	}
+	return nil
+}
+
+// noteAccepted appends id to the AcceptedLog and syncs it.
+func (s *Sender) noteAccepted(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.acceptedLog == nil {
+		return
+	}
+	_, err := s.acceptedLog.WriteString(id + "\n")
+	if err == nil {
+		err = s.acceptedLog.Sync()
+	}
+	if err != nil {
+		s.log.Error("accepted log: a crash now would send this reply again", "id", id, "err", err)
+	}
 }
 
 func (s *Sender) wasAccepted(id string) bool {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"net"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -309,4 +311,44 @@ func TestSenderShortOutage(t *testing.T) {
 		return true
 	}, "replies not delivered after the server came back")
 	t.Logf("all 5 replies out %v after the server came back (backoff 100-400 ms)", time.Since(back).Round(time.Millisecond))
+}
+
+// The server accepted a reply and the process died before the Outbox
+// recorded it (here: Sent fails, then a new Sender starts). With an
+// AcceptedLog the new Sender records the reply as sent instead of sending
+// it again; a note cut short by the crash is not read as an id.
+func TestSenderAcceptedLog(t *testing.T) {
+	s := startServers(t, nil)
+	st := newStore()
+	st.failSent = 1
+	id := st.queue("alice@pbem.local", "Your move.")
+	log := filepath.Join(t.TempDir(), "accepted.log")
+
+	_, err := newSender(t, s, st, &mail.SenderOptions{AcceptedLog: log}).SendDue(context.Background())
+	require.ErrorContains(t, err, "database is locked")
+	require.False(t, st.isSent(id))
+	// The crash also cut a second note short.
+	f, err := os.OpenFile(log, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString("r")
+	require.NoError(t, err)
+	f.Close()
+
+	_, err = newSender(t, s, st, &mail.SenderOptions{AcceptedLog: log}).SendDue(context.Background()) // after the restart
+	require.NoError(t, err)
+	assert.True(t, st.isSent(id))
+	pw, _ := s.Password("alice")
+	assert.Len(t, fetchAll(t, s.IMAPAddr(), "alice@pbem.local", pw, "INBOX"), 1, "sent once")
+	data, err := os.ReadFile(log)
+	require.NoError(t, err)
+	assert.Empty(t, data, "the log is emptied once the Outbox has everything")
+
+	// Replies after that are noted and the log emptied again.
+	id2 := st.queue("bob@pbem.local", "Your move.")
+	snd := newSender(t, s, st, &mail.SenderOptions{AcceptedLog: log})
+	_, err = snd.SendDue(context.Background())
+	require.NoError(t, err)
+	assert.True(t, st.isSent(id2))
+	data, _ = os.ReadFile(log)
+	assert.Empty(t, data)
 }

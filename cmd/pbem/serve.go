@@ -162,6 +162,7 @@ func (s *server) start(ctx context.Context) error {
 	s.sender, err = mail.NewSender(outbox{store, s.onSent}, &mail.SenderOptions{
 		Addr: s.cfg.SMTP.Addr, Security: smtpSec, Username: s.cfg.SMTP.Username, Password: smtpPass,
 		Helo: s.cfg.SMTP.Helo, BackoffMin: retryMin, BackoffMax: retryMax, Metrics: s.metrics, Logger: s.log,
+		AcceptedLog: filepath.Join(s.cfg.DataDir, "smtp-accepted.log"),
 	})
 	if err != nil {
 		return err
