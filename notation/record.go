@@ -132,7 +132,9 @@ var parser = participle.MustBuild[gGame](
 
 // Parse reads every game of a record file. Games with a syntax error are
 // reported in problems (one each) and left out of the records; reading
-// resumes at the next game.
+// resumes at the next game. The file is UTF-8, possibly after a byte-order
+// mark, or UTF-16 after a byte-order mark; what exceeds the bounds of
+// lexer.go (MaxPly, MaxText, MaxDepth, MaxGameTokens) is a syntax error.
 func Parse(file string, data []byte) (records []*Record, problems []*Problem) {
 	eachGame(file, data, func(rec *Record, p *Problem) {
 		if p != nil {

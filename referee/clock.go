@@ -101,6 +101,9 @@ func (r *Referee) Tick(ctx context.Context, now time.Time) error {
 			errs = append(errs, fmt.Errorf("referee: tick: game %d: %w", ag.ID, err))
 		}
 	}
+	if err := r.tickTournaments(ctx, now); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
 }
 
@@ -185,5 +188,8 @@ func (r *Referee) tickChange(ctx context.Context, ag *archive.Game, now time.Tim
 		g.Due = zeroTime
 	}
 	s.touch(g)
+	if err := s.tournamentResults(); err != nil {
+		return nil, err
+	}
 	return s.change(), nil
 }

@@ -22,7 +22,7 @@ type cmd struct {
 
 // commandVerbs are the first words of the commands.
 var commandVerbs = []string{"new", "move", "pass", "show", "games", "record", "help", "preview", "resign",
-	"draw", "accept", "decline", "undo", "vacation", "say", "watch", "unwatch"}
+	"draw", "accept", "decline", "undo", "vacation", "say", "watch", "unwatch", "tournament", "join", "digest"}
 
 func isVerb(v string) bool { return slices.Contains(commandVerbs, v) }
 
@@ -85,6 +85,12 @@ func (s *session) dispatch(c *cmd) error {
 		return s.watchCmd(c)
 	case "unwatch":
 		return s.unwatchCmd(c)
+	case "tournament":
+		return s.tournamentCmd(c)
+	case "join":
+		return s.joinCmd(c)
+	case "digest":
+		return s.digestCmd(c)
 	}
 	panic("unhandled verb " + c.verb)
 }

@@ -242,6 +242,9 @@ func (r *Referee) process(ctx context.Context, req *Request, key string) (ch *ar
 	if err := s.run(); err != nil {
 		return nil, err
 	}
+	if err := s.tournamentResults(); err != nil {
+		return nil, err
+	}
 	return s.change(), nil
 }
 

@@ -37,7 +37,8 @@ type session struct {
 	senders       []*archive.Sender
 	entries       []*archive.Entry
 
-	mine *draft // the reply to the sender; the others are written from the games' news
+	mine *draft    // the reply to the sender; the others are written from the games' news
+	tour tourState // the tournaments read and changed (tournament.go)
 	// bot is set when the referee plays a bot's ply (PlayBot): the sender
 	// is the bot's seat, which has no token and gets no mail.
 	bot bool
@@ -273,6 +274,9 @@ func (s *session) refuse(line string, e *userError) {
 // authenticated reports whether the request carries the sender's valid
 // token of a game: a seat's or a watcher's.
 func (s *session) authenticated() (bool, error) {
+	if ok, err := s.tournamentToken(); ok || err != nil {
+		return ok, err
+	}
 	for _, c := range s.creds {
 		if c.token == "" {
 			continue
@@ -483,6 +487,7 @@ func (s *session) change() *archive.Change {
 			ch.Outbox = append(ch.Outbox, s.compose(d))
 		}
 	}
+	s.flushTournaments(ch)
 	return ch
 }
 

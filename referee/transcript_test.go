@@ -297,6 +297,7 @@ func parseDuration(s string) (time.Duration, error) {
 var placeholderRE = regexp.MustCompile(`\{(token|plus) (\d+) ([^ }]+)\}`)
 
 func (h *harness) expand(s string) string {
+	s = h.expandTournaments(s)
 	return placeholderRE.ReplaceAllStringFunc(s, func(m string) string {
 		p := placeholderRE.FindStringSubmatch(m)
 		id, _ := strconv.ParseInt(p[2], 10, 64)
@@ -550,6 +551,8 @@ func (h *harness) dump(data string) string {
 				h.t.Fatal(err)
 			}
 			fmt.Fprintf(&b, "player %s: %q vacation until %s, %d days in %d\n", p.Address.Addr, p.Address.Name, ts(p.VacationUntil), p.VacationDays, p.VacationYear)
+		case len(f) == 2 && f[0] == "standings":
+			h.dumpStandings(&b, f[1])
 		default:
 			h.t.Fatalf("dump: unknown line %q", l)
 		}
