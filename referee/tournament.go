@@ -72,7 +72,10 @@ func tournamentTag(subject string) (id int64, token string) {
 func parseTournamentID(s string) (int64, bool) {
 	s = strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(s, "T"), "t"), "#")
 	n, err := strconv.ParseInt(s, 10, 64)
-	return n, err == nil && n > 0
+	if err != nil || n <= 0 {
+		return 0, false
+	}
+	return n, true
 }
 
 // tstore is the store's tournament capability, or nil.
@@ -399,8 +402,10 @@ func (s *session) joinCmd(c *cmd) error {
 		n := joined(t)
 		s.tourReply(t, "joined", fmt.Sprintf("You joined tournament T%d, %s: %s. %s joined so far; the director starts the first round, and then your games come by mail. \"digest daily\" in a reply to this mail sends you the standings once a day instead of after each result.",
 			t.ID, t.Name, settings(t), plural(n, "player")))
-		s.tour.mails = append(s.tour.mails, s.tourMail(t, t.Director, "joined "+s.from.Addr, "entries",
-			fmt.Sprintf("%s joined tournament T%d, %s: %s so far.", inviter(s.from), t.ID, t.Name, plural(n, "player"))))
+		if s.from.Addr != normAddr(t.Director.Addr) {
+			s.tour.mails = append(s.tour.mails, s.tourMail(t, t.Director, "joined "+s.from.Addr, "entries",
+				fmt.Sprintf("%s joined tournament T%d, %s: %s so far.", inviter(s.from), t.ID, t.Name, plural(n, "player"))))
+		}
 		return nil
 	}
 	p, err := s.entry(t, s.from.Addr)

@@ -17,6 +17,11 @@ import (
 var tournamentRE = regexp.MustCompile(`\{(seat|ttoken) (\d+) ([^ }]+)\}`)
 
 func (h *harness) expandTournaments(s string) string {
+	// Twice: {ttoken T {seat ID N}} names the entrant who sits there.
+	return h.expandTournamentsOnce(h.expandTournamentsOnce(s))
+}
+
+func (h *harness) expandTournamentsOnce(s string) string {
 	return tournamentRE.ReplaceAllStringFunc(s, func(m string) string {
 		p := tournamentRE.FindStringSubmatch(m)
 		id, _ := strconv.ParseInt(p[2], 10, 64)
