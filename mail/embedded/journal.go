@@ -36,6 +36,15 @@ import (
 // zero byte, and the message's bytes for an append. A torn record at the
 // end (a crash while writing it; it was never acknowledged) is cut off at
 // the next start.
+//
+// A delivery is written and fsynced, then an "ack" record is written (not
+// synced: a write survives the process) and only then is the sender told
+// 250. At the next start, a delivery without its ack is kept only if the
+// machine rebooted since (the ack may have been lost with the page cache
+// after the 250 went out); after a mere process crash it is dropped: the
+// sender never got its 250 and sends the message again. So a crash of the
+// process between the fsync and the 250, the longest step, neither loses
+// nor doubles the message; each start notes the boot it happened in.
 
 // maxRecord bounds one journal record: the largest message the SMTP server
 // takes and room for its description.
@@ -52,7 +61,7 @@ type account struct {
 
 // record is one journaled change.
 type record struct {
-	Op      string      `json:"op"` // append create delete rename subscribe unsubscribe store copy move expunge
+	Op      string      `json:"op"` // append ack boot create delete rename subscribe unsubscribe store copy move expunge
 	Mailbox string      `json:"mailbox"`
 	Dest    string      `json:"dest,omitempty"` // copy, move: target; rename: new name
 	UIDs    imap.UIDSet `json:"uids,omitempty"` // store, copy, move, expunge (none for expunge: every \Deleted)
@@ -71,12 +80,17 @@ func (acct *account) openJournal(dir, local string) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("embedded: journal: %w", err)
 	}
-	n, good, err := acct.replay(f)
+	boot := bootID()
+	n, good, unacked, err := acct.replay(f, boot)
 	if err != nil {
 		f.Close()
 		return n, fmt.Errorf("embedded: journal %s: %w", path, err)
 	}
-	// Cut a torn last record, then append after the good ones.
+	// Cut a torn last record, and a delivery dropped for want of its ack,
+	// then append after the good ones.
+	if unacked.rec != nil && !unacked.kept {
+		good = unacked.at
+	}
 	if err := f.Truncate(good); err != nil {
 		f.Close()
 		return n, fmt.Errorf("embedded: journal %s: %w", path, err)
@@ -90,41 +104,90 @@ func (acct *account) openJournal(dir, local string) (int, error) {
 		return n, fmt.Errorf("embedded: journal %s: %w", path, err)
 	}
 	acct.f = f
+	if unacked.kept {
+		if err := acct.log(&record{Op: "ack"}); err != nil {
+			return n, err
+		}
+	}
+	if err := acct.log(&record{Op: "boot", Mailbox: boot}); err != nil {
+		return n, err
+	}
 	return n, nil
 }
 
+// bootID names the running boot of the machine ("" where unknown, which
+// counts as a reboot at every start: deliveries without ack are kept).
+func bootID() string {
+	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if err != nil {
+		return ""
+	}
+	return string(bytes.TrimSpace(b))
+}
+
+// pending is the last delivery of a journal when no ack follows it.
+type pending struct {
+	rec  *record
+	at   int64 // its offset
+	kept bool  // applied: the machine rebooted since
+}
+
 // replay applies every whole record of r to acct.user and returns how many
-// there were and the offset after the last one.
-func (acct *account) replay(r io.Reader) (n int, good int64, err error) {
+// there were, the offset after the last one and the last delivery if no
+// ack follows it (applied when the boot that wrote it is not boot).
+func (acct *account) replay(r io.Reader, boot string) (n int, good int64, last pending, err error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	var head [8]byte
+	lastBoot := ""
 	for {
 		if _, err := io.ReadFull(br, head[:]); err != nil {
-			return n, good, nil // end, or a torn header
+			break // end, or a torn header
 		}
 		size := binary.BigEndian.Uint32(head[:4])
 		if size > maxRecord {
-			return n, good, nil
+			break
 		}
 		payload := make([]byte, size)
 		if _, err := io.ReadFull(br, payload); err != nil {
-			return n, good, nil
+			break
 		}
 		if crc32.ChecksumIEEE(payload) != binary.BigEndian.Uint32(head[4:]) {
-			return n, good, nil
+			break
 		}
 		meta, raw, _ := bytes.Cut(payload, []byte{0})
 		var rec record
 		if err := json.Unmarshal(meta, &rec); err != nil {
-			return n, good, fmt.Errorf("record %d: %w", n+1, err)
+			return n, good, last, fmt.Errorf("record %d: %w", n+1, err)
 		}
 		rec.raw = raw
-		if err := acct.apply(&rec); err != nil {
-			return n, good, fmt.Errorf("record %d (%s %s): %w", n+1, rec.Op, rec.Mailbox, err)
+		// A delivery waits for the record after it: its ack.
+		if last.rec != nil {
+			if err := acct.apply(last.rec); err != nil {
+				return n, good, last, fmt.Errorf("record %d (append %s): %w", n, last.rec.Mailbox, err)
+			}
+			last = pending{}
+		}
+		switch rec.Op {
+		case "append":
+			last = pending{rec: &rec, at: good}
+		case "ack":
+		case "boot":
+			lastBoot = rec.Mailbox
+		default:
+			if err := acct.apply(&rec); err != nil {
+				return n, good, last, fmt.Errorf("record %d (%s %s): %w", n+1, rec.Op, rec.Mailbox, err)
+			}
 		}
 		n++
 		good += int64(len(head) + len(payload))
 	}
+	if last.rec != nil && (boot == "" || lastBoot != boot) {
+		if err := acct.apply(last.rec); err != nil {
+			return n, good, last, fmt.Errorf("record %d (append %s): %w", n, last.rec.Mailbox, err)
+		}
+		last.kept = true
+	}
+	return n, good, last, nil
 }
 
 // apply redoes one journaled change on the in-memory account.
@@ -181,6 +244,17 @@ func (acct *account) log(rec *record) error {
 	if acct.f == nil {
 		return nil
 	}
+	if err := acct.write(rec); err != nil {
+		return err
+	}
+	if err := acct.f.Sync(); err != nil {
+		return fmt.Errorf("embedded: journal %s: %w", acct.addr, err)
+	}
+	return nil
+}
+
+// write appends rec to the journal.
+func (acct *account) write(rec *record) error {
 	meta, err := json.Marshal(rec)
 	if err != nil {
 		return err
@@ -196,10 +270,16 @@ func (acct *account) log(rec *record) error {
 	if _, err := acct.f.Write(buf); err != nil {
 		return fmt.Errorf("embedded: journal %s: %w", acct.addr, err)
 	}
-	if err := acct.f.Sync(); err != nil {
-		return fmt.Errorf("embedded: journal %s: %w", acct.addr, err)
-	}
 	return nil
+}
+
+// ack writes the ack of the delivery just logged, without syncing it.
+// Call it with acct.mu held.
+func (acct *account) ack() error {
+	if acct.f == nil {
+		return nil
+	}
+	return acct.write(&record{Op: "ack"})
 }
 
 // deliver appends raw to a mailbox of acct, durably first.
@@ -213,6 +293,9 @@ func (acct *account) deliver(mailbox string, raw []byte, flags []imap.Flag, t ti
 		return nil, err // no such mailbox: nothing to journal
 	}
 	if err := acct.log(&record{Op: "append", Mailbox: mailbox, Flags: flags, Time: t, raw: raw}); err != nil {
+		return nil, err
+	}
+	if err := acct.ack(); err != nil {
 		return nil, err
 	}
 	return acct.user.Append(mailbox, literal{bytes.NewReader(raw), int64(len(raw))}, &imap.AppendOptions{Flags: flags, Time: t})

@@ -1,0 +1,66 @@
+package embedded
+
+import (
+	"testing"
+	"time"
+
+	"github.com/emersion/go-imap/v2"
+	"github.com/emersion/go-imap/v2/imapserver/imapmemserver"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// openAccount opens bob's journal in dir into a fresh account, as a start
+// of the servers does, and returns how many messages its INBOX holds.
+func openAccount(t *testing.T, dir string) (*account, uint32) {
+	t.Helper()
+	u := imapmemserver.NewUser("bob@pbem.local", "bob")
+	require.NoError(t, u.Create("INBOX", nil))
+	acct := &account{user: u, addr: "bob@pbem.local"}
+	_, err := acct.openJournal(dir, "bob")
+	require.NoError(t, err)
+	t.Cleanup(func() { acct.f.Close() })
+	st, err := u.Status("INBOX", &imap.StatusOptions{NumMessages: true})
+	require.NoError(t, err)
+	return acct, *st.NumMessages
+}
+
+// The process dies after a delivery was fsynced but before its ack, so
+// before the 250: the sender will send the message again, so it is
+// dropped. After a reboot the ack may have been lost with the page cache
+// after the 250 went out: the delivery is kept.
+func TestDeliveryWithoutAck(t *testing.T) {
+	t.Run("process crash", func(t *testing.T) {
+		dir := t.TempDir()
+		acct, _ := openAccount(t, dir)
+		_, err := acct.deliver("INBOX", []byte("Subject: one\r\n\r\nacked\r\n"), nil, time.Now())
+		require.NoError(t, err)
+		acct.mu.Lock()
+		require.NoError(t, acct.log(&record{Op: "append", Mailbox: "INBOX", Time: time.Now(), raw: []byte("Subject: two\r\n\r\nnot acked\r\n")}))
+		acct.mu.Unlock()
+		acct.f.Close()
+
+		acct, n := openAccount(t, dir)
+		assert.Equal(t, uint32(1), n, "the delivery without ack is dropped")
+		_, err = acct.deliver("INBOX", []byte("Subject: three\r\n\r\nacked\r\n"), nil, time.Now())
+		require.NoError(t, err)
+		acct.f.Close()
+		_, n = openAccount(t, dir)
+		assert.Equal(t, uint32(2), n, "and stays dropped")
+	})
+	t.Run("reboot", func(t *testing.T) {
+		dir := t.TempDir()
+		acct, _ := openAccount(t, dir)
+		acct.mu.Lock()
+		require.NoError(t, acct.log(&record{Op: "boot", Mailbox: "an earlier boot"}))
+		require.NoError(t, acct.log(&record{Op: "append", Mailbox: "INBOX", Time: time.Now(), raw: []byte("Subject: two\r\n\r\nnot acked\r\n")}))
+		acct.mu.Unlock()
+		acct.f.Close()
+
+		acct, n := openAccount(t, dir)
+		assert.Equal(t, uint32(1), n, "kept after a reboot")
+		acct.f.Close()
+		_, n = openAccount(t, dir)
+		assert.Equal(t, uint32(1), n, "kept once")
+	})
+}
