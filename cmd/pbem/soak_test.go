@@ -525,4 +525,3 @@ func (g *soakGame) play(ctx context.Context, plies int) error {
 	}
 	return nil
 }
-
