@@ -130,7 +130,7 @@ func (s *session) gameArg(c *cmd, form string) (*game, error) {
 		if !ok || len(f) > 1 {
 			return nil, mistake(nil, form, "%q is not a game number", c.rest)
 		}
-		return s.game(id)
+		return s.visibleGame(id)
 	}
 	g, err := s.contextGame()
 	if err != nil || g != nil {
@@ -150,7 +150,7 @@ func (s *session) gameThen(c *cmd, form, what string) (*game, string, error) {
 	if !ok {
 		return nil, "", mistake(nil, form, "%q is not a game number", f[0])
 	}
-	g, err := s.game(id)
+	g, err := s.visibleGame(id)
 	if err != nil {
 		return nil, "", err
 	}
@@ -678,7 +678,7 @@ func (s *session) watchCmd(c *cmd) error {
 	if !ok {
 		return mistake(nil, form, "%q is not a game number", f[0])
 	}
-	g, err := s.game(id)
+	g, err := s.visibleGame(id)
 	if err != nil {
 		return err
 	}
@@ -715,6 +715,20 @@ func (s *session) watchCmd(c *cmd) error {
 	s.mine.game, s.mine.seat = g, -1
 	s.mine.add("To watch game #%d from this address, reply to this mail with \"watch %d\": the subject carries the token that confirms it. If you did not ask to watch the game, ignore this mail: nothing more of the game will come.", g.ID, g.ID)
 	return nil
+}
+
+// visibleGame is game for a command that names a game by number: a
+// private game is, to whoever does not play it, refused exactly as a game
+// that does not exist.
+func (s *session) visibleGame(id int64) (*game, error) {
+	g, err := s.game(id)
+	if err != nil {
+		return nil, err
+	}
+	if g.Options.Private && g.seatOf(s.from.Addr) < 0 && g.watchedBy(s.from.Addr) < 0 {
+		return nil, mistake(nil, "the number of one of your games (the games command lists them)", "there is no game #%d", id)
+	}
+	return g, nil
 }
 
 // hasToken reports whether the request carries token for game id.

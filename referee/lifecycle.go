@@ -42,6 +42,10 @@ func (s *session) newGame(c *cmd) error {
 		if strings.EqualFold(a, "and") {
 			continue
 		}
+		if strings.EqualFold(a, "private") {
+			o.Private = true // not listed or shown to anyone but its players
+			continue
+		}
 		if level, isBot, err := parseBot(a); isBot {
 			if err != nil {
 				return mistake(nil, newForm+"; bot or bot:N (N from 0 to 5) seats the referee's computer player", "%v", err)
@@ -215,12 +219,15 @@ func optionText(o archive.GameOptions) string {
 	if o.Round != "" {
 		t += ", round " + o.Round
 	}
+	if o.Private {
+		t += ", private"
+	}
 	return upperFirst(t) + "."
 }
 
 // option reads one option=value of new.
 func (r *Referee) option(o *archive.GameOptions, k, v string) error {
-	const opts = "players=N, board=NAME, first=random|ADDRESS, days=N, rated=yes|no, event=NAME, round=N"
+	const opts = "players=N, board=NAME, first=random|ADDRESS, days=N, rated=yes|no, private=yes|no, event=NAME, round=N"
 	v = strings.TrimSpace(v)
 	if v == "" {
 		return mistake(nil, opts, "the option %s has no value", k)
@@ -264,6 +271,15 @@ func (r *Referee) option(o *archive.GameOptions, k, v string) error {
 			o.Rated = false
 		default:
 			return mistake(nil, "rated=yes or rated=no", "the option rated=%s is not allowed", v)
+		}
+	case "private":
+		switch strings.ToLower(v) {
+		case "yes", "true", "1":
+			o.Private = true
+		case "no", "false", "0":
+			o.Private = false
+		default:
+			return mistake(nil, "private or private=yes", "the option private=%s is not allowed", v)
 		}
 	case "event":
 		o.Event = v

@@ -87,6 +87,10 @@ type Options struct {
 	// MaxObservers per game (default 50); MaxGames is how many invited or
 	// playing games one address may have (default 50).
 	MaxObservers, MaxGames int
+	// WebBaseURL, when set, is where the game pages are served (e.g.
+	// https://pbem.example.org): every mail about a started game that is
+	// not private links its page, WebBaseURL/g/ID.
+	WebBaseURL string
 	// Logger gets what the referee does (default: discard).
 	Logger *slog.Logger
 }

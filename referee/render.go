@@ -227,7 +227,8 @@ func (r *Referee) helpText() string {
      Start a game and invite the other players. Options: players=N,
      board=NAME, first=random|ADDRESS (who plays the first side;
      default: you, then the others in the order given), days=N (days
-     per move, default 7), rated=yes|no, event=NAME, round=N.
+     per move, default 7), rated=yes|no, event=NAME, round=N, and
+     private (only its players can see the game, here and on the web).
      You confirm with "accept" in reply to the referee's answer; then
      the invitees get their invitations and answer "accept" or
      "decline". An ADDRESS may be "bot" or "bot:N" (N from 0, random
@@ -287,3 +288,12 @@ func gameHelp(c notation.Codec) string {
 }
 
 var zeroOptions engine.Options
+
+// gameURL is the web page of g when the referee has one (Options.WebBaseURL)
+// and g may be shown there: started and not private. "" otherwise.
+func (r *Referee) gameURL(g *game) string {
+	if r.opts.WebBaseURL == "" || g == nil || g.Options.Private || g.Record == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s/g/%d", strings.TrimRight(r.opts.WebBaseURL, "/"), g.ID)
+}

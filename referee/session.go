@@ -582,6 +582,9 @@ func (s *session) compose(d *draft) *archive.Outgoing {
 		}
 		body.WriteString(s.block(b, b.seatOf(d.to.Addr), len(d.blocks) > 1))
 	}
+	if u := r.gameURL(g); u != "" {
+		body.WriteString("\n\nThe game on the web: " + u)
+	}
 	body.WriteString("\n\n-- \n")
 	if g != nil {
 		o.GameID = g.ID

@@ -116,6 +116,10 @@ func newHarness(t testing.TB, opts map[string]string) *harness {
 		Rand:    rand.NewChaCha8([32]byte{1, 2, 3}),
 	}
 	for k, v := range opts {
+		if k == "web-base-url" {
+			o.WebBaseURL = v
+			continue
+		}
 		n, err := strconv.Atoi(v)
 		if err != nil {
 			t.Fatalf("option %s: %v", k, err)
@@ -434,6 +438,7 @@ func (h *harness) mails() string {
 			h.t.Fatal(err)
 		}
 		h.checkTokens(o)
+		h.checkTournamentMail(o)
 		for _, l := range strings.Split(o.Text, "\n") {
 			if len([]rune(l)) > 79 {
 				h.t.Errorf("mail to %s has a line of %d columns: %q", addrs(o.To), len([]rune(l)), l)

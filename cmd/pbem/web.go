@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"pbem/archive"
 	"sync"
 	"time"
 
@@ -30,7 +31,7 @@ func (s *server) startWeb(ctx context.Context, wg *sync.WaitGroup) error {
 		return nil
 	}
 	poller := web.NewPoller(s.store, time.Second, s.log)
-	h, err := web.New(s.store, &web.Options{Lookup: referee.Lookup, Games: catalogIDs(), Notifier: poller, Logger: s.log})
+	h, err := web.New(s.store, &web.Options{Lookup: referee.Lookup, Games: catalogIDs(), Notifier: poller, Logger: s.log, Private: privateGame})
 	if err != nil {
 		return err
 	}
@@ -56,3 +57,7 @@ func (s *server) startWeb(ctx context.Context, wg *sync.WaitGroup) error {
 	})
 	return nil
 }
+
+// privateGame hides the games their players marked private (new ...
+// private) from every page and list.
+func privateGame(g *archive.Game) bool { return g.Options.Private }
