@@ -44,7 +44,9 @@ import (
 // after the 250 went out); after a mere process crash it is dropped: the
 // sender never got its 250 and sends the message again. So a crash of the
 // process between the fsync and the 250, the longest step, neither loses
-// nor doubles the message; each start notes the boot it happened in.
+// nor doubles the message; each start notes the boot it happened in. (A
+// message for several local recipients is delivered and acknowledged to
+// each in turn: a crash between two of them doubles it for the first.)
 
 // maxRecord bounds one journal record: the largest message the SMTP server
 // takes and room for its description.
