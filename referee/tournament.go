@@ -587,7 +587,9 @@ func (s *session) advance(t *archive.Tournament) error {
 			t.Games = append(t.Games, archive.TournamentGame{Round: g.Round, Board: g.Board, GameID: ng.ID, Players: g.Players})
 		}
 		for _, g := range rd.Forfeited {
-			t.Games = append(t.Games, archive.TournamentGame{Round: g.Round, Board: g.Board, Players: g.Players, Ranks: g.Ranks, Forfeit: true})
+			tg := archive.TournamentGame{Round: g.Round, Board: g.Board, Players: g.Players, Ranks: g.Ranks, Forfeit: true}
+			t.Games = append(t.Games, tg)
+			b.results = append(b.results, resultLine(t, tg))
 		}
 		for _, id := range rd.Byes {
 			t.Byes = append(t.Byes, archive.TournamentBye{Round: rd.Number, Player: id})

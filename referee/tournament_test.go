@@ -136,3 +136,40 @@ func (h *harness) dumpStandings(b *strings.Builder, arg string) {
 	}
 	fmt.Fprintf(b, "\nstandings and crosstable agree on the %s\n", compared)
 }
+
+var tournamentTagRE = regexp.MustCompile(`\[pbem T(\d+)`)
+
+// checkTournamentMail: a tournament's mail shows no entrant's address to
+// anyone but the director (players of one game see each other's
+// addresses in that game's mail, not here), and no token but the
+// recipient's.
+func (h *harness) checkTournamentMail(o archive.Outgoing) {
+	h.t.Helper()
+	m := tournamentTagRE.FindStringSubmatch(o.Subject)
+	if m == nil {
+		return
+	}
+	id, _ := strconv.ParseInt(m[1], 10, 64)
+	t, err := h.store.Tournament(h.ctx, id)
+	if err != nil {
+		return // not stored: a refused request
+	}
+	to := strings.ToLower(o.To[0].Addr)
+	text := strings.ToLower(o.Subject + "\n" + o.Text)
+	director := to == strings.ToLower(t.Director.Addr)
+	for _, p := range t.Players {
+		a := strings.ToLower(p.Address.Addr)
+		if a == to {
+			continue
+		}
+		if !director && strings.Contains(text, a) {
+			h.t.Errorf("tournament mail to %s shows the address of %s:\n%s\n%s", to, a, o.Subject, o.Text)
+		}
+		if strings.Contains(text, p.Token) {
+			h.t.Errorf("tournament mail to %s shows the token of %s:\n%s\n%s", to, a, o.Subject, o.Text)
+		}
+	}
+	if !director && strings.Contains(text, t.DirectorToken) {
+		h.t.Errorf("tournament mail to %s shows the director's token:\n%s\n%s", to, o.Subject, o.Text)
+	}
+}
