@@ -439,7 +439,6 @@ func (h *harness) mails() string {
 		}
 		h.checkTokens(o)
 		h.checkTournamentMail(o)
-		h.checkTournamentMail(o)
 		for _, l := range strings.Split(o.Text, "\n") {
 			if len([]rune(l)) > 79 {
 				h.t.Errorf("mail to %s has a line of %d columns: %q", addrs(o.To), len([]rune(l)), l)
