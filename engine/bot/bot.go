@@ -131,9 +131,10 @@ func (p *Player) Move(ctx context.Context, s engine.State) (engine.Move, error) 
 // MoveLine chooses a move for the side to move at the end of l; the search
 // knows the line's history, so it sees a threefold repetition coming. The
 // move is one Legal lists (or the game's Sampler drew). It returns
-// ErrGameOver when the line's outcome is over, and the context's error only
-// when the context ended before the search could look at a single playout;
-// a search cut short otherwise returns the best move found so far.
+// ErrGameOver when the line's outcome is over, and the context's error when
+// the context had ended before the search began; a search cut short later
+// (by the context or Budget.Time) has run at least one playout and returns
+// the best move found so far.
 func (p *Player) MoveLine(ctx context.Context, l *engine.Line) (engine.Move, error) {
 	r, err := p.Search(ctx, l)
 	if err != nil {
