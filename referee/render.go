@@ -253,6 +253,17 @@ func (r *Referee) helpText() string {
  vacation N           Stop your clocks for N days (30 days a year).
  say TEXT             A message to the other players.
  watch GAMEID         Get every board of a game; "unwatch" stops.
+ tournament new "NAME" GAME roundrobin|double|swiss|tables [rounds=N]
+     [days=N] [rated] [players=K]
+     Direct a tournament; then, in a reply with its token,
+     tournament invite T ADDRESS ... and tournament start T.
+ join T               Enter tournament T (a reply confirms it).
+ tournament standings T, tournament pairings T [ROUND]
+                      A tournament's standings, a round's pairings.
+ tournament withdraw T
+                      Leave a tournament (games under way are lost).
+ digest daily|each    A tournament's standings once a day, or after
+                      each result.
  help [GAME]          This help, or a game's rules and notation.
 
  Commands about a game need your token for it: reply to the game's
