@@ -759,7 +759,15 @@ func byesNote(t *archive.Tournament) string {
 		return "Ties are broken by Buchholz (Buch: the opponents' scores) and median Buchholz (Med: without the highest and lowest). A bye scores 1 point and, like a game forfeited by a withdrawal, counts in Buchholz as an opponent with the player's own score; the archive's crosstable counts games only."
 	}
 	return fmt.Sprintf("A table scores %d points to the winner, one less per place (seats minus rank, pair by pair); ties are broken by Sonneborn-Berger (SB). A bye scores a table's average (%s), which the archive's crosstable, counting games only, does not show.",
-		t.Seats-1, strconv.FormatFloat(float64(t.Seats-1)/2, 'f', -1, 64)+" points")
+		t.Seats-1, points(t.Seats-1))
+}
+
+// points writes half points: "1 point", "1.5 points".
+func points(half int) string {
+	if half == 2 {
+		return "1 point"
+	}
+	return strconv.FormatFloat(float64(half)/2, 'f', -1, 64) + " points"
 }
 
 // tournamentPairings: the pairings of a round (default: the last paired).
