@@ -147,6 +147,7 @@ ALTER TABLE observers ADD COLUMN confirmed INTEGER NOT NULL DEFAULT 1;
 ALTER TABLE outbox ADD COLUMN auto TEXT NOT NULL DEFAULT 'auto-replied';
 `},
 	{4, "tournaments: events, their players, games and byes", tournamentSchema},
+	{5, "tournaments: the dates the director sets for rounds to open", tournamentRoundsSchema},
 }
 
 // SchemaVersion is the schema version this package writes.

@@ -69,6 +69,18 @@ CREATE TABLE tournament_byes (
 );
 `
 
+// tournamentRoundsSchema is migration 5: the dates a director sets for
+// rounds to open.
+const tournamentRoundsSchema = `
+CREATE TABLE tournament_rounds (
+	tournament_id INTEGER NOT NULL REFERENCES tournaments(id) ON DELETE CASCADE,
+	round         INTEGER NOT NULL,
+	opens         INTEGER NOT NULL,
+	PRIMARY KEY (tournament_id, round)
+);
+CREATE INDEX tournament_rounds_opens ON tournament_rounds(opens);
+`
+
 // Tournament statuses.
 const (
 	// Entering: players join (or are invited); the director starts it.
@@ -118,8 +130,11 @@ type Tournament struct {
 	// Players in seed order (entry order).
 	Players []TournamentPlayer
 	// Games paired so far, in pairing order; Byes given so far.
-	Games            []TournamentGame
-	Byes             []TournamentBye
+	Games []TournamentGame
+	Byes  []TournamentBye
+	// Opens holds the dates the director set for rounds not yet paired
+	// to open, whatever is still being played (round -> date).
+	Opens            map[int]time.Time
 	Created, Updated time.Time
 	// Version as for Game (0: not stored yet).
 	Version int64
@@ -214,11 +229,13 @@ WHERE id IN (SELECT tournament_id FROM tournament_games WHERE game_id = ?)`, gam
 	return ts[0], nil
 }
 
-// DueTournaments returns the tournaments whose daily standings are due at
-// now, by due time.
+// DueTournaments returns the tournaments that need the clock at now: their
+// daily standings are due, or the date set for a round has come; by id.
 func (s *Store) DueTournaments(ctx context.Context, now time.Time) ([]*Tournament, error) {
 	return s.tournaments(ctx, `SELECT `+tournamentColumns+` FROM tournaments
-WHERE digest_due > 0 AND digest_due <= ? ORDER BY digest_due, id`, unix(now))
+WHERE (digest_due > 0 AND digest_due <= ?) OR (status = 'running' AND id IN (
+	SELECT tournament_id FROM tournament_rounds WHERE opens <= ?))
+ORDER BY id`, unix(now), unix(now))
 }
 
 func (s *Store) tournaments(ctx context.Context, query string, args ...any) ([]*Tournament, error) {
@@ -297,6 +314,25 @@ FROM tournament_games WHERE tournament_id = ? ORDER BY seq`, t.ID)
 	if err := rows.Close(); err != nil {
 		return err
 	}
+	rows, err = s.db.QueryContext(ctx, `SELECT round, opens FROM tournament_rounds WHERE tournament_id = ?`, t.ID)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var r int
+		var opens int64
+		if err := rows.Scan(&r, &opens); err != nil {
+			rows.Close()
+			return err
+		}
+		if t.Opens == nil {
+			t.Opens = map[int]time.Time{}
+		}
+		t.Opens[r] = fromUnix(opens)
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
 	rows, err = s.db.QueryContext(ctx, `SELECT round, address FROM tournament_byes WHERE tournament_id = ? ORDER BY round, rowid`, t.ID)
 	if err != nil {
 		return err
@@ -352,7 +388,7 @@ WHERE id = ? AND version = ?`,
 		} else if n == 0 {
 			return fmt.Errorf("%w: tournament %d", ErrConflict, t.ID)
 		}
-		for _, table := range []string{"tournament_players", "tournament_games", "tournament_byes"} {
+		for _, table := range []string{"tournament_players", "tournament_games", "tournament_byes", "tournament_rounds"} {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE tournament_id = ?`, t.ID); err != nil {
 				return err
 			}
@@ -383,6 +419,15 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, t.ID, i, strings.ToLower(p.Address.Addr), p.Ad
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO tournament_games (tournament_id, seq, round, board, game_id, players, ranks, forfeit)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, t.ID, i, g.Round, g.Board, g.GameID, string(players), ranks, g.Forfeit)
+		if err != nil {
+			return err
+		}
+	}
+	for r, opens := range t.Opens {
+		if opens.IsZero() {
+			continue
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO tournament_rounds (tournament_id, round, opens) VALUES (?, ?, ?)`, t.ID, r, unix(opens))
 		if err != nil {
 			return err
 		}

@@ -66,6 +66,25 @@ func TestTournamentRoundTrip(t *testing.T) {
 	due, err := s.DueTournaments(ctx, t0.Add(23*time.Hour))
 	require.NoError(t, err)
 	assert.Empty(t, due)
+
+	// A date set for round 2 makes the tournament due then, even before
+	// its digest.
+	tr.Opens = map[int]time.Time{2: t0.Add(2 * time.Hour)}
+	require.NoError(t, s.Commit(ctx, &Change{Tournaments: []*Tournament{tr}}))
+	got, err = s.Tournament(ctx, tr.ID)
+	require.NoError(t, err)
+	assert.Equal(t, tr.Opens, got.Opens)
+	due, err = s.DueTournaments(ctx, t0.Add(2*time.Hour))
+	require.NoError(t, err)
+	require.Len(t, due, 1, "a round's date has come")
+	tr.Opens = nil
+	require.NoError(t, s.Commit(ctx, &Change{Tournaments: []*Tournament{tr}}))
+	got, err = s.Tournament(ctx, tr.ID)
+	require.NoError(t, err)
+	assert.Nil(t, got.Opens, "a round's date is dropped once it opened")
+	due, err = s.DueTournaments(ctx, t0.Add(23*time.Hour))
+	require.NoError(t, err)
+	assert.Empty(t, due)
 	due, err = s.DueTournaments(ctx, t0.Add(24*time.Hour))
 	require.NoError(t, err)
 	require.Len(t, due, 1)
