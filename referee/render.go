@@ -256,7 +256,8 @@ func (r *Referee) helpText() string {
  tournament new "NAME" GAME roundrobin|double|swiss|tables [rounds=N]
      [days=N] [rated] [players=K]
      Direct a tournament; then, in a reply with its token,
-     tournament invite T ADDRESS ... and tournament start T.
+     tournament invite T ADDRESS ..., tournament start T and
+     tournament round T N DATE (round N opens on DATE).
  join T               Enter tournament T (a reply confirms it).
  tournament standings T, tournament pairings T [ROUND]
                       A tournament's standings, a round's pairings.

@@ -53,7 +53,7 @@ type bulletin struct {
 }
 
 // tournamentForm lists the tournament commands for error messages.
-const tournamentForm = `tournament new "NAME" GAME roundrobin|double|swiss|tables [rounds=N] [days=N] [rated] [players=K], tournament invite T ADDRESS ..., tournament start T, tournament standings T, tournament pairings T [ROUND], tournament withdraw T`
+const tournamentForm = `tournament new "NAME" GAME roundrobin|double|swiss|tables [rounds=N] [days=N] [rated] [players=K], tournament invite T ADDRESS ..., tournament start T, tournament round T N DATE, tournament standings T, tournament pairings T [ROUND], tournament withdraw T`
 
 // tourTagRE matches a tournament's subject tag: [pbem T7 k7x9qabc].
 var tourTagRE = regexp.MustCompile(`(?i)\[pbem\s+T(\d+)(?:\s+([a-z0-9]+))?\s*\]`)
@@ -210,6 +210,8 @@ func (s *session) tournamentCmd(c *cmd) error {
 		return s.tournamentInvite(t, rest)
 	case "start":
 		return s.tournamentStart(t, rest)
+	case "round":
+		return s.tournamentRound(t, rest)
 	case "standings":
 		if len(rest) > 0 {
 			return mistake(nil, "tournament standings T", "unexpected %q", strings.Join(rest, " "))
@@ -525,6 +527,50 @@ func (s *session) tournamentStart(t *archive.Tournament, rest []string) error {
 	return s.advance(t)
 }
 
+// tournamentRound: the director sets the date a round opens, whatever is
+// still being played then (round robins and tables: a Swiss round is
+// paired on the scores, so it waits for every game before it).
+func (s *session) tournamentRound(t *archive.Tournament, rest []string) error {
+	form := fmt.Sprintf("tournament round T%d N DATE, with DATE as 2026-12-01 or 2026-12-01T18:00 (UTC)", t.ID)
+	if err := s.director(t, "tournament round"); err != nil {
+		return err
+	}
+	if len(rest) != 2 {
+		return mistake(nil, form, "tournament round needs a round and a date")
+	}
+	switch {
+	case t.Status == archive.Finished:
+		return mistake(nil, "", "tournament T%d is over", t.ID)
+	case formats[t.Format] == tournament.Swiss:
+		return mistake(nil, "", "a Swiss round is paired on the scores: it opens when every game before it has ended, and takes no date")
+	}
+	ev := event(t)
+	n, err := strconv.Atoi(rest[0])
+	if err != nil || n <= ev.Paired() || n < 2 || t.Status == archive.Running && n > ev.TotalRounds() {
+		return mistake(nil, form, "%q is not a round still to be paired (round 1 opens at the start; %d paired so far)", rest[0], ev.Paired())
+	}
+	var at time.Time
+	for _, layout := range []string{"2006-01-02", "2006-01-02T15:04", time.RFC3339} {
+		if at, err = time.Parse(layout, rest[1]); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		return mistake(nil, form, "%q is not a date", rest[1])
+	}
+	at = at.UTC()
+	if !at.After(s.now) {
+		return mistake(nil, form, "%s has passed", stamp(at))
+	}
+	if t.Opens == nil {
+		t.Opens = map[int]time.Time{}
+	}
+	t.Opens[n] = at
+	s.touchTournament(t)
+	s.tourReply(t, fmt.Sprintf("round %d", n), fmt.Sprintf("Round %d of tournament T%d opens on %s, or earlier when every game of round %d has ended.", n, t.ID, stamp(at), n-1))
+	return nil
+}
+
 // event is the core's view of a stored tournament.
 func event(t *archive.Tournament) *tournament.Event {
 	e := &tournament.Event{Name: t.Name, Format: formats[t.Format], Rounds: t.Rounds, Seed: uint64(t.Seed)}
@@ -557,10 +603,11 @@ func (s *session) advance(t *archive.Tournament) error {
 	for t.Status == archive.Running {
 		ev := event(t)
 		next := ev.Paired() + 1
-		if next <= ev.TotalRounds() && !ev.Opens(next, zeroTime, s.now) {
+		if next <= ev.TotalRounds() && !ev.Opens(next, t.Opens[next], s.now) {
 			return nil
 		}
 		b := s.touchTournament(t)
+		delete(t.Opens, next)
 		if next > ev.TotalRounds() {
 			if len(ev.Pending()) > 0 {
 				return nil
@@ -1032,7 +1079,8 @@ func nextMidnight(now time.Time) time.Time {
 	return time.Date(y, m, d+1, 0, 0, 0, 0, time.UTC)
 }
 
-// tickTournaments sends the daily standings that are due at now.
+// tickTournaments sends the daily standings that are due at now and opens
+// the rounds whose date has come.
 func (r *Referee) tickTournaments(ctx context.Context, now time.Time) error {
 	ts, ok := r.store.(TournamentStore)
 	if !ok {
@@ -1044,16 +1092,17 @@ func (r *Referee) tickTournaments(ctx context.Context, now time.Time) error {
 	}
 	var errs []error
 	for _, t := range due {
-		if err := r.digest(ctx, ts, t, now); err != nil {
+		if err := r.tickTournament(ctx, ts, t, now); err != nil {
 			errs = append(errs, fmt.Errorf("referee: tick: tournament %d: %w", t.ID, err))
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// digest mails the daily standings of t to the players who asked for
-// them, in its own commit.
-func (r *Referee) digest(ctx context.Context, ts TournamentStore, t *archive.Tournament, now time.Time) (err error) {
+// tickTournament mails the daily standings of t to the players who asked
+// for them, when due, and opens the rounds whose date has come, in its
+// own commit.
+func (r *Referee) tickTournament(ctx context.Context, ts TournamentStore, t *archive.Tournament, now time.Time) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			r.stats.panics.Add(1)
@@ -1062,23 +1111,29 @@ func (r *Referee) digest(ctx context.Context, ts TournamentStore, t *archive.Tou
 		}
 	}()
 	for range maxAttempts {
-		if t.DigestDue.IsZero() || t.DigestDue.After(now) {
-			return nil
-		}
 		s := r.newSession(ctx, nil, fmt.Sprintf("tick:t%d:%d", t.ID, t.Version))
 		s.now = now.UTC()
-		t.DigestDue = zeroTime
-		s.touchTournament(t)
-		standings, err := standingsText(t)
-		if err != nil {
+		s.keepTournament(t)
+		if !t.DigestDue.IsZero() && !t.DigestDue.After(s.now) {
+			t.DigestDue = zeroTime
+			s.touchTournament(t)
+			standings, err := standingsText(t)
+			if err != nil {
+				return err
+			}
+			for _, p := range t.Players {
+				if p.Joined && !p.Withdrawn && p.Digest == archive.DigestDaily {
+					s.tour.mails = append(s.tour.mails, s.tourMail(t, p.Address, "digest", "daily standings",
+						fmt.Sprintf("The standings of tournament T%d, %s, on %s:", t.ID, t.Name, s.now.Format("2006-01-02")),
+						preformatted+standings, byesNote(t)))
+				}
+			}
+		}
+		if err := s.advance(t); err != nil {
 			return err
 		}
-		for _, p := range t.Players {
-			if p.Joined && !p.Withdrawn && p.Digest == archive.DigestDaily {
-				s.tour.mails = append(s.tour.mails, s.tourMail(t, p.Address, "digest", "daily standings",
-					fmt.Sprintf("The standings of tournament T%d, %s, on %s:", t.ID, t.Name, s.now.Format("2006-01-02")),
-					preformatted+standings, byesNote(t)))
-			}
+		if len(s.tour.changed) == 0 {
+			return nil // a date for a later round: nothing to do yet
 		}
 		ch := s.change()
 		err = r.store.Commit(ctx, ch)
