@@ -10,7 +10,6 @@ import (
 	"pbem/archive"
 	"pbem/engine"
 	"pbem/notation"
-	"pbem/referee"
 )
 
 // t0 is the fixed clock of the fixtures.
@@ -33,7 +32,7 @@ type fixture struct {
 // side to move when the rules did not end it.
 func record(t testing.TB, id string, o engine.Options, tags []notation.Tag, plies int, seed uint64, over bool) (string, engine.Outcome) {
 	t.Helper()
-	c, err := referee.Lookup(id)
+	c, err := lookup(id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +107,7 @@ func newFixture(t testing.TB) *fixture {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, _ := referee.Lookup(game)
+		c, _ := lookup(game)
 		sides, _ := c.Rules().Sides(o)
 		g := &archive.Game{ID: id, Game: game, Status: status, Seats: seats(sides, names...),
 			Options:   archive.GameOptions{Players: o.Players, Days: 3, Rated: true, Event: event},
@@ -119,7 +118,7 @@ func newFixture(t testing.TB) *fixture {
 			g.Record = rec
 			if status == archive.Over {
 				recs, _ := notation.Parse("x", []byte(rec))
-				cg, _ := notation.Check(recs[0], referee.Lookup)
+				cg, _ := notation.Check(recs[0], lookup)
 				e := archive.EntryOf(cg, at)
 				e.GameID, e.Rated = id, true
 				ch.Entries = []*archive.Entry{e}
@@ -138,7 +137,7 @@ func newFixture(t testing.TB) *fixture {
 	fx.private = add("ziggurat43", archive.Playing, engine.Options{}, []string{"Mallory", "Bob"}, 6, 5, "Secret")
 	rec, _ := record(t, "elevation", engine.Options{}, []notation.Tag{{Name: "Event", Value: "Spring Cup"}, {Name: "Date", Value: "2026.03.01"},
 		{Name: "White", Value: "Carol"}, {Name: "Black", Value: "Dan <dan@example.org>"}}, 10, 6, true)
-	if _, err := store.ImportFile(ctx, "spring.pgn", []byte(rec), referee.Lookup, nil); err != nil {
+	if _, err := store.ImportFile(ctx, "spring.pgn", []byte(rec), lookup, nil); err != nil {
 		t.Fatal(err)
 	}
 	es, err := store.Entries(ctx, 0, 10)
@@ -147,11 +146,11 @@ func newFixture(t testing.TB) *fixture {
 	}
 	fx.entry = es[len(es)-1].ID
 	var ids []string
-	for _, c := range referee.Games() {
+	for _, c := range catalog {
 		ids = append(ids, c.Rules().ID())
 	}
 	fx.srv, err = New(store, &Options{
-		Lookup: referee.Lookup, Games: ids, Notifier: fx.bc,
+		Lookup: lookup, Games: ids, Notifier: fx.bc,
 		Private: func(g *archive.Game) bool { return g.ID == fx.private },
 		Now:     func() time.Time { return t0 },
 	})

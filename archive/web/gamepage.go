@@ -156,7 +156,8 @@ func (s *Server) gameView(g *game, ply int, k linker) *view {
 		p.Next, p.End = plyURL(ply+1), plyURL(last)
 	}
 	v := &view{Site: s.opts.Title, Title: p.Heading, Body: p, link: k, Static: k.static}
-	if !k.static && g.Ref != nil && archive.Active(g.Ref.Status) && s.opts.Notifier != nil {
+	// The page of the last position follows the game.
+	if !k.static && ply == last && g.Ref != nil && archive.Active(g.Ref.Status) && s.opts.Notifier != nil {
 		v.Live = g.Path + "/events"
 	}
 	return v

@@ -15,7 +15,6 @@ import (
 
 	"pbem/engine"
 	"pbem/notation"
-	"pbem/referee"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden pages in testdata")
@@ -143,7 +142,7 @@ func TestGamePagesOfEveryBoardAreSmall(t *testing.T) {
 		t.Run(v.name, func(t *testing.T) {
 			rec, _ := record(t, v.rules.ID(), v.opts, nil, 300, 9, false)
 			recs, _ := notation.Parse("x", []byte(rec))
-			cg, problems := notation.Check(recs[0], referee.Lookup)
+			cg, problems := notation.Check(recs[0], lookup)
 			if cg == nil {
 				t.Fatal(problems)
 			}

@@ -14,7 +14,6 @@ import (
 	"pbem/archive"
 	"pbem/engine"
 	"pbem/notation"
-	"pbem/referee"
 )
 
 var hrefRE = regexp.MustCompile(`(?:href|action)="([^"]*)"`)
@@ -132,7 +131,7 @@ func importGames(tb testing.TB, store *archive.Store, n int) {
 			o.Players = 2 + i%3
 		}
 		tags := []notation.Tag{{Name: "Event", Value: fmt.Sprintf("League %d", i%20)}, {Name: "Date", Value: "2026.05.01"}}
-		c, _ := referee.Lookup(id)
+		c, _ := lookup(id)
 		sides, _ := c.Rules().Sides(o)
 		for j, sd := range sides {
 			tags = append(tags, notation.Tag{Name: sd, Value: fmt.Sprintf("Player %d", (i*7+j*13)%60)})
@@ -140,7 +139,7 @@ func importGames(tb testing.TB, store *archive.Store, n int) {
 		rec, _ := record(tb, id, o, tags, 40, uint64(i), true)
 		b.WriteString(rec)
 	}
-	if _, err := store.ImportFile(context.Background(), "many.pgn", []byte(b.String()), referee.Lookup, nil); err != nil {
+	if _, err := store.ImportFile(context.Background(), "many.pgn", []byte(b.String()), lookup, nil); err != nil {
 		tb.Fatal(err)
 	}
 }

@@ -29,13 +29,14 @@ table{border-collapse:collapse}td,th{padding:.15em .6em;text-align:left;border-b
 <script>
 (function(){
 var keys={ArrowLeft:"prev",ArrowRight:"next",Home:"first",End:"end"};
-document.addEventListener("keydown",function(e){
-if(e.target.tagName==="INPUT"||e.altKey||e.ctrlKey||e.metaKey)return;
-var a=document.getElementById(keys[e.key]);if(a&&a.href){e.preventDefault();location.href=a.href;}});
+function step(e){if(e.target.tagName==="INPUT"||e.altKey||e.ctrlKey||e.metaKey)return null;return document.getElementById(keys[e.key]);}
+document.addEventListener("keydown",function(e){if(step(e))e.preventDefault();});
+document.addEventListener("keyup",function(e){var a=step(e);if(a&&a.href)location.href=a.href;});
 var live=document.body.dataset.live;
-if(live&&window.EventSource){new EventSource(live).addEventListener("move",function(){
-var url=document.getElementById("next")?location.href:location.pathname;
-fetch(url).then(function(r){return r.text();}).then(function(t){
+if(live&&window.EventSource){var es=new EventSource(live);
+addEventListener("pagehide",function(){es.close();});
+es.addEventListener("move",function(){
+fetch(location.pathname).then(function(r){return r.text();}).then(function(t){
 var m=new DOMParser().parseFromString(t,"text/html").getElementById("main");
 if(m)document.getElementById("main").innerHTML=m.innerHTML;});});}
 })();
