@@ -155,6 +155,8 @@ func (s *session) resultText(g *game) string {
 		text += ", on time"
 	case "agreement":
 		text += ", by agreement"
+	case "forfeit":
+		text += ", by forfeit (a player withdrew from the tournament)"
 	default:
 		if o := g.line().Outcome(); o.Over {
 			text += ", " + o.Reason
