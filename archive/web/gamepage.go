@@ -135,6 +135,10 @@ func (s *Server) gameView(g *game, ply int, k linker) *view {
 			}
 		}
 	}
+	if ply == last && p.Result != "" && (g.Checked == nil || !g.Checked.Outcome.Over) {
+		// ended off the board (resignation, agreement, time)
+		p.Turn = "Game over."
+	}
 	if g.Ref != nil && g.Ref.Status == archive.Invited {
 		p.Turn = "Waiting for the players to accept the invitation."
 	}

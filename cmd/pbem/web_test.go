@@ -111,7 +111,7 @@ func TestServeWebPages(t *testing.T) {
 	require.NoError(t, err)
 	body, _ := io.ReadAll(page.Body)
 	page.Body.Close()
-	for _, want := range []string{"castles game 1", "<svg", "Result:", "by resignation"} {
+	for _, want := range []string{"castles game 1", "<svg", "Result: <strong>", "(resign)", "Game over"} {
 		assert.Contains(t, string(body), want)
 	}
 	assert.NotContains(t, string(body), "@pbem.local", "the page shows no address")
