@@ -82,7 +82,7 @@ func (s *Server) gameView(g *game, ply int, k linker) *view {
 		p.PGN = k.url(g.Path + ".pgn")
 	}
 	p.Event, p.Round, p.Date = g.tag("Event"), g.tag("Round"), g.tag("Date")
-	if p.Event != "" {
+	if p.Event != "" && (k.site == nil || k.site.has(k.site.events, p.Event)) {
 		p.Event2 = k.url("/events/" + k.slug(p.Event))
 	}
 	var sides []string

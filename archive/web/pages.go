@@ -15,6 +15,8 @@ import (
 type gameRow struct {
 	// EntryID is the archived game (0 for a game not archived).
 	EntryID int64
+	// Path is the game's page on the site; URL the link to it.
+	Path    string
 	URL     string
 	Game    string
 	ID      string
@@ -29,7 +31,7 @@ type gameRow struct {
 type nameLink struct{ Name, URL string }
 
 func (k linker) player(name string) nameLink {
-	if name == "anonymous" {
+	if name == "anonymous" || k.site != nil && !k.site.has(k.site.players, name) {
 		return nameLink{Name: name}
 	}
 	return nameLink{Name: name, URL: k.url("/players/" + k.slug(name))}
@@ -37,7 +39,8 @@ func (k linker) player(name string) nameLink {
 
 // refRow lists a referee game.
 func (s *Server) refRow(g *archive.Game, k linker) gameRow {
-	r := gameRow{URL: k.url("/g/" + strconv.FormatInt(g.ID, 10)), Game: g.Game, ID: strconv.FormatInt(g.ID, 10),
+	path := "/g/" + strconv.FormatInt(g.ID, 10)
+	r := gameRow{Path: path, URL: k.url(path), Game: g.Game, ID: strconv.FormatInt(g.ID, 10),
 		Status: g.Status, Event: g.Options.Event, Date: g.Updated.Format("2006.01.02")}
 	for i := range g.Seats {
 		r.Players = append(r.Players, k.player(seatName(g, i)))
@@ -50,11 +53,12 @@ func foundRow(fd *archive.Found, k linker) gameRow {
 	r := gameRow{EntryID: fd.ID, Game: fd.Game, Event: fd.Event, Date: fd.Date, Result: resultText(fd.Result), Status: "over"}
 	if fd.GameID != 0 {
 		r.ID = strconv.FormatInt(fd.GameID, 10)
-		r.URL = k.url("/g/" + r.ID)
+		r.Path = "/g/" + r.ID
 	} else {
 		r.ID = "a" + strconv.FormatInt(fd.ID, 10)
-		r.URL = k.url("/a/" + strconv.FormatInt(fd.ID, 10))
+		r.Path = "/a/" + strconv.FormatInt(fd.ID, 10)
 	}
+	r.URL = k.url(r.Path)
 	for _, sd := range fd.Sides {
 		r.Players = append(r.Players, k.player(PublicName(sd.Player)))
 	}
@@ -77,8 +81,8 @@ func (s *Server) indexPage(ctx context.Context, r *http.Request, k linker) (stri
 		return "", nil, err
 	}
 	for _, g := range active {
-		if !s.hidden(g) {
-			p.Active = append(p.Active, s.refRow(g, k))
+		if row := s.refRow(g, k); !s.hidden(g) && k.written(row.Path) {
+			p.Active = append(p.Active, row)
 		}
 	}
 	over, err := s.store.RecentGames(ctx, []string{archive.Over}, listLimit)
@@ -90,6 +94,9 @@ func (s *Server) indexPage(ctx context.Context, r *http.Request, k linker) (stri
 			continue
 		}
 		row := s.refRow(g, k)
+		if !k.written(row.Path) {
+			continue
+		}
 		if e, err := s.store.EntryOfGame(ctx, g.ID); err == nil {
 			row.Result = resultText(e.Result)
 		}
@@ -157,7 +164,12 @@ func (s *Server) search(ctx context.Context, f archive.Filter, limit int, k link
 				continue
 			}
 		}
-		rows = append(rows, foundRow(fd, k))
+		row := foundRow(fd, k)
+		if !k.written(row.Path) {
+			total--
+			continue
+		}
+		rows = append(rows, row)
 	}
 	return rows, total, nil
 }
@@ -279,8 +291,8 @@ func (s *Server) playerPage(ctx context.Context, r *http.Request, k linker) (str
 			continue
 		}
 		for i := range g.Seats {
-			if strings.EqualFold(seatName(g, i), name) {
-				p.Active = append(p.Active, s.refRow(g, k))
+			if row := s.refRow(g, k); strings.EqualFold(seatName(g, i), name) && k.written(row.Path) {
+				p.Active = append(p.Active, row)
 				break
 			}
 		}

@@ -48,7 +48,7 @@ func (s *Server) WriteSite(ctx context.Context, dir string, o *SiteOptions) (Sit
 	if o != nil {
 		so = *o
 	}
-	w := &siteWriter{s: s, dir: dir, o: so, events: map[string]bool{}, players: map[string]bool{}}
+	w := &siteWriter{s: s, dir: dir, o: so, events: map[string]bool{}, players: map[string]bool{}, games: map[string]bool{}}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return w.stats, fmt.Errorf("web: site: %w", err)
 	}
@@ -233,6 +233,7 @@ type siteWriter struct {
 	stats   SiteStats
 	events  map[string]bool
 	players map[string]bool
+	games   map[string]bool // site paths of the games written
 	dirs    sync.Map
 
 	histOnce sync.Once
@@ -244,6 +245,14 @@ type siteWriter struct {
 func (w *siteWriter) histories(ctx context.Context) ([]*archive.RatingHistory, error) {
 	w.histOnce.Do(func() { w.hist, w.histErr = w.s.store.RatingHistories(ctx, w.s.opts.Lookup, "") })
 	return w.hist, w.histErr
+}
+
+// has reports whether the site writes the page of a name of set (players
+// or events).
+func (w *siteWriter) has(set map[string]bool, name string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return set[name]
 }
 
 func (w *siteWriter) addEvent(e string) {
@@ -325,6 +334,7 @@ func (w *siteWriter) game(ctx context.Context, g *game) error {
 	}
 	w.mu.Lock()
 	w.stats.Games++
+	w.games[g.Path] = true
 	w.mu.Unlock()
 	return nil
 }

@@ -37,18 +37,7 @@ func testWriteSite(t *testing.T, fx *fixture, plies bool) {
 	if st.Games != 5 {
 		t.Errorf("wrote %d games, want 5 (castles, ziggurat, rpp, the invitation, the import)", st.Games)
 	}
-	files := map[string]bool{}
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		files[filepath.ToSlash(rel)] = true
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	files := checkSite(t, dir, fx)
 	if len(files) != st.Pages {
 		t.Errorf("stats say %d files, the directory holds %d", st.Pages, len(files))
 	}
@@ -64,6 +53,26 @@ func testWriteSite(t *testing.T, fx *fixture, plies bool) {
 		if files[ply] != plies {
 			t.Errorf("the site has %s: %v, want %v", ply, files[ply], plies)
 		}
+	}
+}
+
+// checkSite reads every file of a static site and follows every link of
+// every page: each leads to a file of the site (relative links only), no
+// page shows an address, the private game is not there, and no page has a
+// form or a live stream. It returns the site's files.
+func checkSite(t *testing.T, dir string, fx *fixture) map[string]bool {
+	t.Helper()
+	files := map[string]bool{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		files[filepath.ToSlash(rel)] = true
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	for f := range files {
 		data, err := os.ReadFile(filepath.Join(dir, f))
@@ -95,6 +104,7 @@ func testWriteSite(t *testing.T, fx *fixture, plies bool) {
 			}
 		}
 	}
+	return files
 }
 
 // TestWriteSiteSelects writes the games of one event only.
@@ -108,6 +118,7 @@ func TestWriteSiteSelects(t *testing.T) {
 	if st.Games != 1 {
 		t.Errorf("wrote %d games, want the one game of the Spring Cup", st.Games)
 	}
+	checkSite(t, dir, fx)
 	if _, err := os.Stat(filepath.Join(dir, fmt.Sprintf("a/%d.html", fx.entry))); err != nil {
 		t.Error(err)
 	}

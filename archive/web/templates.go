@@ -57,7 +57,7 @@ if(m)document.getElementById("main").innerHTML=m.innerHTML;});});}
 
 {{define "game"}}{{template "top" .}}{{with .Body}}
 <h1>{{.Heading}}</h1>
-<p class="meta">{{if .Event}}<a href="{{.Event2}}">{{.Event}}</a>{{end}}{{if .Round}}, round {{.Round}}{{end}}{{if .Date}}, {{.Date}}{{end}} &middot; {{.Status}}{{if .Days}} &middot; {{.Days}} days per move{{end}}</p>
+<p class="meta">{{if .Event2}}<a href="{{.Event2}}">{{.Event}}</a>{{else}}{{.Event}}{{end}}{{if .Round}}, round {{.Round}}{{end}}{{if .Date}}, {{.Date}}{{end}} &middot; {{.Status}}{{if .Days}} &middot; {{.Days}} days per move{{end}}</p>
 {{if .Problem}}<p class="err">{{.Problem}}</p>{{end}}
 <div class="game"><div class="board" id="board">{{.SVG}}</div>
 <div class="side">

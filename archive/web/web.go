@@ -145,6 +145,12 @@ func staticFile(p string) string {
 	return path + ".html"
 }
 
+// written reports whether the page of a game (its site path) is there to
+// link to: always on the server, in a static site when it was written.
+func (k linker) written(path string) bool {
+	return k.site == nil || k.site.has(k.site.games, path)
+}
+
 // slug is a name as it appears in a path: escaped on the server, a safe
 // file name in a static site.
 func (k linker) slug(name string) string {
