@@ -260,11 +260,11 @@ func TestBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("live update", 10)
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "game-page-live.jpg"), png, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "game-page-live.png"), png, 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -15,7 +15,7 @@ header a{font-weight:bold}a{color:#1a4f8b}
 table{border-collapse:collapse}td,th{padding:.15em .6em;text-align:left;border-bottom:1px solid #e4e0d4}
 .game{display:flex;gap:1.5em;flex-wrap:wrap;align-items:flex-start}.board svg{max-width:100%;height:auto}
 .sw{display:inline-block;width:.9em;height:.9em;border:1px solid #333;vertical-align:middle}
-.tomove{font-weight:bold}.moves{columns:2;max-width:24em;padding-left:2.5em}.moves a[aria-current]{background:#f2d33a;font-weight:bold}
+.tomove{font-weight:bold}.moves{columns:2;column-gap:3em;max-width:34em;padding-left:2.5em}.moves a[aria-current]{background:#f2d33a;font-weight:bold}
 .step a,.step span{margin-right:.6em}.err{color:#a00}.meta{color:#555}
 </style></head>
 <body{{if .Live}} data-live="{{.Live}}"{{end}}>
