@@ -113,5 +113,3 @@ func (p *Poller) Run(ctx context.Context) {
 		}
 	}
 }
-
-func newTicker(d time.Duration) *time.Ticker { return time.NewTicker(d) }

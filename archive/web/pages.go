@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"pbem/archive"
 )
@@ -366,7 +367,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-cache")
 	fmt.Fprint(w, "retry: 1000\n\n")
 	fl.Flush()
-	tick := newTicker(s.opts.Heartbeat)
+	tick := time.NewTicker(s.opts.Heartbeat)
 	defer tick.Stop()
 	for {
 		select {
