@@ -49,7 +49,7 @@ func TestRecordBounds(t *testing.T) {
 		{"variations one too deep", nested(notation.MaxDepth + 1),
 			`f.pgn:1:` + fmt.Sprint(17+4*notation.MaxDepth) + `: game 1, ply 2 "(": variations nested more than 64 deep; expected ")" to close one`},
 		{"a game of too many tokens", `[Game "toy"] t1 ` + long("{} ", notation.MaxGameTokens) + "*",
-			`f.pgn:1:` + fmt.Sprint(17+3*(notation.MaxGameTokens-5)) + `: game 1, ply 2 "{}": game of more than 1048576 tokens is too long; expected at most 1048576 plies, move numbers, comments and other tokens`},
+			`f.pgn:1:` + fmt.Sprint(17+3*(notation.MaxGameTokens-5)) + fmt.Sprintf(`: game 1, ply 2 "{}": game of more than %d tokens is too long; expected at most %[1]d plies, move numbers, comments and other tokens`, notation.MaxGameTokens)},
 		{"unclosed comments", `[Game "toy"] t1 ` + long("{", 1<<20),
 			`f.pgn:1:17: game 1, ply 2 "{": unterminated comment: "{" has no closing "}"`},
 	}

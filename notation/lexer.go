@@ -23,9 +23,10 @@ const (
 	MaxText = 64 << 10
 	// MaxDepth is the deepest nesting of variations.
 	MaxDepth = 64
-	// MaxGameTokens is the most tokens one game may have (a game of
-	// 10,000 annotated plies has about 40,000).
-	MaxGameTokens = 1 << 20
+	// MaxGameTokens is the most tokens one game may have: 3 times the
+	// longest random game seen (an 8-seat rpp game of 40,000 tokens), and a
+	// bound on what the grammar costs per game (about 1.7 KB a token).
+	MaxGameTokens = 1 << 17
 )
 
 // CheckPlyLength refuses a ply longer than MaxPly with a *SyntaxError.
