@@ -126,17 +126,26 @@ func (g *game) gameID() string {
 
 // PublicName is how the pages name a player from a seat's name or a tag
 // value: the display name of "Name <addr>", never an address. A value that
-// is only an address gives "anonymous".
+// is only an address gives the address's local part ("carol"), as the
+// referee's mails to non-players do; no name at all gives "anonymous".
 func PublicName(v string) string {
 	v = strings.TrimSpace(v)
+	addr := ""
 	if i := strings.LastIndexByte(v, '<'); i >= 0 && strings.HasSuffix(v, ">") {
+		addr = strings.Trim(v[i:], "<>")
 		v = strings.Trim(strings.TrimSpace(v[:i]), `"`)
 	}
 	v = strings.Join(strings.Fields(v), " ")
 	switch {
-	case v == "", v == "?", v == "-":
-		return "anonymous"
+	case strings.Contains(v, "@") && !strings.ContainsAny(v, " "):
+		addr, v = v, ""
 	case strings.Contains(v, "@"):
+		v = ""
+	}
+	if v == "" || v == "?" || v == "-" {
+		if local, _, ok := strings.Cut(addr, "@"); ok && local != "" {
+			return local
+		}
 		return "anonymous"
 	}
 	return v
@@ -147,7 +156,11 @@ func seatName(g *archive.Game, i int) string {
 	if i < 0 || i >= len(g.Seats) {
 		return "anonymous"
 	}
-	return PublicName(g.Seats[i].Player.Name)
+	p := g.Seats[i].Player
+	if p.Name == "" {
+		return PublicName(p.Addr)
+	}
+	return PublicName(p.Name + " <" + p.Addr + ">")
 }
 
 // PublicRecord is the record of g for download with every tag that holds

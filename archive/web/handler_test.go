@@ -213,12 +213,12 @@ func TestPublicName(t *testing.T) {
 	for in, want := range map[string]string{
 		"Alice <alice@example.org>":        "Alice",
 		`"Bob B." <bob@example.org>`:       "Bob B.",
-		"carol@example.org":                "anonymous",
-		"<dan@example.org>":                "anonymous",
+		"carol@example.org":                "carol",
+		"<dan@example.org>":                "dan",
 		"  Eve   Smith ":                   "Eve Smith",
 		"?":                                "anonymous",
 		"":                                 "anonymous",
-		"Name with @ sign <x@example.org>": "anonymous",
+		"Name with @ sign <x@example.org>": "x",
 	} {
 		if got := PublicName(in); got != want {
 			t.Errorf("PublicName(%q) = %q, want %q", in, got, want)
