@@ -93,6 +93,9 @@ smtp:
   password_env: PBEM_SMTP_PASSWORD
 http:
   addr: 127.0.0.1:8025           # /healthz and /metrics
+web:
+  addr: 127.0.0.1:8026           # the read-only game pages (omit: none)
+  base_url: https://pbem.example.org   # their public address, linked in mails
 log:
   level: info
   format: text

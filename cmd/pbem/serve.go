@@ -26,6 +26,9 @@ import (
 const (
 	embeddedIMAPPort = 1143
 	embeddedSMTPPort = 1587
+	// embeddedWebAddr serves the game pages of pbem serve without a
+	// configuration.
+	embeddedWebAddr = "127.0.0.1:8026"
 )
 
 // Default bounds of the wait before a reply the SMTP server did not take is
@@ -41,6 +44,7 @@ func runServe(c *cli, args []string) int {
 	config := fs.String("config", "", "configuration `file` (YAML, see the README); without one, pbem runs its own mail servers on loopback")
 	data := fs.String("data", "", "data `dir`ectory (default: the config's data_dir, else ./pbem-data)")
 	httpAddr := fs.String("http", "", "loopback `addr`ess of /healthz and /metrics (default 127.0.0.1:8025)")
+	webAddr := fs.String("web", "", "`addr`ess of the read-only game pages (default: the config's web.addr; without a config 127.0.0.1:8026; \"off\": none)")
 	imapPort := fs.Int("imap-port", embeddedIMAPPort, "IMAP port of the embedded mail server (0: any free port)")
 	smtpPort := fs.Int("smtp-port", embeddedSMTPPort, "SMTP port of the embedded mail server (0: any free port)")
 	pos, code, done := c.parse(fs, args)
@@ -68,6 +72,16 @@ func runServe(c *cli, args []string) int {
 	}
 	if *data != "" {
 		cfg.DataDir = *data
+	}
+	if *config == "" {
+		cfg.Web.Addr = embeddedWebAddr // the embedded defaults show their games on the web too
+	}
+	switch *webAddr {
+	case "":
+	case "off":
+		cfg.Web.Addr = ""
+	default:
+		cfg.Web.Addr = *webAddr
 	}
 	if *httpAddr != "" {
 		cfg.HTTP.Addr = *httpAddr
