@@ -25,7 +25,7 @@ func runMatch(c *cli, args []string) int {
 	seed := fs.Uint64("seed", 1, "random seed (the same seed gives the same games)")
 	players := fs.Int("players", 0, "number of seats (rpp; 0 = the game's default); A plays one, B the others")
 	board := fs.String("board", "", "board name (rpp; default for the number of players)")
-	maxPlies := fs.Int("max-plies", 500, "settle a game still going after `M` plies (rpp by capture piles, other games as a draw)")
+	maxPlies := fs.Int("max-plies", 2000, "settle a game still going after `M` plies (rpp by capture piles, other games as a draw); bots can take over a thousand plies to finish an elevation game")
 	stats := fs.Bool("stats", false, "also print each level's thinking time per move (min, median, max) and the game lengths")
 	pos, code, done := c.parse(fs, args)
 	if done {
