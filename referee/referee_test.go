@@ -316,3 +316,18 @@ func Example() {
 	}
 	// Output: to alice@example.org: [pbem] your games
 }
+
+// TestCommandLimit: a message is read for at most MaxCommands command
+// lines; the reply says how many were not read.
+func TestCommandLimit(t *testing.T) {
+	h := started(t, nil)
+	body := strings.Repeat("games\n", referee.MaxCommands+5)
+	out := h.send("from: Alice <alice@example.org>\n\n" + body)
+	text := strings.Join(strings.Fields(out), " ")
+	if want := fmt.Sprintf("Your message has %d lines of commands; only the first %d were read.", referee.MaxCommands+5, referee.MaxCommands); !strings.Contains(text, want) {
+		t.Errorf("the reply lacks %q:\n%s", want, out)
+	}
+	if n := strings.Count(out, "Your games (alice@example.org)"); n != referee.MaxCommands {
+		t.Errorf("%d games lists in the reply, want %d", n, referee.MaxCommands)
+	}
+}
