@@ -1,6 +1,10 @@
 package engine
 
-import "hash/maphash"
+import (
+	"hash/maphash"
+	"sync"
+	"sync/atomic"
+)
 
 // Repetitions is the number of occurrences of one position that draws the
 // game (ruling: threefold repetition, common to all games).
@@ -19,12 +23,29 @@ type Line struct {
 	key    string
 	plies  int
 	reps   int // occurrences of this position so far, this one included
+	// hist indexes the positions of a line played straight on from its
+	// start (no branch): a repeat is then found by hash, not by walking
+	// the whole history. It is nil after a branch.
+	hist *history
+	out  atomic.Pointer[Outcome] // Outcome, once asked
+}
+
+// history is shared by the lines of one unbranched game: last[h] is the
+// number of plies of the latest of them whose position hashes to h, and
+// lines[i] the line after i plies. Only a line's last descendant (the tip)
+// extends it; a line played from an earlier one walks its parents instead.
+type history struct {
+	mu    sync.Mutex
+	lines []*Line
+	last  map[uint64]int
 }
 
 // NewLine starts a line at s.
 func NewLine(s State) *Line {
 	k := s.Key()
-	return &Line{state: s, hash: maphash.String(keySeed, k), key: k, reps: 1}
+	l := &Line{state: s, hash: maphash.String(keySeed, k), key: k, reps: 1}
+	l.hist = &history{lines: []*Line{l}, last: map[uint64]int{l.hash: 0}}
+	return l
 }
 
 // State is the current position.
@@ -42,6 +63,15 @@ func (l *Line) Repeats() int { return l.reps }
 
 // Outcome is the game's own outcome, or a settlement by threefold repetition.
 func (l *Line) Outcome() Outcome {
+	if o := l.out.Load(); o != nil {
+		return *o
+	}
+	o := l.outcome()
+	l.out.Store(&o)
+	return o
+}
+
+func (l *Line) outcome() Outcome {
 	if o := l.state.Outcome(); o.Over {
 		return o
 	}
@@ -62,11 +92,32 @@ func (l *Line) Play(m Move) (*Line, error) {
 	}
 	k := s.Key()
 	n := &Line{state: s, parent: l, hash: maphash.String(keySeed, k), key: k, plies: l.plies + 1, reps: 1}
-	for p := l; p != nil; p = p.parent {
+	if h := l.hist; h != nil {
+		h.mu.Lock()
+		if len(h.lines) == l.plies+1 && h.lines[l.plies] == l {
+			// l is the tip: every line of the history is an ancestor of n.
+			if i, ok := h.last[n.hash]; ok {
+				n.reps = repeats(n, h.lines[i])
+			}
+			h.lines = append(h.lines, n)
+			h.last[n.hash] = n.plies
+			n.hist = h
+			h.mu.Unlock()
+			return n, nil
+		}
+		h.mu.Unlock()
+	}
+	n.reps = repeats(n, l)
+	return n, nil
+}
+
+// repeats counts the occurrences of n's position: one more than at the
+// latest of from and its ancestors that holds it.
+func repeats(n, from *Line) int {
+	for p := from; p != nil; p = p.parent {
 		if p.hash == n.hash && p.key == n.key {
-			n.reps = p.reps + 1
-			break
+			return p.reps + 1
 		}
 	}
-	return n, nil
+	return 1
 }

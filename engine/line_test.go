@@ -1,0 +1,61 @@
+package engine
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// walk is a State on a small ring of positions: a move steps by -1, 0 or +1,
+// so positions recur often.
+type walk struct{ at, n int }
+
+func (w walk) Sides() []string             { return []string{"A", "B"} }
+func (w walk) ToMove() int                 { return w.n % 2 }
+func (w walk) Legal() []Move               { return []Move{-1, 0, 1} }
+func (w walk) Outcome() Outcome            { return Ongoing }
+func (w walk) Key() string                 { return fmt.Sprint(w.at, w.n%2) }
+func (w walk) Render(int) string           { return w.Key() }
+func (w walk) Check() error                { return nil }
+func (w walk) Apply(m Move) (State, error) { return walk{(w.at + m.(int) + 5) % 5, w.n + 1}, nil }
+
+// naive counts occurrences of a line's position by walking its whole history.
+func naive(l *Line) int {
+	n := 0
+	for p := l; p != nil; p = p.parent {
+		if p.key == l.key {
+			n++
+		}
+	}
+	return n
+}
+
+// TestRepeatsOnBranches plays random trees of lines (a main line and
+// branches from earlier positions, as variations and searches do) and
+// checks every count of repetitions against a walk of the whole history.
+func TestRepeatsOnBranches(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for game := range 50 {
+		lines := []*Line{NewLine(walk{})}
+		for range 200 {
+			from := lines[len(lines)-1]
+			if r.IntN(4) == 0 {
+				from = lines[r.IntN(len(lines))]
+			}
+			if from.Outcome().Over {
+				continue
+			}
+			next, err := from.Play(r.IntN(3) - 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := next.Repeats(), naive(next); got != want {
+				t.Fatalf("game %d after %d plies: Repeats() = %d, want %d", game, next.Plies(), got, want)
+			}
+			if o := next.Outcome(); o.Over != (next.Repeats() >= Repetitions) {
+				t.Fatalf("game %d: Outcome %+v with %d repeats", game, o, next.Repeats())
+			}
+			lines = append(lines, next)
+		}
+	}
+}
