@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"io"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -39,16 +41,45 @@ func BenchmarkServe(b *testing.B) {
 	for i := range 2 * benchGames {
 		names = append(names, "p"+strconv.Itoa(i))
 	}
-	var mu sync.Mutex
-	sentAt := map[string]time.Time{}
+	// Each reply the sender marks sent is resolved to its game once, by a
+	// goroutine of its own, never polled: the benchmark measures the
+	// server, not itself.
+	type sentMail struct {
+		id string
+		at time.Time
+	}
+	sentc := make(chan sentMail, 1<<16)
 	s := &server{cfg: cfg, out: io.Discard, embedded: true, imapPort: 0, smtpPort: 0, players: names,
-		onSent: func(id string) { mu.Lock(); sentAt[id] = time.Now(); mu.Unlock() }}
+		onSent: func(id string) { sentc <- sentMail{id, time.Now()} }}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ready := make(chan struct{})
 	done := make(chan error, 1)
 	go func() { done <- s.run(ctx, func(*server) { close(ready) }) }()
 	<-ready
+	var mu sync.Mutex
+	subAt := map[int64]time.Time{} // when this round's ply of each game was submitted
+	first := map[int64]time.Time{} // the first reply of each game after it
+	answered := make(chan struct{}, 1)
+	target := 0 // games of the round, once all are submitted
+	go func() {
+		for m := range sentc {
+			var g int64
+			if err := s.store.DB().QueryRow(`SELECT game_id FROM outbox WHERE id = ?`, m.id).Scan(&g); err != nil || g == 0 {
+				continue
+			}
+			mu.Lock()
+			if t, ok := subAt[g]; ok && m.at.After(t) {
+				if _, ok := first[g]; !ok {
+					first[g] = m.at
+					if target > 0 && len(first) == target {
+						answered <- struct{}{}
+					}
+				}
+			}
+			mu.Unlock()
+		}
+	}()
 	domain := s.mails.Domain()
 	addr := func(i int) string { return names[i] + "@" + domain }
 	codec, _ := referee.Lookup("castles")
@@ -101,32 +132,47 @@ func BenchmarkServe(b *testing.B) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	}
-	// Set up the games by mail (untimed): create, then accept.
-	for g := range benchGames {
+	// Set up the games by mail (untimed): the inviter creates the game and
+	// confirms it with accept, then the invitee accepts.
+	n := benchGames
+	if v, err := strconv.Atoi(os.Getenv("PBEM_BENCH_GAMES")); err == nil && v > 0 {
+		n = v
+	}
+	for g := range n {
 		submit(addr(2*g), s.mails.RefereeAddress(), "new castles with "+addr(2*g+1), "")
 	}
-	waitFor("invitations", func() bool { return len(replyTo()) == benchGames })
+	waitFor("confirmations", func() bool { return len(replyTo()) == n })
 	rt := replyTo()
 	games := make([]int64, 0, len(rt))
-	for g := range rt {
+	seat := map[int64][2]string{}
+	for g, m := range rt {
+		for a := range m {
+			i, _ := strconv.Atoi(strings.TrimPrefix(strings.TrimSuffix(a, "@"+domain), "p"))
+			seat[g] = [2]string{addr(i), addr(i + 1)}
+		}
 		games = append(games, g)
+		submit(seat[g][0], rt[g][seat[g][0]], "", "accept")
 	}
 	slices.Sort(games)
-	seat := map[int64][2]string{}
-	for i, g := range games {
-		seat[g] = [2]string{addr(2 * i), addr(2*i + 1)}
-		submit(addr(2*i+1), rt[g][addr(2*i+1)], "", "accept")
-	}
-	started := func() bool {
-		n := 0
-		for _, m := range replyTo() {
-			if len(m) == 2 {
-				n++
+	invited := func() bool {
+		rt := replyTo()
+		for _, g := range games {
+			if len(rt[g]) < 2 {
+				return false
 			}
 		}
-		return n == benchGames
+		return true
 	}
-	waitFor("accepts", started)
+	waitFor("invitations", invited)
+	rt = replyTo()
+	for _, g := range games {
+		submit(seat[g][1], rt[g][seat[g][1]], "", "accept")
+	}
+	waitFor("accepts", func() bool {
+		var k int
+		s.store.DB().QueryRow(`SELECT count(*) FROM games WHERE status = 'playing'`).Scan(&k)
+		return k == n
+	})
 	time.Sleep(500 * time.Millisecond) // let the start mails go out
 	rt = replyTo()
 	lines := make([]*engine.Line, len(games))
@@ -144,7 +190,9 @@ func BenchmarkServe(b *testing.B) {
 		}
 		subs := make([]sub, 0, len(games))
 		mu.Lock()
-		clear(sentAt)
+		clear(first)
+		clear(subAt)
+		target = 0
 		mu.Unlock()
 		var wg sync.WaitGroup
 		work := make(chan int)
@@ -162,6 +210,9 @@ func BenchmarkServe(b *testing.B) {
 					text := codec.Encode(l.State(), m)
 					mover := seat[g][l.State().ToMove()]
 					at := time.Now()
+					mu.Lock()
+					subAt[g] = at
+					mu.Unlock()
 					submit(mover, rt[g][mover], "", text)
 					nl, err := l.Play(m)
 					if err != nil {
@@ -179,29 +230,23 @@ func BenchmarkServe(b *testing.B) {
 		}
 		close(work)
 		wg.Wait()
-		// Wait for a reply to every game, and match replies to games.
-		first := map[int64]time.Time{}
-		waitFor("replies", func() bool {
-			mu.Lock()
-			ids := make(map[string]time.Time, len(sentAt))
-			for id, t := range sentAt {
-				ids[id] = t
+		// Wait for a reply to every game of the round.
+		mu.Lock()
+		target = len(subs)
+		waiting := len(first) < target
+		mu.Unlock()
+		if waiting {
+			select {
+			case <-answered:
+			case <-time.After(5 * time.Minute):
+				b.Fatalf("timed out waiting for replies")
 			}
-			mu.Unlock()
-			for id, t := range ids {
-				o, err := s.store.Outgoing(ctx, id)
-				if err != nil || o.GameID == 0 {
-					continue
-				}
-				if f, ok := first[o.GameID]; !ok || t.Before(f) {
-					first[o.GameID] = t
-				}
-			}
-			return len(first) >= len(subs)
-		})
+		}
+		mu.Lock()
 		for _, x := range subs {
 			lat = append(lat, first[x.g].Sub(x.at))
 		}
+		mu.Unlock()
 		moves += len(subs)
 	}
 	elapsed := time.Since(start)
