@@ -259,6 +259,16 @@ func (c *chunker) next() []lexer.Token {
 }
 
 func parseGame(file string, n int, toks []lexer.Token, invalid map[int]string) (*Record, *Problem) {
+	if len(invalid) == 0 {
+		if r := readFast(file, n, toks); r != nil {
+			return r, nil
+		}
+	}
+	return parseSlow(file, n, toks, invalid)
+}
+
+// parseSlow reads a game by the grammar, the definition of a record.
+func parseSlow(file string, n int, toks []lexer.Token, invalid map[int]string) (*Record, *Problem) {
 	p := readable(file, n, toks, invalid)
 	if p == nil {
 		pl, err := lexer.Upgrade(&sliceLexer{toks: toks})
