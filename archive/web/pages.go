@@ -176,8 +176,10 @@ func (s *Server) search(ctx context.Context, f archive.Filter, limit int, k link
 }
 
 type eventPage struct {
-	Event   string
-	Games   int
+	Event string
+	// Tournaments run by the referee under the event's name.
+	Tournaments []tournamentSection
+	Games       int
 	Players []standingRow
 	Heads   []int
 	List    []gameRow
@@ -202,10 +204,17 @@ func (s *Server) eventPage(ctx context.Context, r *http.Request, k linker) (stri
 	if err != nil {
 		return "", nil, err
 	}
-	if t.Games == 0 && len(rows) == 0 {
+	tours, err := s.tournaments(ctx, name, k)
+	if err != nil {
+		return "", nil, err
+	}
+	if t.Games == 0 && len(rows) == 0 && len(tours) == 0 {
 		return "", nil, errHidden
 	}
-	p := &eventPage{Event: t.Event, Games: t.Games, List: rows}
+	if t.Games == 0 && len(rows) == 0 {
+		t.Event = tours[0].Name
+	}
+	p := &eventPage{Event: t.Event, Tournaments: tours, Games: t.Games, List: rows}
 	for i, st := range t.Players {
 		p.Heads = append(p.Heads, i+1)
 		p.Players = append(p.Players, standingRow{Rank: st.Rank, Name: k.player(PublicName(st.Name)), Games: st.Games,

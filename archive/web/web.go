@@ -49,6 +49,11 @@ type Options struct {
 	// Heartbeat is how often an idle event stream sends a comment (default
 	// 15s).
 	Heartbeat time.Duration
+	// Tournaments returns the tournaments the referee runs under an
+	// event's name (compared case-insensitively, as Event tags are; none,
+	// one, or several of one name), whose standings and pairings the event
+	// page shows above the archive's crosstable; nil: none.
+	Tournaments func(ctx context.Context, event string) ([]*TournamentView, error)
 }
 
 // Server serves the pages. It is an http.Handler.
