@@ -62,7 +62,7 @@ func runArchiveSite(c *cli, args []string) int {
 		return code
 	}
 	defer s.Close()
-	h, err := web.New(s, &web.Options{Lookup: referee.Lookup, Games: catalogIDs(), Title: *title, Private: privateGame})
+	h, err := web.New(s, &web.Options{Lookup: referee.Lookup, Games: catalogIDs(), Title: *title, Private: privateGame, Tournaments: webTournaments(s)})
 	if err != nil {
 		return c.archiveFail(a, "%v", err)
 	}

@@ -31,7 +31,7 @@ func (s *server) startWeb(ctx context.Context, wg *sync.WaitGroup) error {
 		return nil
 	}
 	poller := web.NewPoller(s.store, time.Second, s.log)
-	h, err := web.New(s.store, &web.Options{Lookup: referee.Lookup, Games: catalogIDs(), Notifier: poller, Logger: s.log, Private: privateGame})
+	h, err := web.New(s.store, &web.Options{Lookup: referee.Lookup, Games: catalogIDs(), Notifier: poller, Logger: s.log, Private: privateGame, Tournaments: webTournaments(s.store)})
 	if err != nil {
 		return err
 	}
