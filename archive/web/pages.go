@@ -180,9 +180,9 @@ type eventPage struct {
 	// Tournaments run by the referee under the event's name.
 	Tournaments []tournamentSection
 	Games       int
-	Players []standingRow
-	Heads   []int
-	List    []gameRow
+	Players     []standingRow
+	Heads       []int
+	List        []gameRow
 }
 
 type standingRow struct {
