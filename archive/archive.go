@@ -54,6 +54,7 @@ type Store struct {
 	db   *sql.DB
 	path string
 	now  func() time.Time
+	prep prepared // the hot statements, prepared once
 
 	// failAt, when set (tests), is called at each step of Commit and fails
 	// the commit when it returns an error.
@@ -103,7 +104,10 @@ func Open(ctx context.Context, dir string, opts *Options) (*Store, error) {
 func (s *Store) Path() string { return s.path }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.closePrepared()
+	return s.db.Close()
+}
 
 // DB is the underlying database, for tools and tests that read it directly.
 func (s *Store) DB() *sql.DB { return s.db }

@@ -21,7 +21,7 @@ type querier interface {
 // Seen reports whether a message id was processed.
 func (s *Store) Seen(ctx context.Context, messageID string) (bool, error) {
 	var n int
-	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM processed WHERE message_id = ?`, messageID).Scan(&n)
+	err := s.q(nil).QueryRowContext(ctx, `SELECT COUNT(*) FROM processed WHERE message_id = ?`, messageID).Scan(&n)
 	if err != nil {
 		return false, fmt.Errorf("archive: seen: %w", err)
 	}
@@ -46,7 +46,7 @@ const gameColumns = `id, game, status, options, offers, record, turn_start, dead
 
 // Game returns the game with the id, or ErrNotFound.
 func (s *Store) Game(ctx context.Context, id int64) (*Game, error) {
-	gs, err := s.games(ctx, s.db, `SELECT `+gameColumns+` FROM games WHERE id = ?`, id)
+	gs, err := s.games(ctx, s.q(nil), `SELECT `+gameColumns+` FROM games WHERE id = ?`, id)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +60,7 @@ func (s *Store) Game(ctx context.Context, id int64) (*Game, error) {
 // (case-insensitive) has a seat or watches, by id.
 func (s *Store) ActiveGamesOf(ctx context.Context, addr string) ([]*Game, error) {
 	a := strings.ToLower(addr)
-	return s.games(ctx, s.db, `SELECT `+gameColumns+` FROM games
+	return s.games(ctx, s.q(nil), `SELECT `+gameColumns+` FROM games
 WHERE status IN ('invited', 'playing') AND (
 	id IN (SELECT game_id FROM seats WHERE address = ?) OR
 	id IN (SELECT game_id FROM observers WHERE address = ?))
@@ -159,7 +159,7 @@ func (s *Store) people(ctx context.Context, q querier, g *Game) error {
 func (s *Store) Player(ctx context.Context, addr string) (*Player, error) {
 	p := &Player{Address: Address{Addr: strings.ToLower(addr)}}
 	var until int64
-	err := s.db.QueryRowContext(ctx, `SELECT name, vacation_until, vacation_year, vacation_days, version FROM players WHERE address = ?`,
+	err := s.q(nil).QueryRowContext(ctx, `SELECT name, vacation_until, vacation_year, vacation_days, version FROM players WHERE address = ?`,
 		p.Address.Addr).Scan(&p.Address.Name, &until, &p.VacationYear, &p.VacationDays, &p.Version)
 	if errors.Is(err, sql.ErrNoRows) {
 		return p, nil
@@ -176,7 +176,7 @@ func (s *Store) Player(ctx context.Context, addr string) (*Player, error) {
 func (s *Store) Sender(ctx context.Context, addr string) (*Sender, error) {
 	r := &Sender{Addr: strings.ToLower(addr)}
 	var start int64
-	err := s.db.QueryRowContext(ctx, `SELECT window_start, count, warned FROM senders WHERE address = ?`, r.Addr).
+	err := s.q(nil).QueryRowContext(ctx, `SELECT window_start, count, warned FROM senders WHERE address = ?`, r.Addr).
 		Scan(&start, &r.Count, &r.Warned)
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, nil
@@ -196,23 +196,68 @@ func (s *Store) Sender(ctx context.Context, addr string) (*Sender, error) {
 // entries set; on any error nothing is stored. An entry whose record is
 // already archived (same hash) is skipped.
 func (s *Store) Commit(ctx context.Context, c *Change) error {
-	err := s.commit(ctx, c)
+	return s.CommitBatch(ctx, []*Change{c})
+}
+
+// CommitBatch stores several changes in one transaction, so with one sync
+// to disk: as if Commit stored each, in order, but all of them or none. The
+// version checks see the changes before in the batch: a game (or player,
+// or tournament) that two changes hold must be given to the second with
+// the Version the first leaves it (one more than it had), as a later
+// Commit would need. On success every change is updated as Commit updates
+// it. On any error nothing is stored; an ErrDuplicate or ErrConflict of one
+// change fails the whole batch, wrapped with the change's index.
+func (s *Store) CommitBatch(ctx context.Context, cs []*Change) error {
+	err := s.commit(ctx, cs)
 	if err != nil && !errors.Is(err, ErrDuplicate) && !errors.Is(err, ErrConflict) {
 		err = fmt.Errorf("archive: commit: %w", err)
 	}
 	return err
 }
 
-func (s *Store) commit(ctx context.Context, c *Change) error {
-	at := c.At
-	if at.IsZero() {
-		at = s.now()
+// stored is what the database assigned to one change: its time and the ids
+// of its outbox rows and entries.
+type stored struct {
+	at       time.Time
+	outIDs   []string
+	entryIDs []int64
+}
+
+func (s *Store) commit(ctx context.Context, cs []*Change) error {
+	if len(cs) == 0 {
+		return nil
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
+	done := make([]stored, len(cs))
+	for i, c := range cs {
+		done[i].at = c.At
+		if done[i].at.IsZero() {
+			done[i].at = s.now()
+		}
+		if err := s.put(ctx, tx, c, &done[i]); err != nil {
+			if len(cs) > 1 {
+				return fmt.Errorf("change %d of %d: %w", i+1, len(cs), err)
+			}
+			return err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	for i, c := range cs {
+		applied(c, &done[i])
+	}
+	return nil
+}
+
+// put writes one change within tx.
+func (s *Store) put(ctx context.Context, tx *sql.Tx, c *Change, d *stored) error {
+	at := d.at
+	q := s.q(tx)
 	step := func(name string) error {
 		if s.failAt != nil {
 			return s.failAt(name)
@@ -220,7 +265,7 @@ func (s *Store) commit(ctx context.Context, c *Change) error {
 		return nil
 	}
 	if c.MessageID != "" {
-		res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO processed (message_id, at) VALUES (?, ?)`, c.MessageID, unix(at))
+		res, err := q.ExecContext(ctx, `INSERT OR IGNORE INTO processed (message_id, at) VALUES (?, ?)`, c.MessageID, unix(at))
 		if err != nil {
 			return err
 		}
@@ -234,7 +279,7 @@ func (s *Store) commit(ctx context.Context, c *Change) error {
 		return err
 	}
 	for _, g := range c.Games {
-		if err := putGame(ctx, tx, g, at); err != nil {
+		if err := putGame(ctx, q, g, at); err != nil {
 			return err
 		}
 		if err := step("game " + strconv.FormatInt(g.ID, 10)); err != nil {
@@ -247,12 +292,12 @@ func (s *Store) commit(ctx context.Context, c *Change) error {
 		}
 	}
 	for _, p := range c.Players {
-		if err := putPlayer(ctx, tx, p); err != nil {
+		if err := putPlayer(ctx, q, p); err != nil {
 			return err
 		}
 	}
 	for _, r := range c.Senders {
-		_, err := tx.ExecContext(ctx, `INSERT INTO senders (address, window_start, count, warned) VALUES (?, ?, ?, ?)
+		_, err := q.ExecContext(ctx, `INSERT INTO senders (address, window_start, count, warned) VALUES (?, ?, ?, ?)
 ON CONFLICT (address) DO UPDATE SET window_start = excluded.window_start, count = excluded.count, warned = excluded.warned`,
 			strings.ToLower(r.Addr), unix(r.WindowStart), r.Count, r.Warned)
 		if err != nil {
@@ -262,31 +307,31 @@ ON CONFLICT (address) DO UPDATE SET window_start = excluded.window_start, count 
 	if err := step("players"); err != nil {
 		return err
 	}
-	outIDs := make([]string, len(c.Outbox))
+	d.outIDs = make([]string, len(c.Outbox))
 	for i, o := range c.Outbox {
-		id, err := putOutgoing(ctx, tx, o, at)
+		id, err := putOutgoing(ctx, q, o, at)
 		if err != nil {
 			return err
 		}
-		outIDs[i] = id
+		d.outIDs[i] = id
 		if err := step("outbox"); err != nil {
 			return err
 		}
 	}
-	entryIDs := make([]int64, len(c.Entries))
+	d.entryIDs = make([]int64, len(c.Entries))
 	for i, e := range c.Entries {
 		id, err := putEntry(ctx, tx, e, at)
 		if err != nil {
 			return err
 		}
-		entryIDs[i] = id
+		d.entryIDs[i] = id
 	}
-	if err := step("entries"); err != nil {
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return err
-	}
+	return step("entries")
+}
+
+// applied updates a committed change: versions, times and ids.
+func applied(c *Change, d *stored) {
+	at := d.at
 	for _, g := range c.Games {
 		g.Version++
 		g.Updated = at
@@ -304,13 +349,13 @@ ON CONFLICT (address) DO UPDATE SET window_start = excluded.window_start, count 
 		}
 	}
 	for i, o := range c.Outbox {
-		o.ID = outIDs[i]
+		o.ID = d.outIDs[i]
 		if o.Status == "" {
 			o.Status = Pending
 		}
 	}
 	for i, e := range c.Entries {
-		e.ID = entryIDs[i]
+		e.ID = d.entryIDs[i]
 		if e.Hash == "" {
 			e.Hash = Hash(e.Record)
 		}
@@ -318,10 +363,9 @@ ON CONFLICT (address) DO UPDATE SET window_start = excluded.window_start, count 
 			e.Created = at
 		}
 	}
-	return nil
 }
 
-func putGame(ctx context.Context, tx *sql.Tx, g *Game, at time.Time) error {
+func putGame(ctx context.Context, tx querier, g *Game, at time.Time) error {
 	if g.ID <= 0 {
 		return fmt.Errorf("game without an id (reserve one with NewGameID)")
 	}
@@ -387,7 +431,7 @@ WHERE id = ? AND version = ?`,
 	return nil
 }
 
-func putPlayer(ctx context.Context, tx *sql.Tx, p *Player) error {
+func putPlayer(ctx context.Context, tx querier, p *Player) error {
 	addr := strings.ToLower(p.Address.Addr)
 	if p.Version == 0 {
 		_, err := tx.ExecContext(ctx, `INSERT INTO players (address, name, vacation_until, vacation_year, vacation_days, version)

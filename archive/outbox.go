@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-func putOutgoing(ctx context.Context, tx *sql.Tx, o *Outgoing, at time.Time) (string, error) {
+func putOutgoing(ctx context.Context, tx querier, o *Outgoing, at time.Time) (string, error) {
 	if o.MessageID == "" {
 		return "", errors.New("outgoing mail without a Message-ID")
 	}
@@ -79,7 +79,7 @@ func (s *Store) Due(ctx context.Context, now time.Time, limit int) ([]Outgoing, 
 	if limit <= 0 {
 		limit = 100
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+outgoingColumns+` FROM outbox
+	rows, err := s.q(nil).QueryContext(ctx, `SELECT `+outgoingColumns+` FROM outbox
 WHERE status = 'pending' AND next_attempt <= ? ORDER BY next_attempt, id LIMIT ?`, unix(now), limit)
 	if err != nil {
 		return nil, fmt.Errorf("archive: due: %w", err)
@@ -160,6 +160,36 @@ func (s *Store) Sent(ctx context.Context, id string) error {
 	return s.setStatus(ctx, "sent", `UPDATE outbox SET status = 'sent', sent_at = ? WHERE id = ?`, unix(s.now()), id)
 }
 
+// SentBatch marks several mails delivered in one transaction (one sync to
+// disk). An id that names no mail is skipped; the ids it did not find are
+// returned (none, normally).
+func (s *Store) SentBatch(ctx context.Context, ids []string) (missing []string, err error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("archive: sent: %w", err)
+	}
+	defer tx.Rollback()
+	q, at := s.q(tx), unix(s.now())
+	for _, id := range ids {
+		res, err := q.ExecContext(ctx, `UPDATE outbox SET status = 'sent', sent_at = ? WHERE id = ?`, at, id)
+		if err != nil {
+			return nil, fmt.Errorf("archive: sent: %w", err)
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return nil, fmt.Errorf("archive: sent: %w", err)
+		} else if n == 0 {
+			missing = append(missing, id)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("archive: sent: %w", err)
+	}
+	return missing, nil
+}
+
 // Retry records a failed attempt (attempts + 1, the error) and makes the
 // mail due again at at.
 func (s *Store) Retry(ctx context.Context, id string, at time.Time, lastErr string) error {
@@ -175,7 +205,7 @@ WHERE id = ? AND status = 'pending'`, lastErr, id)
 }
 
 func (s *Store) setStatus(ctx context.Context, what, query string, args ...any) error {
-	res, err := s.db.ExecContext(ctx, query, args...)
+	res, err := s.q(nil).ExecContext(ctx, query, args...)
 	if err != nil {
 		return fmt.Errorf("archive: %s: %w", what, err)
 	}
