@@ -1,6 +1,7 @@
 package notation
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"regexp"
@@ -124,7 +125,10 @@ func (r *Record) tag(name string) Tag {
 // find; after an illegal ply the rest of that line cannot be checked. It
 // fills in the canonical spelling of every legal ply. The returned Game is
 // nil when the game itself is unknown or its tags unusable.
-func Check(r *Record, lookup Lookup) (*Game, []*Problem) {
+func Check(r *Record, lookup Lookup) (*Game, []*Problem) { return check(r, lookup, true) }
+
+// check is Check; canon: fill in the canonical spelling of every ply.
+func check(r *Record, lookup Lookup, canon bool) (*Game, []*Problem) {
 	problems := duplicateTags(r)
 	id, ok := r.Tag("Game")
 	if !ok {
@@ -152,7 +156,7 @@ func Check(r *Record, lookup Lookup) (*Game, []*Problem) {
 		return nil, append(problems, &Problem{File: r.File, Game: r.Index, Line: t.Pos.Line, Col: t.Pos.Col, Token: id, Msg: err.Error()})
 	}
 	g := &Game{Record: r, Codec: codec, Options: o, Sides: sides}
-	c := &checker{g: g, first: o.First, n: len(sides)}
+	c := &checker{g: g, first: o.First, n: len(sides), canon: canon}
 	g.Lines = []*engine.Line{engine.NewLine(start)}
 	main, ok := c.line(r.Main, g.Lines[0], 0, -1, &g.Moves)
 	problems = append(problems, c.problems...)
@@ -201,6 +205,7 @@ type checker struct {
 	first, n int
 	problems []*Problem
 	rounds   map[*engine.Line]int
+	canon    bool // fill in Ply.Canon
 }
 
 func (c *checker) add(pos Pos, ply int, tok, format string, args ...any) *Problem {
@@ -273,7 +278,9 @@ func (c *checker) line(l *Line, at *engine.Line, base, prevMover int, moves *[]e
 			pr.Board = s.Render(-1)
 			return lines, false
 		}
-		p.Canon = c.g.Codec.Encode(s, m)
+		if c.canon {
+			p.Canon = c.g.Codec.Encode(s, m)
+		}
 		p.round, p.opens = round, opens
 		c.g.Plies++
 		if moves != nil {
@@ -311,20 +318,8 @@ type Checked struct {
 func (c *Checked) Valid() bool { return c.Game != nil && len(c.Problems) == 0 }
 
 // CheckFile reads and checks every game of a record file, in order, and
-// hands each to each. A syntax error costs only its game.
+// hands each to each. A syntax error costs only its game. Games are checked
+// on all cores (see Checker).
 func CheckFile(file string, data []byte, lookup Lookup, each func(*Checked)) {
-	n := 0
-	eachGame(file, data, func(r *Record, p *Problem) {
-		n++
-		c := &Checked{Index: n}
-		if p != nil {
-			c.Problems = []*Problem{p}
-			c.Offset = p.offset
-		} else {
-			c.Record = r
-			c.Offset = r.Pos.Offset
-			c.Game, c.Problems = Check(r, lookup)
-		}
-		each(c)
-	})
+	(&Checker{Lookup: lookup}).Run(file, bytes.NewReader(data), each)
 }

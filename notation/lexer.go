@@ -1,7 +1,6 @@
 package notation
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"strconv"
@@ -126,11 +125,83 @@ func newLexState(filename string, data []byte) *lexState {
 	return &lexState{data: data, line: 1, col: 1, file: filename}
 }
 
+// newStreamLexer lexes what it reads from src, holding a window of it: the
+// bytes of the tokens not yet handed out, and read-ahead. base is the offset
+// of src's first byte in the file.
+func newStreamLexer(filename string, src io.Reader, base int) *lexState {
+	return &lexState{line: 1, col: 1, file: filename, src: src, base: base}
+}
+
+// readBlock is how much a stream lexer reads at a time.
+const readBlock = 64 << 10
+
+// more reads more input into the window, dropping what has been lexed;
+// it returns false at the end of the input (or on a read error, kept in
+// err).
+func (l *lexState) more() bool {
+	if l.src == nil || l.eof {
+		return false
+	}
+	if l.off > 0 && l.off >= len(l.data)/2 {
+		n := copy(l.data, l.data[l.off:])
+		l.data = l.data[:n]
+		l.base += l.off
+		l.off = 0
+	}
+	if cap(l.data)-len(l.data) < readBlock/2 {
+		grown := make([]byte, len(l.data), max(2*cap(l.data), len(l.data)+readBlock))
+		copy(grown, l.data)
+		l.data = grown
+	}
+	for {
+		n, err := l.src.Read(l.data[len(l.data):cap(l.data)])
+		l.data = l.data[:len(l.data)+n]
+		if err != nil {
+			l.eof = true
+			if err != io.EOF {
+				l.err = err
+			}
+			return n > 0
+		}
+		if n > 0 {
+			return true
+		}
+	}
+}
+
+// have reports whether the window holds n bytes from off, reading more as
+// needed.
+func (l *lexState) have(n int) bool {
+	for len(l.data)-l.off < n {
+		if !l.more() {
+			return false
+		}
+	}
+	return true
+}
+
+// scan returns the index (from off) of the first byte at or after from for
+// which stop holds, reading more as needed, or -1 at the end of the input
+// (the window then holds the rest of it).
+func (l *lexState) scan(from int, stop func(byte) bool) int {
+	for i := from; ; i++ {
+		if l.off+i >= len(l.data) && !l.more() {
+			return -1
+		}
+		if stop(l.data[l.off+i]) {
+			return i
+		}
+	}
+}
+
+// rest is the number of bytes in the window from off.
+func (l *lexState) rest() int { return len(l.data) - l.off }
+
 // token returns the next token (EOF at the end, repeatedly).
 func (l *lexState) token() lexer.Token {
 	for len(l.queue) == 0 {
 		l.skipSpace()
-		if l.off >= len(l.data) {
+		if l.off >= len(l.data) && !l.more() {
 			return lexer.Token{Type: tEOF, Pos: l.pos()}
 		}
 		l.queue = l.next(l.queue[:0])
@@ -141,8 +212,12 @@ func (l *lexState) token() lexer.Token {
 }
 
 type lexState struct {
-	data      []byte
-	off       int
+	data      []byte // the input, or a window of it (src)
+	off       int    // into data
+	base      int    // offset of data[0] in the file
+	src       io.Reader
+	eof       bool
+	err       error // reading src
 	line, col int
 	file      string
 	invalid   map[int]string
@@ -153,7 +228,7 @@ type lexState struct {
 }
 
 func (l *lexState) pos() lexer.Position {
-	return lexer.Position{Filename: l.file, Offset: l.off, Line: l.line, Column: l.col}
+	return lexer.Position{Filename: l.file, Offset: l.base + l.off, Line: l.line, Column: l.col}
 }
 
 // advance moves over n bytes, keeping line and column (columns count bytes).
@@ -170,7 +245,7 @@ func (l *lexState) advance(n int) {
 }
 
 func (l *lexState) skipSpace() {
-	for l.off < len(l.data) {
+	for l.off < len(l.data) || l.more() {
 		switch l.data[l.off] {
 		case ' ', '\t', '\r', '\f', '\v':
 			l.col++
@@ -211,7 +286,7 @@ func (l *lexState) bad(toks []lexer.Token, n int, format string, args ...any) []
 	if len(args) > 0 {
 		msg = fmt.Sprintf(format, args...)
 	}
-	l.invalid[l.off] = msg
+	l.invalid[l.base+l.off] = msg
 	p := l.pos()
 	v := string(l.data[l.off : l.off+min(n, MaxToken+1)])
 	l.advance(n)
@@ -220,8 +295,7 @@ func (l *lexState) bad(toks []lexer.Token, n int, format string, args ...any) []
 }
 
 func (l *lexState) next(toks []lexer.Token) []lexer.Token {
-	d := l.data[l.off:]
-	switch c := d[0]; c {
+	switch c := l.data[l.off]; c {
 	case '[':
 		return l.emit(toks, tLBrack, 1)
 	case ']':
@@ -233,7 +307,7 @@ func (l *lexState) next(toks []lexer.Token) []lexer.Token {
 	case '{':
 		end := -1
 		if !l.noBrace {
-			end = bytes.IndexByte(d, '}')
+			end = l.scan(1, func(b byte) bool { return b == '}' })
 		}
 		if end < 0 {
 			l.noBrace = true
@@ -246,17 +320,17 @@ func (l *lexState) next(toks []lexer.Token) []lexer.Token {
 	case '}':
 		return l.bad(toks, 1, `unexpected "}" outside a comment`)
 	case ';':
-		end := bytes.IndexByte(d, '\n')
+		end := l.scan(1, func(b byte) bool { return b == '\n' })
 		if end < 0 {
-			end = len(d)
+			end = l.rest()
 		}
 		if end > MaxText {
 			return l.bad(toks, end, "comment of %d bytes is too long; expected at most %d bytes", end, MaxText)
 		}
 		return l.emit(toks, tComment, end)
 	case '"':
-		for i := 1; i < len(d); i++ {
-			switch d[i] {
+		for i := 1; l.have(i + 1); i++ {
+			switch l.data[l.off+i] {
 			case '\\':
 				i++
 			case '"':
@@ -268,11 +342,11 @@ func (l *lexState) next(toks []lexer.Token) []lexer.Token {
 				return l.bad(toks, i, `unterminated string: a tag value ends with '"' on its line`)
 			}
 		}
-		return l.bad(toks, len(d), `unterminated string: a tag value ends with '"' on its line`)
+		return l.bad(toks, l.rest(), `unterminated string: a tag value ends with '"' on its line`)
 	case '$':
-		n := 1
-		for n < len(d) && d[n] >= '0' && d[n] <= '9' {
-			n++
+		n := l.scan(1, func(b byte) bool { return b < '0' || b > '9' })
+		if n < 0 {
+			n = l.rest()
 		}
 		if n == 1 {
 			return l.bad(toks, 1, `"$" must be followed by digits (a NAG such as $12)`)
@@ -287,9 +361,9 @@ func (l *lexState) next(toks []lexer.Token) []lexer.Token {
 		}
 	}
 	// A word: everything up to the next special byte.
-	n := 0
-	for n < len(d) && !isSpecial(d[n]) {
-		n++
+	n := l.scan(0, isSpecial)
+	if n < 0 {
+		n = l.rest()
 	}
 	if n > MaxPly {
 		if l.last == tLBrack {
@@ -297,7 +371,7 @@ func (l *lexState) next(toks []lexer.Token) []lexer.Token {
 		}
 		return l.bad(toks, n, "word of %d bytes is too long; expected a ply of at most %d bytes", n, MaxPly)
 	}
-	w := d[:n]
+	w := l.data[l.off : l.off+n]
 	// A leading move number: 12. or 12... possibly glued to a ply (1.e4).
 	if digits := leadingDigits(w); digits > 0 && digits < n && w[digits] == '.' {
 		m := digits

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -31,15 +32,17 @@ func runCheck(c *cli, args []string) int {
 	defer debug.SetGCPercent(debug.SetGCPercent(checkGCPercent))
 	var games, plies, errs int
 	ioErr := false
+	checker := &notation.Checker{Lookup: referee.Lookup, NoCanon: true}
 	for _, f := range files {
-		name, data, err := c.read(f)
+		name, in, size, err := c.open(f)
 		if err != nil {
 			fmt.Fprintf(c.stderr, "pbem check: %v\n", err)
 			ioErr = true
 			continue
 		}
-		bar := c.progress(name, len(data))
-		notation.CheckFile(name, data, referee.Lookup, func(ch *notation.Checked) {
+		bar := c.progress(name, size)
+		out := bufio.NewWriterSize(c.stdout, 64<<10)
+		err = checker.Run(name, in, func(ch *notation.Checked) {
 			bar(ch.Offset)
 			games++
 			if ch.Game != nil {
@@ -47,15 +50,21 @@ func runCheck(c *cli, args []string) int {
 			}
 			errs += len(ch.Problems)
 			for _, p := range ch.Problems {
-				fmt.Fprintln(c.stdout, p)
+				fmt.Fprintln(out, p)
 			}
 			for _, p := range ch.Problems {
 				if p.Board != "" {
-					fmt.Fprintf(c.stdout, "board before ply %d of game %d:\n%s\n", p.Ply, p.Game, p.Board)
+					fmt.Fprintf(out, "board before ply %d of game %d:\n%s\n", p.Ply, p.Game, p.Board)
 				}
 			}
 		})
+		out.Flush()
+		in.Close()
 		bar(-1)
+		if err != nil {
+			fmt.Fprintf(c.stderr, "pbem check: %v\n", err)
+			ioErr = true
+		}
 	}
 	fmt.Fprintf(c.stdout, "checked %d games, %d plies: %d errors\n", games, plies, errs)
 	switch {
@@ -75,6 +84,29 @@ func (c *cli) read(f string) (string, []byte, error) {
 	}
 	data, err := os.ReadFile(f)
 	return f, data, err
+}
+
+// open opens a file to read as a stream, with its display name and size
+// (0 when unknown); "-" is standard input.
+func (c *cli) open(f string) (string, io.ReadCloser, int, error) {
+	if f == "-" {
+		size := 0
+		if st, ok := c.stdin.(interface{ Stat() (os.FileInfo, error) }); ok {
+			if fi, err := st.Stat(); err == nil && fi.Mode().IsRegular() {
+				size = int(fi.Size())
+			}
+		}
+		return "<stdin>", io.NopCloser(c.stdin), size, nil
+	}
+	file, err := os.Open(f)
+	if err != nil {
+		return f, nil, 0, err
+	}
+	size := 0
+	if fi, err := file.Stat(); err == nil {
+		size = int(fi.Size())
+	}
+	return f, file, size, nil
 }
 
 // progress returns a function that shows how far checking has come (an
