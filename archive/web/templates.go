@@ -90,13 +90,13 @@ if(m)document.getElementById("main").innerHTML=m.innerHTML;});});}
 
 {{define "event"}}{{template "top" .}}{{with .Body}}
 <h1>{{.Event}}</h1>
-{{range .Tournaments}}{{template "tournament" .}}{{end}}{{if .Tournaments}}<h2>Crosstable</h2>
+{{range .Tournaments}}{{template "tournament" .}}{{end}}{{if or .Players (not .Tournaments)}}{{if .Tournaments}}<h2>Crosstable</h2>
 {{end}}<p>{{.Games}} games with a result.</p>
 <table class="crosstable"><tr><th>#</th><th>player</th><th>games</th><th>score</th><th>SB</th>{{range .Heads}}<th>{{.}}</th>{{end}}</tr>
 {{range .Players}}<tr><td>{{.Rank}}</td><td>{{if .Name.URL}}<a href="{{.Name.URL}}">{{.Name.Name}}</a>{{else}}{{.Name.Name}}{{end}}</td><td>{{.Games}}</td><td>{{.Score}}</td><td>{{.SB}}</td>{{range .Results}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table>
-<h2>Games</h2>{{template "rows" .List}}
-{{end}}{{template "bottom" .}}{{end}}
+{{end}}{{if or .List (not .Tournaments)}}<h2>Games</h2>{{template "rows" .List}}
+{{end}}{{end}}{{template "bottom" .}}{{end}}
 
 {{define "ratingsindex"}}{{template "top" .}}{{with .Body}}
 <h1>Ratings</h1><ul>{{range .Games}}<li><a href="{{.URL}}">{{.Name}}</a></li>{{end}}</ul>

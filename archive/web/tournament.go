@@ -122,7 +122,8 @@ func (s *Server) tournaments(ctx context.Context, event string, k linker) ([]tou
 	for _, v := range vs {
 		sec := tournamentSection{TournamentView: v}
 		for _, n := range v.Joined {
-			sec.Entrants = append(sec.Entrants, k.player(n))
+			// Not linked: an entrant may have no game, hence no page, yet.
+			sec.Entrants = append(sec.Entrants, nameLink{Name: n})
 		}
 		for _, st := range v.Standings {
 			sec.Table = append(sec.Table, tournamentRow{TournamentStanding: st, Player: k.player(st.Name)})
@@ -205,7 +206,7 @@ func pairingResult(g TournamentGame) string {
 var _ = template.Must(pages.New("tournament").Parse(`{{define "names"}}{{range $i, $p := .}}{{if $i}}, {{end}}{{if $p.URL}}<a href="{{$p.URL}}">{{$p.Name}}</a>{{else}}{{$p.Name}}{{end}}{{end}}{{end}}
 {{define "tournament"}}<section class="tournament" id="T{{.ID}}">
 <h2>Tournament T{{.ID}}</h2>
-<p class="meta">{{.Game}}, {{.Format}}{{if .Rounds}}, {{.Rounds}} rounds{{end}} &middot; {{.Status}}{{if ne .Status "entering"}} &middot; {{if .Completed}}after round {{.Completed}} of {{.Rounds}}{{else}}no round completed{{end}}{{end}}</p>
+<p class="meta">{{.Game}}, {{.Format}}{{if .Rounds}}, {{.Rounds}} round{{if ne .Rounds 1}}s{{end}}{{end}} &middot; {{.Status}}{{if ne .Status "entering"}} &middot; {{if .Completed}}after round {{.Completed}} of {{.Rounds}}{{else}}no round completed{{end}}{{end}}</p>
 {{if eq .Status "entering"}}<p>The tournament has not started; {{len .Entrants}} joined{{if .Entrants}}: {{template "names" .Entrants}}{{end}}.</p>
 {{else}}<h3>Standings</h3>
 <table class="standings"><tr><th>#</th><th>player</th><th>points</th>{{range .TieBreaks}}<th>{{.}}</th>{{end}}<th>games</th><th>byes</th><th></th></tr>
