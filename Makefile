@@ -3,7 +3,7 @@ GO       ?= go
 FUZZTIME ?= 60s
 BENCHTIME ?= 1x
 
-.PHONY: build test bench fuzz fmt vet run check
+.PHONY: build test bench bench-check fuzz fmt vet run check
 
 build:
 	$(GO) build -o bin/pbem ./cmd/pbem
@@ -18,6 +18,10 @@ test:
 # Benchmarks on one core; figures are reported, never asserted.
 bench:
 	GOMAXPROCS=1 $(GO) test -run=NONE -bench=. -benchmem -cpu 1 ./...
+
+# pbem check against pgn-extract, plies/s per game (.ci/bench-check.sh).
+bench-check:
+	./.ci/bench-check.sh
 
 # Every fuzz target for FUZZTIME each.
 fuzz:

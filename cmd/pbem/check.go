@@ -12,9 +12,14 @@ import (
 )
 
 // checkGCPercent trades memory for speed while checking: reading records
-// allocates many short-lived values, and the live heap stays one game's
-// worth, so a less eager collector costs little memory.
-const checkGCPercent = 400
+// allocates many short-lived values, and the live heap stays a few batches
+// of games, so a less eager collector costs little memory; checkMemLimit
+// caps what it may cost (the collector works harder near it), so that the
+// memory of `pbem check` stays flat whatever the size of its input.
+const (
+	checkGCPercent = 400
+	checkMemLimit  = 64 << 20
+)
 
 // progressMin is the input size from which `pbem check` shows a progress
 // bar on a terminal.
@@ -30,6 +35,9 @@ func runCheck(c *cli, args []string) int {
 		files = []string{"-"}
 	}
 	defer debug.SetGCPercent(debug.SetGCPercent(checkGCPercent))
+	if limit := debug.SetMemoryLimit(-1); limit > checkMemLimit {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(checkMemLimit))
+	}
 	var games, plies, errs int
 	ioErr := false
 	checker := &notation.Checker{Lookup: referee.Lookup, NoCanon: true}
