@@ -823,7 +823,7 @@ func (s *session) gamesCmd(c *cmd) error {
 // activeGames are the sender's games under way or invited, as stored or
 // as this message changed them.
 func (s *session) activeGames() ([]*archive.Game, error) {
-	stored, err := s.r.store.ActiveGamesOf(s.ctx, s.from.Addr)
+	stored, err := s.store.ActiveGamesOf(s.ctx, s.from.Addr)
 	if err != nil {
 		return nil, err
 	}

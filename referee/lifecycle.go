@@ -121,7 +121,7 @@ func (s *session) newGame(c *cmd) error {
 	if len(mine) >= s.r.opts.MaxGames {
 		return mistake(nil, "", "you have %d games under way or invited, as many as you may", len(mine))
 	}
-	id, err := s.r.store.NewGameID(s.ctx)
+	id, err := s.store.NewGameID(s.ctx)
 	if err != nil {
 		return err
 	}
@@ -456,7 +456,7 @@ func (s *session) vacationCmd(c *cmd) error {
 	p.VacationUntil = from.Add(days(n))
 	p.VacationDays += n
 	s.touchPlayer(p)
-	gs, err := s.r.store.ActiveGamesOf(s.ctx, s.from.Addr)
+	gs, err := s.store.ActiveGamesOf(s.ctx, s.from.Addr)
 	if err != nil {
 		return err
 	}

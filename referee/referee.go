@@ -197,45 +197,57 @@ const maxAttempts = 5
 // mistake is answered, not returned; an error means the store failed and
 // nothing was stored: retry later.
 func (r *Referee) Handle(ctx context.Context, req Request) error {
+	ch, err := r.handle(ctx, r.store, req)
+	if ch != nil {
+		r.stats.handled.Add(1)
+		r.stats.queued.Add(int64(len(ch.Outbox)))
+	}
+	return err
+}
+
+// handle processes req against st and commits its change there, retrying
+// after a conflict. It returns the change committed, nil for a message
+// already processed.
+func (r *Referee) handle(ctx context.Context, st Store, req Request) (*archive.Change, error) {
 	key := req.key()
 	var last error
 	for range maxAttempts {
-		seen, err := r.store.Seen(ctx, key)
+		seen, err := st.Seen(ctx, key)
 		if err != nil {
-			return fmt.Errorf("referee: %w", err)
+			return nil, fmt.Errorf("referee: %w", err)
 		}
 		if seen {
 			r.stats.duplicates.Add(1)
 			r.log.Info("duplicate message ignored", "message", key)
-			return nil
+			return nil, nil
 		}
-		ch, err := r.process(ctx, &req, key)
+		ch, err := r.process(ctx, st, &req, key)
 		if err != nil {
-			return fmt.Errorf("referee: %s: %w", key, err)
+			return nil, fmt.Errorf("referee: %s: %w", key, err)
 		}
-		err = r.store.Commit(ctx, ch)
+		err = st.Commit(ctx, ch)
 		switch {
 		case err == nil:
-			r.stats.handled.Add(1)
-			r.stats.queued.Add(int64(len(ch.Outbox)))
-			return nil
+			return ch, nil
 		case errors.Is(err, archive.ErrDuplicate):
 			r.stats.duplicates.Add(1)
-			return nil
+			return nil, nil
 		case errors.Is(err, archive.ErrConflict):
 			r.stats.conflicts.Add(1)
 			last = err
 			continue
 		}
-		return fmt.Errorf("referee: %s: %w", key, err)
+		return nil, fmt.Errorf("referee: %s: %w", key, err)
 	}
-	return fmt.Errorf("referee: %s: %d attempts conflicted: %w", key, maxAttempts, last)
+	return nil, fmt.Errorf("referee: %s: %d attempts conflicted: %w", key, maxAttempts, last)
 }
 
-// process decides what a request changes. A panic (a bug) is recovered: the
-// change is then only the message id and an "internal error" reply.
-func (r *Referee) process(ctx context.Context, req *Request, key string) (ch *archive.Change, err error) {
+// process decides what a request changes, reading st. A panic (a bug) is
+// recovered: the change is then only the message id and an "internal
+// error" reply.
+func (r *Referee) process(ctx context.Context, st Store, req *Request, key string) (ch *archive.Change, err error) {
 	s := r.newSession(ctx, req, key)
+	s.store = st
 	defer func() {
 		if p := recover(); p != nil {
 			r.stats.panics.Add(1)

@@ -20,11 +20,12 @@ import (
 // session is the work of one request (or one clock event): the games it
 // read and changed, and the mails it writes.
 type session struct {
-	r   *Referee
-	ctx context.Context
-	req *Request // nil for a clock event
-	key string
-	now time.Time
+	r     *Referee
+	store Store // r.store, or the view of a batch (batch.go)
+	ctx   context.Context
+	req   *Request // nil for a clock event
+	key   string
+	now   time.Time
 
 	from    Address // the sender, address lower-cased; zero for a clock event
 	creds   []cred
@@ -79,7 +80,7 @@ func (d *draft) show(g *game) {
 }
 
 func (r *Referee) newSession(ctx context.Context, req *Request, key string) *session {
-	s := &session{r: r, ctx: ctx, req: req, key: key, now: r.now(req),
+	s := &session{r: r, store: r.store, ctx: ctx, req: req, key: key, now: r.now(req),
 		games: map[int64]*game{}, players: map[string]*archive.Player{}}
 	if req != nil {
 		s.from = Address{Name: cleanName(req.From.Name), Addr: normAddr(req.From.Addr)}
@@ -310,7 +311,7 @@ const allSenders = "*"
 func (s *session) rateLimit() (bool, error) {
 	o := s.r.opts
 	count := func(addr string) (*archive.Sender, error) {
-		snd, err := s.r.store.Sender(s.ctx, addr)
+		snd, err := s.store.Sender(s.ctx, addr)
 		if err != nil {
 			return nil, err
 		}
@@ -360,7 +361,7 @@ func (s *session) game(id int64) (*game, error) {
 	if g, ok := s.games[id]; ok {
 		return g, nil
 	}
-	ag, err := s.r.store.Game(s.ctx, id)
+	ag, err := s.store.Game(s.ctx, id)
 	if errors.Is(err, archive.ErrNotFound) {
 		return nil, mistake(nil, "the number of one of your games (the games command lists them)", "there is no game #%d", id)
 	}
@@ -404,7 +405,7 @@ func (s *session) player(addr string) (*archive.Player, error) {
 	if p, ok := s.players[addr]; ok {
 		return p, nil
 	}
-	p, err := s.r.store.Player(s.ctx, addr)
+	p, err := s.store.Player(s.ctx, addr)
 	if err != nil {
 		return nil, err
 	}

@@ -80,7 +80,7 @@ func parseTournamentID(s string) (int64, bool) {
 
 // tstore is the store's tournament capability, or nil.
 func (s *session) tstore() TournamentStore {
-	ts, _ := s.r.store.(TournamentStore)
+	ts, _ := s.store.(TournamentStore)
 	return ts
 }
 
@@ -662,7 +662,7 @@ func (s *session) tournamentGame(t *archive.Tournament, tg tournament.Game) (*ga
 			return nil, fmt.Errorf("tournament %d: %s for %d: %w", t.ID, rules.ID(), len(tg.Players), err)
 		}
 	}
-	id, err := s.r.store.NewGameID(s.ctx)
+	id, err := s.store.NewGameID(s.ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,282 @@
+package referee
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"pbem/archive"
+)
+
+// BatchStore is an optional capability of a Store (archive.Store has it):
+// CommitBatch stores several changes in one transaction, so with one sync
+// to disk, all or none; the changes after the first see the versions the
+// ones before leave. With it, HandleBatch commits a batch of requests at
+// once.
+type BatchStore interface {
+	CommitBatch(ctx context.Context, cs []*archive.Change) error
+}
+
+var _ BatchStore = (*archive.Store)(nil)
+
+// HandleBatch processes several inbound messages, in order, and commits
+// their effects in one transaction (one sync to disk) when the store is a
+// [BatchStore]: each request is decided against the store as the requests
+// before it in the batch left it, so two moves in one game see each other.
+// It returns one error per request, with Handle's meaning: nil once the
+// request's effect is durably committed (or it was a duplicate). If the
+// batch cannot be committed as a whole (a game changed meanwhile by another
+// writer, a message processed meanwhile), every request of it is handled
+// again on its own, as Handle does. Without a BatchStore it calls Handle
+// for each request.
+func (r *Referee) HandleBatch(ctx context.Context, reqs []Request) []error {
+	errs := make([]error, len(reqs))
+	bs, ok := r.store.(BatchStore)
+	if !ok || len(reqs) == 1 {
+		for i := range reqs {
+			errs[i] = r.Handle(ctx, reqs[i])
+		}
+		return errs
+	}
+	v := r.newView()
+	var members []int // requests whose changes v holds
+	flush := func() {
+		if len(v.changes) > 0 {
+			if err := bs.CommitBatch(ctx, v.changes); err != nil {
+				r.log.Info("batch not committed; handling its messages one by one", "messages", len(members), "err", err)
+				for _, i := range members {
+					errs[i] = r.Handle(ctx, reqs[i])
+				}
+			} else {
+				r.stats.handled.Add(int64(len(v.changes)))
+				for _, ch := range v.changes {
+					r.stats.queued.Add(int64(len(ch.Outbox)))
+				}
+			}
+		}
+		v = r.newView()
+		members = nil
+	}
+	for i := range reqs {
+		if ctx.Err() != nil {
+			errs[i] = fmt.Errorf("referee: %w", ctx.Err())
+			continue
+		}
+		ch, err := r.handle(ctx, v.store(), reqs[i])
+		if errors.Is(err, errFlush) {
+			// The request reads what the batch changed and the view
+			// cannot show (a tournament): commit the batch first.
+			flush()
+			ch, err = r.handle(ctx, v.store(), reqs[i])
+		}
+		errs[i] = err
+		if ch != nil {
+			members = append(members, i)
+		}
+	}
+	flush()
+	return errs
+}
+
+// errFlush is returned by a batch view for a read it cannot answer from the
+// store and the batch's changes together.
+var errFlush = errors.New("referee: the batch must be committed first")
+
+// view is the store as a batch of changes not yet committed leaves it: its
+// reads return the games, players and rate-limit windows the batch changed
+// (with the versions they will have), and its Commit adds a change to the
+// batch after the same duplicate and version checks the store makes.
+// Tournaments are read from the store, unless the batch changed one
+// (errFlush).
+type view struct {
+	Store   // the store, for what the batch does not change
+	changes []*archive.Change
+	seen    map[string]bool
+	games   map[int64]*archive.Game
+	players map[string]*archive.Player
+	senders map[string]*archive.Sender
+	tours   bool // a change of the batch changes tournaments
+}
+
+func (r *Referee) newView() *view {
+	return &view{Store: r.store, seen: map[string]bool{}, games: map[int64]*archive.Game{},
+		players: map[string]*archive.Player{}, senders: map[string]*archive.Sender{}}
+}
+
+// store is v as the session's store: with the tournament capability when
+// the store has it.
+func (v *view) store() Store {
+	if _, ok := v.Store.(TournamentStore); ok {
+		return tview{v}
+	}
+	return v
+}
+
+func (v *view) Seen(ctx context.Context, messageID string) (bool, error) {
+	if v.seen[messageID] {
+		return true, nil
+	}
+	return v.Store.Seen(ctx, messageID)
+}
+
+func (v *view) Game(ctx context.Context, id int64) (*archive.Game, error) {
+	if g, ok := v.games[id]; ok {
+		return cloneGame(g), nil
+	}
+	return v.Store.Game(ctx, id)
+}
+
+// ActiveGamesOf is the store's answer with the games the batch changed as
+// the batch left them (added, replaced or dropped).
+func (v *view) ActiveGamesOf(ctx context.Context, addr string) ([]*archive.Game, error) {
+	gs, err := v.Store.ActiveGamesOf(ctx, addr)
+	if err != nil {
+		return nil, err
+	}
+	out := gs[:0]
+	for _, g := range gs {
+		if _, ok := v.games[g.ID]; !ok {
+			out = append(out, g)
+		}
+	}
+	a := strings.ToLower(addr)
+	for _, g := range v.games {
+		if archive.Active(g.Status) && involves(g, a) {
+			out = append(out, cloneGame(g))
+		}
+	}
+	slices.SortFunc(out, func(x, y *archive.Game) int { return int(x.ID - y.ID) })
+	return out, nil
+}
+
+func (v *view) DueGames(ctx context.Context, now time.Time) ([]*archive.Game, error) {
+	if len(v.games) > 0 {
+		return nil, errFlush
+	}
+	return v.Store.DueGames(ctx, now)
+}
+
+func (v *view) Player(ctx context.Context, addr string) (*archive.Player, error) {
+	if p, ok := v.players[strings.ToLower(addr)]; ok {
+		c := *p
+		return &c, nil
+	}
+	return v.Store.Player(ctx, addr)
+}
+
+func (v *view) Sender(ctx context.Context, addr string) (*archive.Sender, error) {
+	if s, ok := v.senders[strings.ToLower(addr)]; ok {
+		c := *s
+		return &c, nil
+	}
+	return v.Store.Sender(ctx, addr)
+}
+
+// Commit adds c to the batch. Like the store, it refuses a message already
+// processed (in the batch) and a game or player whose Version is not the
+// one the batch left; a version the batch did not change is checked when
+// the batch is committed.
+func (v *view) Commit(ctx context.Context, c *archive.Change) error {
+	if c.MessageID != "" && v.seen[c.MessageID] {
+		return archive.ErrDuplicate
+	}
+	for _, g := range c.Games {
+		if b, ok := v.games[g.ID]; ok && b.Version != g.Version {
+			return fmt.Errorf("%w: game %d", archive.ErrConflict, g.ID)
+		}
+	}
+	for _, p := range c.Players {
+		if b, ok := v.players[strings.ToLower(p.Address.Addr)]; ok && b.Version != p.Version {
+			return fmt.Errorf("%w: player %s", archive.ErrConflict, p.Address.Addr)
+		}
+	}
+	if c.MessageID != "" {
+		v.seen[c.MessageID] = true
+	}
+	for _, g := range c.Games {
+		b := cloneGame(g)
+		b.Version++
+		b.Updated = c.At
+		if b.Created.IsZero() {
+			b.Created = c.At
+		}
+		v.games[g.ID] = b
+	}
+	for _, p := range c.Players {
+		b := *p
+		b.Version++
+		b.Address.Addr = strings.ToLower(b.Address.Addr)
+		v.players[b.Address.Addr] = &b
+	}
+	for _, s := range c.Senders {
+		b := *s
+		b.Addr = strings.ToLower(b.Addr)
+		v.senders[b.Addr] = &b
+	}
+	if len(c.Tournaments) > 0 {
+		v.tours = true
+	}
+	v.changes = append(v.changes, c)
+	return nil
+}
+
+// tview is a view of a store with tournaments.
+type tview struct{ *view }
+
+func (t tview) ts() TournamentStore { return t.view.Store.(TournamentStore) }
+
+func (t tview) NewTournamentID(ctx context.Context) (int64, error) {
+	return t.ts().NewTournamentID(ctx)
+}
+
+func (t tview) Tournament(ctx context.Context, id int64) (*archive.Tournament, error) {
+	if t.tours {
+		return nil, errFlush
+	}
+	return t.ts().Tournament(ctx, id)
+}
+
+func (t tview) TournamentOfGame(ctx context.Context, gameID int64) (*archive.Tournament, error) {
+	if t.tours {
+		return nil, errFlush
+	}
+	return t.ts().TournamentOfGame(ctx, gameID)
+}
+
+func (t tview) DueTournaments(ctx context.Context, now time.Time) ([]*archive.Tournament, error) {
+	if t.tours {
+		return nil, errFlush
+	}
+	return t.ts().DueTournaments(ctx, now)
+}
+
+// involves reports whether addr (lower case) has a seat in g or watches it.
+func involves(g *archive.Game, addr string) bool {
+	for _, s := range g.Seats {
+		if strings.ToLower(s.Player.Addr) == addr {
+			return true
+		}
+	}
+	for _, o := range g.Observers {
+		if strings.ToLower(o.Addr) == addr {
+			return true
+		}
+	}
+	return false
+}
+
+// cloneGame copies g deeply enough that changing the copy (seats,
+// observers, offers) leaves g as it was.
+func cloneGame(g *archive.Game) *archive.Game {
+	c := *g
+	c.Seats = slices.Clone(g.Seats)
+	c.Observers = slices.Clone(g.Observers)
+	c.Offers = slices.Clone(g.Offers)
+	for i := range c.Offers {
+		c.Offers[i].Accepted = slices.Clone(c.Offers[i].Accepted)
+	}
+	return &c
+}
