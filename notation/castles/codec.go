@@ -69,8 +69,10 @@ const noSquare castles.Square = -1
 
 // Codec is the castles notation. It is safe for concurrent use.
 type Codec struct {
-	plies   notation.Cache[[]action] // parsed plies by text; never modified once stored
-	actions notation.Cache[action]   // parsed actions by text
+	// actions holds parsed actions by text. Whole plies are not cached:
+	// a turn combines several actions, so most plies of a collection are
+	// new while their actions are few.
+	actions notation.Cache[action]
 }
 
 var _ notation.Codec = (*Codec)(nil)
@@ -81,8 +83,8 @@ func New() *Codec { return &Codec{} }
 // Rules is castles.
 func (c *Codec) Rules() engine.Rules { return castles.Rules{} }
 
-// parse returns the actions of text, from the cache when it was seen.
-func (c *Codec) parse(text string) ([]action, error) { return c.plies.Get(text, c.parseActions) }
+// parse returns the actions of text, each from the cache when it was seen.
+func (c *Codec) parse(text string) ([]action, error) { return c.parseActions(text) }
 
 // parseActions reads a ply action by action through the action cache.
 func (c *Codec) parseActions(text string) ([]action, error) {

@@ -284,12 +284,12 @@ func TestCacheBounded(t *testing.T) {
 	for i := range notation.CacheLimit + 10 {
 		c.Decode(s, fmt.Sprintf("Ca1-b2,@c%d", i))
 	}
-	if n := c.plies.Len(); n > notation.CacheLimit {
+	if n := c.actions.Len(); n > notation.CacheLimit {
 		t.Errorf("cache holds %d texts, want <= %d", n, notation.CacheLimit)
 	}
-	before := c.plies.Len()
-	c.Decode(s, "Ca1-b2"+strings.Repeat(" ", notation.CacheMaxText))
-	if c.plies.Len() > before {
+	before := c.actions.Len()
+	c.Decode(s, "Ca1-b2,"+strings.Repeat(" ", notation.CacheMaxText)+"@c1")
+	if c.actions.Len() > before {
 		t.Errorf("an overlong text was cached")
 	}
 }

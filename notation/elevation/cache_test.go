@@ -12,9 +12,9 @@ func TestCacheBounded(t *testing.T) {
 	c := New()
 	s := game.StartState()
 	for i := 0; i < notation.CacheLimit+100; i++ {
-		c.Decode(s, fmt.Sprintf("Sa1:b2>a2,-b2 %d", i))
+		c.Decode(s, fmt.Sprintf("Sa1:b2>a2,-b%d", i))
 	}
-	if n := c.plies.Len(); n > notation.CacheLimit {
+	if n := c.acts.Len(); n > notation.CacheLimit {
 		t.Errorf("the cache holds %d texts, want at most %d", n, notation.CacheLimit)
 	}
 }

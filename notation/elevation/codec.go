@@ -85,8 +85,10 @@ type cached struct {
 
 // Codec is the notation of Elevation. It is safe for concurrent use.
 type Codec struct {
-	plies notation.Cache[*parsed] // parsed plies by text
-	heads notation.Cache[part]    // parsed heads ("Sa1") by text
+	// Parts of plies by text; whole plies are not cached: a turn combines
+	// several parts, so most plies of a collection are new while their
+	// parts are few.
+	heads notation.Cache[part] // parsed heads ("Sa1") by text
 	acts  notation.Cache[part]    // parsed actions ("b2>a2", "-b2") by text
 }
 
@@ -121,8 +123,8 @@ func (c *Codec) Decode(s engine.State, text string) (engine.Move, error) {
 	return resolve(st, p)
 }
 
-// parse parses text, through the cache.
-func (c *Codec) parse(text string) (*parsed, error) { return c.plies.Get(text, c.parseParts) }
+// parse parses text, each part through the cache.
+func (c *Codec) parse(text string) (*parsed, error) { return c.parseParts(text) }
 
 // parseParts reads a ply head and actions through the parts cache; any
 // part that does not parse sends the whole ply to the full grammar, which
