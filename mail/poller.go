@@ -35,6 +35,20 @@ type Handler interface {
 	Handle(ctx context.Context, m *Inbound) error
 }
 
+// BatchHandler is an optional extension of [Handler], found by a type
+// assertion. The Poller gives a BatchHandler the readable messages of each
+// fetched batch in one call, in UID order, so that it can commit their
+// effects together (one transaction, one sync to disk). HandleBatch returns
+// one error per message, each with the meaning Handle's error has for that
+// message: nil only once that message's effect is durably committed, and
+// only then is it marked \Seen and moved. The same idempotence is asked
+// for. A panic is recovered and the batch handed to Handle message by
+// message, so that only the message at fault is rejected.
+type BatchHandler interface {
+	Handler
+	HandleBatch(ctx context.Context, ms []*Inbound) []error
+}
+
 // HandlerFunc adapts a function to a [Handler].
 type HandlerFunc func(ctx context.Context, m *Inbound) error
 
@@ -483,6 +497,7 @@ func (p *Poller) process(ctx context.Context, c *imapclient.Client, h Handler) (
 		return false, time.Time{}, fmt.Errorf("fetch: %w", err)
 	}
 	slices.SortFunc(msgs, func(a, b *imapclient.FetchMessageBuffer) int { return int(a.UID) - int(b.UID) })
+	var readable []*parsed
 	for _, buf := range msgs {
 		if ctx.Err() != nil {
 			break
@@ -496,7 +511,24 @@ func (p *Poller) process(ctx context.Context, c *imapclient.Client, h Handler) (
 			p.tempFailure(buf.UID, p.log.With("uid", buf.UID), errors.New("server returned no body"))
 			continue
 		}
-		p.handle(ctx, h, buf.UID, buf.InternalDate, buf.BodySection[0].Bytes)
+		m := p.parse(buf.UID, buf.InternalDate, buf.BodySection[0].Bytes)
+		if m.reason != nil {
+			p.reject(ctx, m)
+			continue
+		}
+		readable = append(readable, m)
+	}
+	if bh, ok := h.(BatchHandler); ok && len(readable) > 1 && ctx.Err() == nil {
+		p.handleBatch(ctx, bh, readable)
+	} else {
+		for _, m := range readable {
+			if ctx.Err() != nil {
+				break
+			}
+			start := time.Now()
+			err, stack := callHandler(ctx, h, m.in)
+			p.outcome(ctx, m, err, stack, start)
+		}
 	}
 	if err := p.finish(c); err != nil {
 		return false, time.Time{}, err
@@ -509,12 +541,16 @@ func (p *Poller) process(ctx context.Context, c *imapclient.Client, h Handler) (
 	return more, next, nil
 }
 
-// handle passes one message to the Handler (or the Rejecter) and records
-// the outcome in p.done or p.retries.
-func (p *Poller) handle(ctx context.Context, h Handler, uid imap.UID, received time.Time, raw []byte) {
-	start := time.Now()
-	m := p.opts.Metrics
-	log := p.log.With("uid", uid)
+// parsed is a fetched message, read.
+type parsed struct {
+	uid    imap.UID
+	in     *Inbound
+	reason error // why it cannot be read, or nil
+	log    *slog.Logger
+}
+
+// parse reads a fetched message.
+func (p *Poller) parse(uid imap.UID, received time.Time, raw []byte) *parsed {
 	var in *Inbound
 	var reason error
 	if int64(len(raw)) > p.opts.MaxMessageBytes {
@@ -527,39 +563,91 @@ func (p *Poller) handle(ctx context.Context, h Handler, uid imap.UID, received t
 		in, reason = Parse(raw)
 	}
 	in.UID, in.UIDValidity, in.Mailbox, in.Received = uint32(uid), p.uidValidity, p.opts.Mailbox, received
-	log = log.With("message_id", in.MessageID, "from", in.From.Addr)
+	log := p.log.With("uid", uid, "message_id", in.MessageID, "from", in.From.Addr)
+	return &parsed{uid: uid, in: in, reason: reason, log: log}
+}
 
-	if reason == nil {
-		err, stack := callHandler(ctx, h, in)
-		switch {
-		case err == nil:
-			delete(p.retries, uid)
-			p.done[uid] = doneMark{processed: true, key: in.Key(), session: p.connNum}
-			m.Processed.Add(1)
-			m.Latency.Observe(time.Since(start))
-			log.Debug("message processed", "took", time.Since(start))
-			return
-		case errors.Is(err, errPanic):
-			m.Panics.Add(1)
-			log.Error("handler panicked", "err", err, "stack", string(stack))
-			reason = err
-		case IsPermanent(err):
-			reason = err
-		default:
-			p.tempFailure(uid, log, err)
-			return
-		}
+// handleBatch gives readable messages to a BatchHandler at once and
+// records each one's outcome. A panic hands them to Handle one by one.
+func (p *Poller) handleBatch(ctx context.Context, h BatchHandler, ms []*parsed) {
+	start := time.Now()
+	ins := make([]*Inbound, len(ms))
+	for i, m := range ms {
+		ins[i] = m.in
 	}
+	errs, stack := callBatchHandler(ctx, h, ins)
+	if errs == nil {
+		p.log.Error("batch handler panicked; handling the batch message by message", "stack", string(stack))
+		p.opts.Metrics.Panics.Add(1)
+		for _, m := range ms {
+			s := time.Now()
+			err, stack := callHandler(ctx, h, m.in)
+			p.outcome(ctx, m, err, stack, s)
+		}
+		return
+	}
+	for i, m := range ms {
+		var err error
+		if i < len(errs) {
+			err = errs[i]
+		} else {
+			err = errors.New("batch handler returned no result for the message")
+		}
+		p.outcome(ctx, m, err, nil, start)
+	}
+}
+
+// callBatchHandler calls h; errs is nil if it panicked.
+func callBatchHandler(ctx context.Context, h BatchHandler, ins []*Inbound) (errs []error, stack []byte) {
+	defer func() {
+		if r := recover(); r != nil {
+			errs, stack = nil, debug.Stack()
+		}
+	}()
+	errs = h.HandleBatch(ctx, ins)
+	if errs == nil {
+		errs = make([]error, len(ins))
+	}
+	return errs, nil
+}
+
+// outcome records what the Handler said of a readable message in p.done
+// or p.retries; a permanent error rejects it.
+func (p *Poller) outcome(ctx context.Context, msg *parsed, err error, stack []byte, start time.Time) {
+	m := p.opts.Metrics
+	switch {
+	case err == nil:
+		delete(p.retries, msg.uid)
+		p.done[msg.uid] = doneMark{processed: true, key: msg.in.Key(), session: p.connNum}
+		m.Processed.Add(1)
+		m.Latency.Observe(time.Since(start))
+		msg.log.Debug("message processed", "took", time.Since(start))
+		return
+	case errors.Is(err, errPanic):
+		m.Panics.Add(1)
+		msg.log.Error("handler panicked", "err", err, "stack", string(stack))
+	case IsPermanent(err):
+	default:
+		p.tempFailure(msg.uid, msg.log, err)
+		return
+	}
+	msg.reason = err
+	p.reject(ctx, msg)
+}
+
+// reject tells the Rejecter about a message that cannot be applied and
+// marks it to be moved to the Rejected folder.
+func (p *Poller) reject(ctx context.Context, msg *parsed) {
 	if r := p.opts.Rejecter; r != nil {
-		if err := r.Reject(ctx, in, reason); err != nil {
-			p.tempFailure(uid, log, fmt.Errorf("rejecter: %w", err))
+		if err := r.Reject(ctx, msg.in, msg.reason); err != nil {
+			p.tempFailure(msg.uid, msg.log, fmt.Errorf("rejecter: %w", err))
 			return
 		}
 	}
-	log.Info("message rejected", "reason", reason)
-	delete(p.retries, uid)
-	p.done[uid] = doneMark{processed: false, key: in.Key(), session: p.connNum}
-	m.Rejected.Add(1)
+	msg.log.Info("message rejected", "reason", msg.reason)
+	delete(p.retries, msg.uid)
+	p.done[msg.uid] = doneMark{processed: false, key: msg.in.Key(), session: p.connNum}
+	p.opts.Metrics.Rejected.Add(1)
 }
 
 func (p *Poller) tempFailure(uid imap.UID, log *slog.Logger, err error) {

@@ -1,0 +1,122 @@
+package mail_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"pbem/mail"
+)
+
+// batcher is a BatchHandler: it records the batches it is given and answers
+// each message with fn's error.
+type batcher struct {
+	mu      sync.Mutex
+	batches [][]string // Message-IDs
+	singles []string   // Message-IDs handed to Handle
+	fn      func(in *mail.Inbound) error
+	panics  bool
+}
+
+func (b *batcher) Handle(_ context.Context, in *mail.Inbound) error {
+	b.mu.Lock()
+	b.singles = append(b.singles, in.MessageID)
+	b.mu.Unlock()
+	return b.fn(in)
+}
+
+func (b *batcher) HandleBatch(_ context.Context, ins []*mail.Inbound) []error {
+	b.mu.Lock()
+	var ids []string
+	for _, in := range ins {
+		ids = append(ids, in.MessageID)
+	}
+	b.batches = append(b.batches, ids)
+	b.mu.Unlock()
+	if b.panics {
+		panic("batch bug")
+	}
+	errs := make([]error, len(ins))
+	for i, in := range ins {
+		errs[i] = b.fn(in)
+	}
+	return errs
+}
+
+// TestPollerBatchHandler: a fetched batch goes to HandleBatch in one call,
+// in UID order, and each message's error counts for that message alone: the
+// committed ones are moved to Processed, a temporary failure is retried, a
+// permanent one rejected.
+func TestPollerBatchHandler(t *testing.T) {
+	s := startServers(t, nil)
+	var ids []string
+	for range 7 {
+		id, raw := playerMove("referee@pbem.local", "move")
+		ids = append(ids, id)
+		require.NoError(t, s.Deliver("alice@pbem.local", []string{"referee@pbem.local"}, raw))
+	}
+	var mu sync.Mutex
+	tries := map[string]int{}
+	b := &batcher{fn: func(in *mail.Inbound) error {
+		mu.Lock()
+		defer mu.Unlock()
+		tries[in.MessageID]++
+		switch {
+		case in.MessageID == ids[1] && tries[in.MessageID] == 1:
+			return errors.New("database is locked")
+		case in.MessageID == ids[5]:
+			return mail.Permanent(errors.New("no such game"))
+		}
+		return nil
+	}}
+	rej := &rejections{}
+	opts := fastPoller(t, s)
+	opts.BatchSize = 4
+	opts.Rejecter = rej
+	runPoller(t, opts, b)
+	eventually(t, 5*time.Second, func() bool { n, _ := count(t, s, "referee", "Processed"); return n == 6 }, "batches not processed")
+	eventually(t, 5*time.Second, func() bool { n, _ := count(t, s, "referee", "Rejected"); return n == 1 }, "not rejected")
+	n, _ := count(t, s, "referee", "INBOX")
+	assert.Equal(t, uint32(0), n)
+	_, unseen := count(t, s, "referee", "Processed")
+	assert.Equal(t, uint32(0), unseen, "processed messages must be \\Seen")
+
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	require.GreaterOrEqual(t, len(b.batches), 2)
+	assert.Equal(t, ids[:4], b.batches[0], "the first fetch, in UID order")
+	assert.Equal(t, ids[4:], b.batches[1], "the rest")
+	assert.Equal(t, []string{ids[1]}, b.singles, "the retried message alone goes to Handle")
+	require.Equal(t, 1, rej.len())
+	assert.Equal(t, ids[5], rej.got[0].MessageID)
+	assert.Equal(t, 2, tries[ids[1]])
+	for _, id := range []string{ids[0], ids[2], ids[3], ids[4], ids[6]} {
+		assert.Equal(t, 1, tries[id], "%s handled once", id)
+	}
+	assert.Equal(t, int64(6), opts.Metrics.Processed.Load())
+}
+
+// TestPollerBatchHandlerPanic: a panicking HandleBatch hands the batch to
+// Handle message by message, so that only the message at fault (none
+// here) would be rejected.
+func TestPollerBatchHandlerPanic(t *testing.T) {
+	s := startServers(t, nil)
+	for range 3 {
+		_, raw := playerMove("referee@pbem.local", "move")
+		require.NoError(t, s.Deliver("alice@pbem.local", []string{"referee@pbem.local"}, raw))
+	}
+	b := &batcher{fn: func(*mail.Inbound) error { return nil }, panics: true}
+	opts := fastPoller(t, s)
+	runPoller(t, opts, b)
+	eventually(t, 5*time.Second, func() bool { n, _ := count(t, s, "referee", "Processed"); return n == 3 }, "not processed")
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	assert.Len(t, b.batches, 1)
+	assert.Len(t, b.singles, 3)
+	assert.Equal(t, int64(1), opts.Metrics.Panics.Load())
+}
