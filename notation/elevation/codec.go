@@ -89,7 +89,7 @@ type Codec struct {
 	// several parts, so most plies of a collection are new while their
 	// parts are few.
 	heads notation.Cache[part] // parsed heads ("Sa1") by text
-	acts  notation.Cache[part]    // parsed actions ("b2>a2", "-b2") by text
+	acts  notation.Cache[part] // parsed actions ("b2>a2", "-b2") by text
 }
 
 // part is a parsed head (piece and square) or action.
