@@ -1,8 +1,10 @@
 // Package web is pbem's read-only web face: the game pages (the position as
 // an SVG board, whose turn, clocks, players by name, the move list with a
 // page per ply, the record for download, live updates by Server-Sent
-// Events), the archive browser (search, crosstables, ratings, players) and
-// the same pages written as a static site.
+// Events), the archive browser (search, crosstables, ratings, players),
+// the standings and pairings of the tournaments the referee runs (which
+// the program hands in as plain data, Options.Tournaments) and the same
+// pages written as a static site.
 //
 // It reads the store through archive and draws positions through
 // engine.Layouter; the game catalog comes in as a notation.Lookup, so that
