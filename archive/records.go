@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -214,15 +215,23 @@ VALUES (NULL, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (hash) DO NOTHING`)
 	return added, nil
 }
 
-// File checks every game of a record file as `pbem check` does
-// (notation.CheckFile) and adds the valid ones; each (if not nil) sees
-// every game as it is checked, before it is stored, to report problems and
-// progress. After a storage error the rest of the file is still checked
-// (shown to each and counted in Stats) but nothing more is stored, and the
-// error is returned. Games may wait in the batch: call Flush at the end.
+// File checks every game of a record file held in memory; see Read.
 func (im *Importer) File(ctx context.Context, file string, data []byte, each func(*notation.Checked)) error {
+	return im.Read(ctx, file, bytes.NewReader(data), each)
+}
+
+// Read checks every game of a record stream as `pbem check` does
+// (notation.Checker, on all cores) and adds the valid ones; each (if not
+// nil) sees every game as it is checked, in order, before it is stored, to
+// report problems and progress. It holds a window of the stream and a few
+// batches of games, never the whole stream. After a storage error the rest of the stream is still
+// checked (shown to each and counted in Stats) but nothing more is stored,
+// and the error is returned; a read error is returned after the games read
+// before it. Games may wait in the batch: call Flush at the end.
+func (im *Importer) Read(ctx context.Context, file string, r io.Reader, each func(*notation.Checked)) error {
 	var err error
-	notation.CheckFile(file, data, im.lookup, func(ch *notation.Checked) {
+	checker := &notation.Checker{Lookup: im.lookup}
+	rerr := checker.Run(file, r, func(ch *notation.Checked) {
 		if each != nil {
 			each(ch)
 		}
@@ -235,15 +244,39 @@ func (im *Importer) File(ctx context.Context, file string, data []byte, each fun
 			im.count(ch)
 		}
 	})
+	if err == nil && rerr != nil {
+		err = &ReadError{File: file, Err: rerr}
+	}
 	return err
 }
 
+// ReadError is an import's error reading its input (not storing it): the
+// games read before it were checked and may be stored.
+type ReadError struct {
+	File string
+	Err  error
+}
+
+func (e *ReadError) Error() string {
+	return fmt.Sprintf("archive: import: reading %s: %v", e.File, e.Err)
+}
+
+func (e *ReadError) Unwrap() error { return e.Err }
+
 // ImportFile imports one record file (Importer.File) and commits it.
 func (s *Store) ImportFile(ctx context.Context, file string, data []byte, lookup notation.Lookup, each func(*notation.Checked)) (ImportStats, error) {
+	return s.ImportReader(ctx, file, bytes.NewReader(data), lookup, each)
+}
+
+// ImportReader imports one record stream (Importer.Read) and commits it.
+func (s *Store) ImportReader(ctx context.Context, file string, r io.Reader, lookup notation.Lookup, each func(*notation.Checked)) (ImportStats, error) {
 	im := s.NewImporter(lookup, 0)
-	err := im.File(ctx, file, data, each)
-	if err == nil {
-		err = im.Flush(ctx)
+	err := im.Read(ctx, file, r, each)
+	var re *ReadError
+	if err == nil || errors.As(err, &re) {
+		if ferr := im.Flush(ctx); ferr != nil {
+			err = ferr
+		}
 	}
 	return im.Stats(), err
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -425,4 +426,47 @@ func TestExportOrderAndErrors(t *testing.T) {
 	cancel()
 	_, err = s.Export(cctx, io.Discard, lookup, Filter{}, nil)
 	assert.ErrorIs(t, err, context.Canceled)
+}
+
+// TestImportReader imports a stream read a byte at a time as ImportFile
+// imports the file whole, and reports the problems notation.CheckFile
+// finds, in order; a read error stops the import after the games read
+// before it, which are stored.
+func TestImportReader(t *testing.T) {
+	ctx := context.Background()
+	data := append(corpus(t, 4, 30), []byte(lenient)...)
+	var want []string
+	notation.CheckFile("f", data, lookup, func(ch *notation.Checked) {
+		for _, p := range ch.Problems {
+			want = append(want, p.String())
+		}
+	})
+	require.NotEmpty(t, want)
+
+	whole := open(t, t.TempDir())
+	wst, err := whole.ImportFile(ctx, "f", data, lookup, nil)
+	require.NoError(t, err)
+	s := open(t, t.TempDir())
+	var got []string
+	st, err := s.ImportReader(ctx, "f", iotest.OneByteReader(bytes.NewReader(data)), lookup, func(ch *notation.Checked) {
+		for _, p := range ch.Problems {
+			got = append(got, p.String())
+		}
+	})
+	require.NoError(t, err)
+	assert.Equal(t, wst, st)
+	assert.Equal(t, want, got)
+	assert.Equal(t, export(t, whole, Filter{}, PGN), export(t, s, Filter{}, PGN))
+
+	// The game the error cuts short is not read (its end is not known).
+	games := corpus(t, 2, 10) // 10 games
+	s = open(t, t.TempDir())
+	st, err = s.ImportReader(ctx, "f", io.MultiReader(bytes.NewReader(games), iotest.ErrReader(errors.New("disk on fire"))), lookup, nil)
+	require.ErrorContains(t, err, "disk on fire")
+	var re *ReadError
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, ImportStats{Games: 9, Plies: st.Plies, Added: 9}, st)
+	var n int
+	require.NoError(t, s.DB().QueryRow(`SELECT COUNT(*) FROM archive`).Scan(&n))
+	assert.Equal(t, 9, n)
 }

@@ -158,6 +158,9 @@ func runArchiveImport(c *cli, a *archiveArgs) int {
 	}
 	defer s.Close()
 	defer debug.SetGCPercent(debug.SetGCPercent(checkGCPercent))
+	if limit := debug.SetMemoryLimit(-1); limit > checkMemLimit {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(checkMemLimit))
+	}
 	ctx := context.Background()
 	im := s.NewImporter(referee.Lookup, 0)
 	ioErr := false
@@ -165,18 +168,26 @@ func runArchiveImport(c *cli, a *archiveArgs) int {
 	out := bufio.NewWriter(c.stdout)
 	defer out.Flush()
 	for _, f := range a.pos {
-		name, data, err := c.read(f)
+		name, r, size, err := c.open(f)
 		if err != nil {
 			fmt.Fprintf(c.stderr, "pbem archive import: %v\n", err)
 			ioErr = true
 			continue
 		}
-		bar := c.progress(name, len(data))
-		storeErr = im.File(ctx, name, data, func(ch *notation.Checked) {
+		bar := c.progress(name, size)
+		storeErr = im.Read(ctx, name, r, func(ch *notation.Checked) {
 			bar(ch.Offset)
 			printProblems(out, ch)
 		})
 		bar(-1)
+		r.Close()
+		if re := (*archive.ReadError)(nil); errors.As(storeErr, &re) {
+			// The games read before the error are imported.
+			out.Flush()
+			fmt.Fprintf(c.stderr, "pbem archive import: %v\n", re.Err)
+			ioErr = true
+			storeErr = nil
+		}
 		if storeErr != nil {
 			break
 		}
