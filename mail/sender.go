@@ -54,6 +54,16 @@ type NextDueOutbox interface {
 	NextDue(ctx context.Context) (at time.Time, ok bool, err error)
 }
 
+// BatchSentOutbox is an optional extension of [Outbox]: SentBatch records
+// several replies as sent at once (one transaction, one sync to disk). The
+// Sender then records the replies the server accepted in batches, each
+// batch as soon as the one before is stored. A reply that no longer exists
+// is skipped, not an error.
+type BatchSentOutbox interface {
+	Outbox
+	SentBatch(ctx context.Context, ids []string) error
+}
+
 // Never is the retry time given to [Outbox.Retry] for a reply the Sender has
 // given up on (when the Outbox is not a [FailedOutbox]): a date so far ahead
 // that Due never returns the reply again, while the row is kept for a person
@@ -91,6 +101,10 @@ type SenderOptions struct {
 	// BatchSize is the most replies taken from the outbox at once
 	// (default 50).
 	BatchSize int
+	// Connections is how many SMTP connections deliver a batch in
+	// parallel (default 1). The replies to one recipient go over one of
+	// them, in the outbox's order.
+	Connections int
 	// Timeout bounds one SMTP conversation's network reads and writes
 	// (default 2m).
 	Timeout time.Duration
@@ -113,12 +127,16 @@ type SenderOptions struct {
 // Sender delivers the replies in an [Outbox] over SMTP.
 //
 // A reply is marked sent right after the server accepts it (250 after
-// DATA), before the next one is sent: first in the AcceptedLog, if any,
-// then in the Outbox. If the process dies between the server's 250 and
-// that first mark, the reply goes out again on the next attempt with the
-// same bytes and Message-ID: that duplicate is the one window exactly-once
-// delivery cannot close over SMTP. Within one process, a reply whose Sent
-// failed is remembered and not sent again.
+// DATA), before its connection sends the next one: in the AcceptedLog,
+// fsynced, if there is one (the Outbox then records it as soon as it can,
+// in batches with the replies other connections had accepted meanwhile),
+// else in the Outbox. Connections mark together: one fsync or one
+// transaction covers every reply accepted while the one before ran. If the
+// process dies between the server's 250 and that first mark, the reply
+// goes out again on the next attempt with the same bytes and Message-ID:
+// that duplicate, at most one reply per connection, is the one window
+// exactly-once delivery cannot close over SMTP. Within one process, a
+// reply whose Sent failed is remembered and not sent again.
 type Sender struct {
 	outbox Outbox
 	opts   SenderOptions
@@ -128,8 +146,15 @@ type Sender struct {
 
 	mu          sync.Mutex
 	accepted    map[string]bool // accepted by the server, Sent not yet recorded
+	// marked are the replies recorded as sent since the current Due call
+	// began: that call may still return them.
+	marked map[string]bool
 	logOpen     bool            // AcceptedLog read and open (or not used)
 	acceptedLog *os.File        // AcceptedLog
+
+	logSync group // fsyncs of the AcceptedLog, shared by the connections
+	marks   group // Outbox.Sent(Batch) calls, shared by the connections
+	markErr error // the last failure of marks, for SendDue to return
 }
 
 // NewSender checks opts and returns a Sender for outbox. It does no I/O.
@@ -160,6 +185,9 @@ func NewSender(outbox Outbox, opts *SenderOptions) (*Sender, error) {
 	if o.BatchSize <= 0 {
 		o.BatchSize = 50
 	}
+	if o.Connections <= 0 {
+		o.Connections = 1
+	}
 	if o.Timeout <= 0 {
 		o.Timeout = 2 * time.Minute
 	}
@@ -173,14 +201,18 @@ func NewSender(outbox Outbox, opts *SenderOptions) (*Sender, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Sender{
+	s := &Sender{
 		outbox:   outbox,
 		opts:     o,
 		sec:      sec,
 		log:      log.With("component", "smtp", "addr", o.Addr),
 		wake:     make(chan struct{}, 1),
 		accepted: make(map[string]bool),
-	}, nil
+		marked:   make(map[string]bool),
+	}
+	s.logSync.fn = func(context.Context, []string) error { return s.syncLog() }
+	s.marks.fn = s.markSentBatch
+	return s, nil
 }
 
 // Wake makes the Sender check the outbox at once; call it after committing
@@ -241,12 +273,30 @@ func (s *Sender) Run(ctx context.Context) error {
 // SendDue delivers every reply that is due now, batch after batch, and
 // returns the earliest retry time it scheduled (zero if none). Errors from
 // the SMTP server are recorded in the outbox, not returned; an error from
-// the outbox itself is returned.
+// the outbox itself is returned. The connections it opens last until it
+// returns.
 func (s *Sender) SendDue(ctx context.Context) (next time.Time, err error) {
 	if err := s.openLog(ctx); err != nil {
 		return next, err
 	}
+	lanes := make([]*lane, s.opts.Connections)
+	for i := range lanes {
+		lanes[i] = &lane{s: s, ctx: ctx}
+	}
+	defer func() {
+		for _, l := range lanes {
+			l.close()
+		}
+		// Replies noted in the log but not yet in the Outbox: record
+		// them now, so that SendDue leaves the Outbox up to date.
+		if err2 := s.flushMarks(ctx); err == nil && err2 != nil {
+			err = err2
+		}
+	}()
 	for ctx.Err() == nil {
+		s.mu.Lock()
+		clear(s.marked)
+		s.mu.Unlock()
 		items, err := s.outbox.Due(ctx, s.opts.Now(), s.opts.BatchSize)
 		if err != nil {
 			return next, fmt.Errorf("mail: outbox due: %w", err)
@@ -254,85 +304,186 @@ func (s *Sender) SendDue(ctx context.Context) (next time.Time, err error) {
 		if len(items) == 0 {
 			return next, nil
 		}
-		at, progress, err := s.sendBatch(ctx, items)
-		if !at.IsZero() && (next.IsZero() || at.Before(next)) {
-			next = at
+		parts, cut := s.split(items, len(lanes))
+		var wg sync.WaitGroup
+		for i, part := range parts {
+			if len(part) == 0 {
+				continue
+			}
+			l := lanes[i]
+			l.items = part
+			wg.Go(l.run)
+		}
+		wg.Wait()
+		progress := false
+		for _, l := range lanes {
+			if !l.next.IsZero() && (next.IsZero() || l.next.Before(next)) {
+				next = l.next
+			}
+			progress = progress || l.progress
+			if err == nil {
+				err = l.err
+			}
+			l.next, l.progress, l.err, l.items = time.Time{}, false, nil, nil
 		}
 		if err != nil {
 			return next, err
 		}
-		if len(items) < s.opts.BatchSize || !progress {
+		if (len(items) < s.opts.BatchSize && !cut) || !progress {
 			return next, nil
 		}
 	}
 	return next, ctx.Err()
 }
 
-// sendBatch sends items over one connection. It reports the earliest retry
-// it scheduled and whether any item left the due set.
-func (s *Sender) sendBatch(ctx context.Context, items []Outgoing) (next time.Time, progress bool, err error) {
-	var c *smtp.Client
-	var connErr error
-	defer func() {
-		if c != nil {
-			c.Quit()
-			c.Close()
-		}
-	}()
-	for i := range items {
-		o := &items[i]
-		if ctx.Err() != nil {
-			return next, progress, nil
-		}
-		if s.wasAccepted(o.ID) {
-			if err := s.markSent(ctx, o.ID); err != nil {
-				return next, progress, err
+// split shares items among n connections: the replies to one recipient
+// all go to one connection, in order. When a reply's recipients are
+// already given to two connections, the batch is cut before it (cut is
+// true): it goes in the next batch, after these.
+func (s *Sender) split(items []Outgoing, n int) (parts [][]Outgoing, cut bool) {
+	parts = make([][]Outgoing, n)
+	if n == 1 {
+		parts[0] = items
+		return parts, false
+	}
+	laneOf := map[string]int{}
+	for _, o := range items {
+		l := -1
+		for _, r := range o.Recipients() {
+			if k, ok := laneOf[strings.ToLower(r)]; ok && k != l {
+				if l >= 0 {
+					return parts, true
+				}
+				l = k
 			}
-			progress = true
+		}
+		if l < 0 {
+			l = 0
+			for k := range parts {
+				if len(parts[k]) < len(parts[l]) {
+					l = k
+				}
+			}
+		}
+		for _, r := range o.Recipients() {
+			laneOf[strings.ToLower(r)] = l
+		}
+		parts[l] = append(parts[l], o)
+	}
+	return parts, false
+}
+
+// lane is one SMTP connection of SendDue, and what it did with its part of
+// a batch.
+type lane struct {
+	s        *Sender
+	ctx      context.Context
+	c        *smtp.Client
+	items    []Outgoing
+	next     time.Time // the earliest retry it scheduled
+	progress bool      // some item left the due set
+	err      error     // from the outbox
+}
+
+func (l *lane) close() {
+	if l.c != nil {
+		l.c.Quit()
+		l.c.Close()
+		l.c = nil
+	}
+}
+
+// run sends the lane's items over its connection, dialling it if needed
+// (once per batch: when the server is down, every reply of the lane is
+// rescheduled with that error).
+func (l *lane) run() {
+	s, ctx := l.s, l.ctx
+	var connErr error
+	for i := range l.items {
+		o := &l.items[i]
+		if ctx.Err() != nil {
+			return
+		}
+		marked, accepted := s.state(o.ID)
+		if marked {
+			continue // recorded as sent after Due read it
+		}
+		if accepted {
+			if err := s.markSent(ctx, o.ID); err != nil {
+				l.err = err
+				return
+			}
+			l.progress = true
 			continue
 		}
 		sendErr := connErr
-		if c == nil && connErr == nil {
-			// One dial per batch: when the server is down, every reply
-			// in the batch is rescheduled with this error.
-			c, connErr = s.connect()
+		if l.c == nil && connErr == nil {
+			l.c, connErr = s.connect()
 			sendErr = connErr
 		}
 		if sendErr == nil {
-			sendErr = s.send(c, o)
+			sendErr = s.send(l.c, o)
 		}
 		if sendErr == nil {
 			s.setAccepted(o.ID)
-			s.noteAccepted(o.ID)
 			s.opts.Metrics.Sent.Add(1)
 			s.log.Debug("reply sent", "id", o.ID, "message_id", o.MessageID, "to", o.Recipients())
-			if err := s.markSent(ctx, o.ID); err != nil {
-				return next, progress, err
+			if err := s.accept(ctx, o.ID); err != nil {
+				l.err = err
+				return
 			}
-			progress = true
+			l.progress = true
 			continue
 		}
 		at, err := s.failed(ctx, o, sendErr)
 		if err != nil {
-			return next, progress, err
+			l.err = err
+			return
 		}
-		progress = true
-		if at != Never && (next.IsZero() || at.Before(next)) {
-			next = at
+		l.progress = true
+		if at != Never && (l.next.IsZero() || at.Before(l.next)) {
+			l.next = at
 		}
 		var smtpErr *smtp.SMTPError
-		if errors.As(sendErr, &smtpErr) && c != nil {
+		if errors.As(sendErr, &smtpErr) && l.c != nil {
 			// The server refused this reply; the connection is still good.
-			if err := c.Reset(); err == nil {
+			if err := l.c.Reset(); err == nil {
 				continue
 			}
 		}
-		if c != nil {
-			c.Close()
-			c = nil
+		if l.c != nil {
+			l.c.Close()
+			l.c = nil
 		}
 	}
-	return next, progress, nil
+}
+
+// accept marks a reply the server accepted, before its connection sends
+// another: with an AcceptedLog, noted there and fsynced (with whatever the
+// other connections noted meanwhile), the Outbox recording it later in a
+// batch; without, recorded in the Outbox.
+func (s *Sender) accept(ctx context.Context, id string) error {
+	if s.noteAccepted(id) {
+		if err := s.logSync.do(ctx, ""); err != nil {
+			s.log.Error("accepted log: a crash now would send this reply again", "id", id, "err", err)
+		}
+		s.marks.add(id)
+		return nil
+	}
+	return s.markSent(ctx, id)
+}
+
+// flushMarks records in the Outbox the accepted replies still waiting, and
+// returns the last failure to record some since it was last called.
+func (s *Sender) flushMarks(ctx context.Context) error {
+	err := s.marks.do(ctx, "")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err == nil {
+		err = s.markErr
+	}
+	s.markErr = nil
+	return err
 }
 
 func (s *Sender) connect() (*smtp.Client, error) {
@@ -404,12 +555,49 @@ func (s *Sender) failed(ctx context.Context, o *Outgoing, sendErr error) (time.T
 	return at, nil
 }
 
+// markSent records id in the Outbox (with whatever else waits to be) and
+// returns once it is.
 func (s *Sender) markSent(ctx context.Context, id string) error {
-	if err := s.outbox.Sent(ctx, id); err != nil {
-		return fmt.Errorf("mail: outbox sent: %w", err)
+	return s.marks.do(ctx, id)
+}
+
+// markSentBatch records ids in the Outbox, in one call when it is a
+// [BatchSentOutbox]. A failure is returned; the ids stay remembered as
+// accepted (never sent again by this process).
+func (s *Sender) markSentBatch(ctx context.Context, ids []string) error {
+	if len(ids) == 0 {
+		return nil
 	}
+	var err error
+	if b, ok := s.outbox.(BatchSentOutbox); ok && len(ids) > 1 {
+		err = b.SentBatch(ctx, ids)
+	} else {
+		for _, id := range ids {
+			if err = s.outbox.Sent(ctx, id); err != nil {
+				break
+			}
+			s.forget(id)
+		}
+	}
+	if err != nil {
+		s.log.Warn("recording replies as sent failed; they are remembered and not sent again", "replies", len(ids), "err", err)
+		err = fmt.Errorf("mail: outbox sent: %w", err)
+		s.mu.Lock()
+		s.markErr = err
+		s.mu.Unlock()
+		return err
+	}
+	for _, id := range ids {
+		s.forget(id)
+	}
+	return nil
+}
+
+// forget drops id from the accepted replies once the Outbox has it.
+func (s *Sender) forget(id string) {
 	s.mu.Lock()
 	delete(s.accepted, id)
+	s.marked[id] = true
 	if len(s.accepted) == 0 && s.acceptedLog != nil {
 		// Everything noted is in the Outbox: start the log afresh. Not
 		// synced: should this be lost, the ids are recorded again,
@@ -419,7 +607,6 @@ func (s *Sender) markSent(ctx context.Context, id string) error {
 		}
 	}
 	s.mu.Unlock()
-	return nil
 }
 
 // openLog reads the AcceptedLog once: the replies a crashed process saw
@@ -470,26 +657,37 @@ func (s *Sender) openLog(ctx context.Context) error {
 	return nil
 }
 
-// noteAccepted appends id to the AcceptedLog and syncs it.
-func (s *Sender) noteAccepted(id string) {
+// noteAccepted appends id to the AcceptedLog, unsynced (accept syncs
+// it). It reports whether there is a log.
+func (s *Sender) noteAccepted(id string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.acceptedLog == nil {
-		return
+		return false
 	}
-	_, err := s.acceptedLog.WriteString(id + "\n")
-	if err == nil {
-		err = s.acceptedLog.Sync()
-	}
-	if err != nil {
+	if _, err := s.acceptedLog.WriteString(id + "\n"); err != nil {
 		s.log.Error("accepted log: a crash now would send this reply again", "id", id, "err", err)
 	}
+	return true
 }
 
-func (s *Sender) wasAccepted(id string) bool {
+// syncLog fsyncs the AcceptedLog.
+func (s *Sender) syncLog() error {
+	s.mu.Lock()
+	f := s.acceptedLog
+	s.mu.Unlock()
+	if f == nil {
+		return nil
+	}
+	return f.Sync()
+}
+
+// state says whether id was recorded as sent since Due began, or accepted
+// and not yet recorded.
+func (s *Sender) state(id string) (marked, accepted bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.accepted[id]
+	return s.marked[id], s.accepted[id]
 }
 
 func (s *Sender) setAccepted(id string) {
@@ -515,4 +713,67 @@ func SMTPPermanent(err error) bool {
 		return false
 	}
 	return IsPermanent(err)
+}
+
+// group runs fn over what several goroutines ask for, together: a call of
+// do whose item arrives while fn runs waits for the next run, which takes
+// every item that arrived meanwhile (group commit: one fsync or one
+// transaction for many). add leaves an item for the next run without
+// waiting; do with an empty item only waits for a run to cover what was
+// added before.
+type group struct {
+	fn func(ctx context.Context, items []string) error
+
+	mu      sync.Mutex
+	pending []string
+	waiters []chan error
+	running bool
+}
+
+func (g *group) add(item string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.pending = append(g.pending, item)
+	if !g.running {
+		g.running = true
+		go func() {
+			g.mu.Lock()
+			defer g.mu.Unlock()
+			g.loop(context.Background())
+		}()
+	}
+}
+
+func (g *group) do(ctx context.Context, item string) error {
+	ch := make(chan error, 1)
+	g.mu.Lock()
+	if item != "" {
+		g.pending = append(g.pending, item)
+	}
+	g.waiters = append(g.waiters, ch)
+	if !g.running {
+		g.running = true
+		g.loop(ctx)
+	}
+	g.mu.Unlock()
+	return <-ch
+}
+
+// loop runs fn until nothing waits; g.mu is held, and released while fn
+// runs.
+func (g *group) loop(ctx context.Context) {
+	for len(g.waiters) > 0 || len(g.pending) > 0 {
+		items, ws := g.pending, g.waiters
+		g.pending, g.waiters = nil, nil
+		g.mu.Unlock()
+		err := g.fn(ctx, items)
+		for _, w := range ws {
+			w <- err
+		}
+		g.mu.Lock()
+		if err != nil && len(g.waiters) == 0 {
+			break // failed: what was added meanwhile waits for the next do
+		}
+	}
+	g.running = false
 }
