@@ -144,13 +144,13 @@ type Sender struct {
 	log    *slog.Logger
 	wake   chan struct{}
 
-	mu          sync.Mutex
-	accepted    map[string]bool // accepted by the server, Sent not yet recorded
+	mu       sync.Mutex
+	accepted map[string]bool // accepted by the server, Sent not yet recorded
 	// marked are the replies recorded as sent since the current Due call
 	// began: that call may still return them.
-	marked map[string]bool
-	logOpen     bool            // AcceptedLog read and open (or not used)
-	acceptedLog *os.File        // AcceptedLog
+	marked      map[string]bool
+	logOpen     bool     // AcceptedLog read and open (or not used)
+	acceptedLog *os.File // AcceptedLog
 
 	logSync group // fsyncs of the AcceptedLog, shared by the connections
 	marks   group // Outbox.Sent(Batch) calls, shared by the connections
