@@ -32,6 +32,9 @@ type Found struct {
 	Event, Date, Round string
 	// Sides in seat order; nil when the game is not in the catalog.
 	Sides []Side
+
+	// canonical: an import stored the record as it checked it.
+	canonical bool
 }
 
 // Filter selects archived games. The zero Filter selects every game.
@@ -169,10 +172,14 @@ func putIndex(ctx context.Context, st *indexStmts, id int64, game, result string
 	if _, err := st.index.ExecContext(ctx, id, event, strings.ToLower(event), date, day(date), round); err != nil {
 		return err
 	}
-	for i, sd := range sidesOf(game, result, tags, lookup) {
+	sides := sidesOf(game, result, tags, lookup)
+	for i, sd := range sides {
 		if _, err := st.sides.ExecContext(ctx, id, i, sd.Name, sd.Player, strings.ToLower(sd.Player), sd.Rank); err != nil {
 			return err
 		}
+	}
+	if _, err := st.search.ExecContext(ctx, id, searchTags(tags), searchPlayers(sides)); err != nil {
+		return err
 	}
 	_, err := st.done.ExecContext(ctx, id)
 	return err
@@ -181,7 +188,7 @@ func putIndex(ctx context.Context, st *indexStmts, id int64, game, result string
 // indexStmts are the statements that index archive rows, prepared in a
 // transaction.
 type indexStmts struct {
-	index, sides, done *sql.Stmt
+	index, sides, search, done *sql.Stmt
 }
 
 func prepareIndex(ctx context.Context, tx *sql.Tx) (*indexStmts, error) {
@@ -193,6 +200,9 @@ func prepareIndex(ctx context.Context, tx *sql.Tx) (*indexStmts, error) {
 	if st.sides, err = tx.PrepareContext(ctx, `INSERT OR REPLACE INTO archive_sides (entry_id, seat, side, player, player_key, rank) VALUES (?, ?, ?, ?, ?, ?)`); err != nil {
 		return nil, err
 	}
+	if st.search, err = tx.PrepareContext(ctx, `INSERT OR REPLACE INTO archive_search (rowid, tags, players) VALUES (?, ?, ?)`); err != nil {
+		return nil, err
+	}
 	if st.done, err = tx.PrepareContext(ctx, `DELETE FROM archive_unindexed WHERE entry_id = ?`); err != nil {
 		return nil, err
 	}
@@ -202,6 +212,7 @@ func prepareIndex(ctx context.Context, tx *sql.Tx) (*indexStmts, error) {
 func (st *indexStmts) Close() {
 	st.index.Close()
 	st.sides.Close()
+	st.search.Close()
 	st.done.Close()
 }
 
@@ -296,9 +307,10 @@ func (s *Store) Query(ctx context.Context, lookup notation.Lookup, f Filter, eac
 	for _, t := range f.Text {
 		text = append(text, strings.ToLower(t))
 	}
+	match := f.match()
 	after := int64(0)
 	for {
-		page, err := s.page(ctx, where, append([]any{after}, args...))
+		page, err := s.page(ctx, match, where, append([]any{after}, args...))
 		if err != nil {
 			return fmt.Errorf("archive: query: %w", err)
 		}
@@ -343,6 +355,22 @@ func (f *Filter) where() (string, []any) {
 	return " AND " + strings.Join(conds, " AND "), args
 }
 
+// match is the full-text query of the filter's words and player, which
+// selects a superset of the games they select ("" when they make none):
+// where and matchText then compare exactly.
+func (f *Filter) match() string {
+	var terms []string
+	for _, w := range f.Text {
+		if q, ok := matchQuery("tags", strings.ToLower(w)); ok {
+			terms = append(terms, q)
+		}
+	}
+	if q, ok := matchQuery("players", strings.ToLower(f.Player)); ok {
+		terms = append(terms, q)
+	}
+	return strings.Join(terms, " AND ")
+}
+
 func matchText(fd *Found, words []string) bool {
 	for _, w := range words {
 		found := false
@@ -359,12 +387,21 @@ func matchText(fd *Found, words []string) bool {
 	return true
 }
 
-// page reads up to queryPage games with an id above args[0].
-func (s *Store) page(ctx context.Context, where string, args []any) ([]*Found, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT a.id, COALESCE(a.game_id, 0), a.game, a.result, a.tags, a.record, a.hash, a.rated, a.created,
-	i.event, i.date, i.round
+// page reads up to queryPage games with an id above args[0]; with a
+// full-text query, the games it finds (by the index, in id order).
+func (s *Store) page(ctx context.Context, match, where string, args []any) ([]*Found, error) {
+	const columns = `SELECT a.id, COALESCE(a.game_id, 0), a.game, a.result, a.tags, a.record, a.hash, a.rated, a.created,
+	i.event, i.date, i.round, a.canonical`
+	q := columns + `
 FROM archive a JOIN archive_index i ON i.entry_id = a.id
-WHERE a.id > ?`+where+` ORDER BY a.id LIMIT `+strconv.Itoa(queryPage), args...)
+WHERE a.id > ?` + where + ` ORDER BY a.id LIMIT ` + strconv.Itoa(queryPage)
+	if match != "" {
+		q = columns + `
+FROM archive_search f JOIN archive a ON a.id = f.rowid JOIN archive_index i ON i.entry_id = a.id
+WHERE archive_search MATCH ? AND f.rowid > ?` + where + ` ORDER BY f.rowid LIMIT ` + strconv.Itoa(queryPage)
+		args = append([]any{match}, args...)
+	}
+	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -376,7 +413,7 @@ WHERE a.id > ?`+where+` ORDER BY a.id LIMIT `+strconv.Itoa(queryPage), args...)
 		var tags string
 		var created int64
 		if err := rows.Scan(&fd.ID, &fd.GameID, &fd.Game, &fd.Result, &tags, &fd.Record, &fd.Hash, &fd.Rated, &created,
-			&fd.Event, &fd.Date, &fd.Round); err != nil {
+			&fd.Event, &fd.Date, &fd.Round, &fd.canonical); err != nil {
 			return nil, err
 		}
 		fd.Created = fromUnix(created)

@@ -164,8 +164,10 @@ func (im *Importer) commit(ctx context.Context, es []*Entry) (added int, err err
 		return 0, err
 	}
 	defer tx.Rollback()
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO archive (game_id, game, result, tags, record, hash, rated, created)
-VALUES (NULL, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (hash) DO NOTHING`)
+	// canonical: the record is the canonical form of a game checked on the
+	// way in, which export writes as stored.
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO archive (game_id, game, result, tags, record, hash, rated, created, canonical)
+VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, 1) ON CONFLICT (hash) DO NOTHING`)
 	if err != nil {
 		return 0, err
 	}
@@ -297,6 +299,10 @@ type ExportOptions struct {
 	Invalid func(id int64, problems []*notation.Problem)
 	// Workers is how many goroutines check records (default GOMAXPROCS).
 	Workers int
+	// Recheck checks every record again, even those an import checked and
+	// stored in canonical form (which are otherwise written as stored,
+	// unless the record no longer has its hash: edited in the database).
+	Recheck bool
 }
 
 // ExportedGame is the JSON form of one exported game.
@@ -360,11 +366,12 @@ func (ts *OrderedTags) UnmarshalJSON(data []byte) error {
 }
 
 // Export writes the archived games the filter selects, by archive id, as a
-// canonical record collection or as JSON lines. Every record is checked
-// again before it is written, so that what leaves the archive is what
-// `pbem check` accepts; the checking is spread over Workers goroutines and
-// the games are written in order as they come. It returns the number of
-// games written.
+// canonical record collection or as JSON lines. A record an import checked
+// and stored in canonical form is written as stored, if it still has its
+// hash; every other record (the referee's, or one edited in the database)
+// is checked again, so that what leaves the archive is what `pbem check`
+// accepts. The work is spread over Workers goroutines and the games are
+// written in order as they come. It returns the number of games written.
 func (s *Store) Export(ctx context.Context, w io.Writer, lookup notation.Lookup, f Filter, o *ExportOptions) (int, error) {
 	var opts ExportOptions
 	if o != nil {
@@ -397,7 +404,13 @@ func (s *Store) Export(ctx context.Context, w io.Writer, lookup notation.Lookup,
 	for range opts.Workers {
 		workers.Go(func() {
 			for j := range jobs {
-				j.out, j.problems = exportGame(j.fd, lookup, opts.Format)
+				j.out, j.problems = nil, nil
+				if !opts.Recheck && j.fd.canonical && Hash(j.fd.Record) == j.fd.Hash {
+					j.out = exportStored(j.fd, opts.Format)
+				}
+				if j.out == nil {
+					j.out, j.problems = exportGame(j.fd, lookup, opts.Format)
+				}
 				close(j.done)
 			}
 		})
@@ -478,6 +491,96 @@ func exportGame(fd *Found, lookup notation.Lookup, format string) ([]byte, []*no
 		panic(fmt.Sprintf("archive: export game %d: %v", fd.ID, err))
 	}
 	return b.Bytes(), nil
+}
+
+// exportStored writes an archived record that was checked on the way in,
+// without checking it again: as stored, or as JSON from its text. It
+// returns nil for a text it cannot read (not canonical after all), which is
+// then checked again.
+func exportStored(fd *Found, format string) []byte {
+	if format == PGN {
+		return []byte(fd.Record)
+	}
+	plies, result, ok := canonicalPlies(fd.Record)
+	if !ok {
+		return nil
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(&ExportedGame{ID: fd.ID, Game: fd.Game, Rated: fd.Rated, Tags: OrderedTags(headerTags(fd.Record)),
+		Plies: plies, Result: result}); err != nil {
+		panic(fmt.Sprintf("archive: export game %d: %v", fd.ID, err))
+	}
+	return b.Bytes()
+}
+
+// canonicalPlies reads the plies of the main line and the result of a
+// record in the canonical form notation.Write emits: tags, a blank line,
+// then move numbers ("12." "12..."), plies with their annotations glued on,
+// NAGs, comments in braces, variations in parentheses glued to their first
+// and last words, and the result. ok is false for any other shape.
+func canonicalPlies(text string) (plies []string, result string, ok bool) {
+	i := strings.Index(text, "\n\n")
+	if i < 0 {
+		return nil, "", false
+	}
+	words := 0
+	depth := 0
+	last := ""
+	for rest := text[i+2:]; ; {
+		rest = strings.TrimLeft(rest, " \n")
+		if rest == "" {
+			break
+		}
+		switch rest[0] {
+		case '{':
+			end := strings.IndexByte(rest, '}')
+			if end < 0 {
+				return nil, "", false
+			}
+			rest = rest[end+1:]
+			continue
+		case '(':
+			depth++
+			rest = rest[1:]
+			continue
+		case ')':
+			if depth == 0 {
+				return nil, "", false
+			}
+			depth--
+			rest = rest[1:]
+			continue
+		}
+		n := strings.IndexAny(rest, " \n(){}")
+		if n < 0 {
+			n = len(rest)
+		}
+		w := rest[:n]
+		rest = rest[n:]
+		if depth > 0 || w[0] == '$' || isMoveNumber(w) {
+			continue
+		}
+		if last != "" {
+			plies = append(plies, last)
+		}
+		last = strings.TrimRight(w, "!?+#")
+		words++
+	}
+	if depth != 0 || words == 0 {
+		return nil, "", false
+	}
+	if plies == nil {
+		plies = []string{}
+	}
+	return plies, last, true
+}
+
+// isMoveNumber reports a move number as the writer spells it: 12. or 12...
+func isMoveNumber(w string) bool {
+	d := len(w) - len(strings.TrimLeft(w, "0123456789"))
+	return d > 0 && (w[d:] == "." || w[d:] == "...")
 }
 
 // recheck checks an archived record again; it returns nil and the problems
