@@ -40,6 +40,9 @@ type Config struct {
 		Processed    string        `yaml:"processed"`
 		Rejected     string        `yaml:"rejected"`
 		PollInterval time.Duration `yaml:"poll_interval"`
+		// Batch is the most messages fetched, decided and committed
+		// together, in one transaction (default 100).
+		Batch int `yaml:"batch"`
 	} `yaml:"imap"`
 	SMTP struct {
 		Addr        string `yaml:"addr"`
@@ -51,6 +54,10 @@ type Config struct {
 		// did not take is tried again: RetryMin, doubling up to RetryMax.
 		RetryMin time.Duration `yaml:"retry_min"`
 		RetryMax time.Duration `yaml:"retry_max"`
+		// Connections is how many SMTP connections deliver replies in
+		// parallel (default 4); the replies to one recipient keep their
+		// order over one of them.
+		Connections int `yaml:"connections"`
 	} `yaml:"smtp"`
 	// HTTP is the loopback address of /healthz and /metrics.
 	HTTP struct {
@@ -69,6 +76,12 @@ type Config struct {
 	// TickInterval is how often clocks (reminders, time forfeits) are checked.
 	TickInterval time.Duration `yaml:"tick_interval"`
 }
+
+// Defaults of imap.batch and smtp.connections.
+const (
+	defaultIMAPBatch       = 100
+	defaultSMTPConnections = 4
+)
 
 // exampleConfig is documented in the README; TestExampleConfig keeps the
 // two in step.
@@ -151,6 +164,12 @@ func (c *Config) defaults() {
 	}
 	if c.SMTP.Security == "" {
 		c.SMTP.Security = "starttls"
+	}
+	if c.SMTP.Connections == 0 {
+		c.SMTP.Connections = defaultSMTPConnections
+	}
+	if c.IMAP.Batch == 0 {
+		c.IMAP.Batch = defaultIMAPBatch
 	}
 	if c.SMTP.PasswordEnv == "" {
 		c.SMTP.PasswordEnv = "PBEM_SMTP_PASSWORD"
@@ -314,6 +333,12 @@ func (c *Config) check() error {
 		if l.v < 0 || l.v > 1_000_000 {
 			errs = append(errs, fmt.Errorf("%s %d: expected a number of messages from 1 to 1000000 (0 or none: the default)", l.key, l.v))
 		}
+	}
+	if c.SMTP.Connections < 1 || c.SMTP.Connections > 64 {
+		errs = append(errs, fmt.Errorf("smtp.connections %d: expected 1 to 64 connections", c.SMTP.Connections))
+	}
+	if c.IMAP.Batch < 1 || c.IMAP.Batch > 1000 {
+		errs = append(errs, fmt.Errorf("imap.batch %d: expected 1 to 1000 messages", c.IMAP.Batch))
 	}
 	if !strings.Contains(c.Referee.Address, "@") {
 		errs = append(errs, fmt.Errorf("referee.address %q: expected the referee's mail address, such as referee@example.org", c.Referee.Address))

@@ -177,7 +177,8 @@ func (s *server) start(ctx context.Context) error {
 	s.sender, err = mail.NewSender(outbox{store, s.onSent}, &mail.SenderOptions{
 		Addr: s.cfg.SMTP.Addr, Security: smtpSec, Username: s.cfg.SMTP.Username, Password: smtpPass,
 		Helo: s.cfg.SMTP.Helo, BackoffMin: retryMin, BackoffMax: retryMax, Metrics: s.metrics, Logger: s.log,
-		AcceptedLog: filepath.Join(s.cfg.DataDir, "smtp-accepted.log"),
+		AcceptedLog: filepath.Join(s.cfg.DataDir, "smtp-accepted.log"), Connections: s.cfg.SMTP.Connections,
+		BatchSize: 4 * s.cfg.IMAP.Batch,
 	})
 	if err != nil {
 		return err
@@ -186,6 +187,7 @@ func (s *server) start(ctx context.Context) error {
 		Addr: s.cfg.IMAP.Addr, Security: imapSec, Username: s.cfg.IMAP.Username, Password: imapPass,
 		Mailbox: s.cfg.IMAP.Mailbox, ProcessedMailbox: s.cfg.IMAP.Processed, RejectedMailbox: s.cfg.IMAP.Rejected,
 		PollInterval: s.cfg.IMAP.PollInterval, Rejecter: mail.RejecterFunc(s.reject), Metrics: s.metrics, Logger: s.log,
+		BatchSize: s.cfg.IMAP.Batch,
 	})
 	if err != nil {
 		return err
@@ -223,7 +225,7 @@ func (s *server) run(ctx context.Context, ready func(*server)) error {
 	wg.Go(func() { hs.Serve(s.http) })
 	wg.Go(func() { s.sender.Run(ctx) })
 	wg.Go(func() { s.ticks(ctx) })
-	wg.Go(func() { s.poller.Run(ctx, mail.HandlerFunc(s.handle)) })
+	wg.Go(func() { s.poller.Run(ctx, handler{s}) })
 	wg.Go(func() { s.bots.Run(ctx) })
 	s.bots.Wake() // bots to move since before a restart
 	if ready != nil {
@@ -258,6 +260,28 @@ func (s *server) handle(ctx context.Context, in *mail.Inbound) error {
 	s.bots.Wake() // the move may have given a bot the turn
 	return nil
 }
+
+// handler gives the poller's messages to the referee, a fetched batch at
+// once (one transaction for all).
+type handler struct{ s *server }
+
+func (h handler) Handle(ctx context.Context, in *mail.Inbound) error { return h.s.handle(ctx, in) }
+
+// HandleBatch gives a batch of messages to the referee, which commits them
+// together; an error of one message leaves it unseen for a retry, the
+// others are marked.
+func (h handler) HandleBatch(ctx context.Context, ins []*mail.Inbound) []error {
+	reqs := make([]referee.Request, len(ins))
+	for i, in := range ins {
+		reqs[i] = request(in)
+	}
+	errs := h.s.ref.HandleBatch(ctx, reqs)
+	h.s.sender.Wake()
+	h.s.bots.Wake()
+	return errs
+}
+
+var _ mail.BatchHandler = handler{}
 
 // reject answers a message the transport could not read.
 func (s *server) reject(ctx context.Context, in *mail.Inbound, reason error) error {
@@ -457,6 +481,18 @@ func (o outbox) Sent(ctx context.Context, id string) error {
 	}
 	return o.s.Sent(ctx, id)
 }
+
+// SentBatch records several replies as sent in one transaction.
+func (o outbox) SentBatch(ctx context.Context, ids []string) error {
+	if o.onSent != nil {
+		for _, id := range ids {
+			o.onSent(id)
+		}
+	}
+	_, err := o.s.SentBatch(ctx, ids) // a reply gone meanwhile (pruned) needs no mark
+	return err
+}
+
 func (o outbox) NextDue(ctx context.Context) (time.Time, bool, error) {
 	return o.s.NextAttempt(ctx)
 }
@@ -468,8 +504,9 @@ func (o outbox) Failed(ctx context.Context, id, lastErr string) error {
 }
 
 var (
-	_ mail.FailedOutbox  = outbox{}
-	_ mail.NextDueOutbox = outbox{}
+	_ mail.FailedOutbox    = outbox{}
+	_ mail.NextDueOutbox   = outbox{}
+	_ mail.BatchSentOutbox = outbox{}
 )
 
 func addr(a archive.Address) mail.Address { return mail.Address{Name: a.Name, Addr: a.Addr} }
