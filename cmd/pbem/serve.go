@@ -103,9 +103,9 @@ type server struct {
 	out                io.Writer
 	embedded           bool
 	imapPort, smtpPort int
-	players            []string        // embedded player accounts (default: the demo players)
-	onSent             func(id string) // called after the SMTP server accepted a reply (benchmarks)
-	grace              time.Duration   // outboxGrace unless set (tests)
+	players            []string                    // embedded player accounts (default: the demo players)
+	onSent             func(id string, game int64) // called when a reply the SMTP server accepted is recorded as sent (benchmarks)
+	grace              time.Duration               // outboxGrace unless set (tests)
 
 	log     *slog.Logger
 	store   *archive.Store
@@ -174,7 +174,7 @@ func (s *server) start(ctx context.Context) error {
 	if retryMax == 0 {
 		retryMax = max(smtpRetryMax, retryMin)
 	}
-	s.sender, err = mail.NewSender(outbox{store, s.onSent}, &mail.SenderOptions{
+	s.sender, err = mail.NewSender(outbox{store, s.onSent, &sync.Map{}}, &mail.SenderOptions{
 		Addr: s.cfg.SMTP.Addr, Security: smtpSec, Username: s.cfg.SMTP.Username, Password: smtpPass,
 		Helo: s.cfg.SMTP.Helo, BackoffMin: retryMin, BackoffMax: retryMax, Metrics: s.metrics, Logger: s.log,
 		AcceptedLog: filepath.Join(s.cfg.DataDir, "smtp-accepted.log"), Connections: s.cfg.SMTP.Connections,
@@ -434,7 +434,17 @@ func (s *server) mux() *http.ServeMux {
 // outbox adapts the store's outbox to the mail sender.
 type outbox struct {
 	s      *archive.Store
-	onSent func(id string)
+	onSent func(id string, game int64)
+	games  *sync.Map // id -> game of the replies due, while onSent is set
+}
+
+// sent calls onSent.
+func (o outbox) sent(id string) {
+	if o.onSent != nil {
+		g, _ := o.games.LoadAndDelete(id)
+		n, _ := g.(int64)
+		o.onSent(id, n)
+	}
 }
 
 func (o outbox) Due(ctx context.Context, now time.Time, limit int) ([]mail.Outgoing, error) {
@@ -445,6 +455,9 @@ func (o outbox) Due(ctx context.Context, now time.Time, limit int) ([]mail.Outgo
 	out := make([]mail.Outgoing, len(rows))
 	for i := range rows {
 		out[i] = outgoing(&rows[i])
+		if o.onSent != nil {
+			o.games.Store(rows[i].ID, rows[i].GameID)
+		}
 	}
 	return out, nil
 }
@@ -476,18 +489,14 @@ func outgoing(r *archive.Outgoing) mail.Outgoing {
 }
 
 func (o outbox) Sent(ctx context.Context, id string) error {
-	if o.onSent != nil {
-		o.onSent(id)
-	}
+	o.sent(id)
 	return o.s.Sent(ctx, id)
 }
 
 // SentBatch records several replies as sent in one transaction.
 func (o outbox) SentBatch(ctx context.Context, ids []string) error {
-	if o.onSent != nil {
-		for _, id := range ids {
-			o.onSent(id)
-		}
+	for _, id := range ids {
+		o.sent(id)
 	}
 	_, err := o.s.SentBatch(ctx, ids) // a reply gone meanwhile (pruned) needs no mark
 	return err
