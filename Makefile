@@ -41,3 +41,11 @@ vet:
 # pbem on its embedded defaults.
 run:
 	$(GO) run ./cmd/pbem serve
+
+# The load driver of pbem serve (cmd/pbem TestLoadServe): N games through the
+# embedded IMAP and SMTP servers; prints moves/s, latency percentiles and RSS.
+# Sizes: PBEM_LOAD_GAMES (1000), PBEM_LOAD_RATE (100/s), PBEM_LOAD_SECONDS
+# (10), PBEM_LOAD_STORED (100000), PBEM_LOAD_ACTIVE (10000); PBEM_LOAD_MAIL=memory
+# keeps the embedded servers' mail in memory. PROFILE=file writes a CPU profile.
+bench-serve:
+	$(GO) test ./cmd/pbem -run '^TestLoadServe$$' -count=1 -v -timeout 60m $(if $(PROFILE),-cpuprofile $(PROFILE)) -args -serve-load

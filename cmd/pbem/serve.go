@@ -106,6 +106,7 @@ type server struct {
 	players            []string                    // embedded player accounts (default: the demo players)
 	onSent             func(id string, game int64) // called when a reply the SMTP server accepted is recorded as sent (benchmarks)
 	grace              time.Duration               // outboxGrace unless set (tests)
+	memoryMail         bool                        // embedded mail servers without their journal (load tests)
 
 	log     *slog.Logger
 	store   *archive.Store
@@ -143,8 +144,12 @@ func (s *server) start(ctx context.Context) error {
 	imapSec, smtpSec := mail.Security(s.cfg.IMAP.Security), mail.Security(s.cfg.SMTP.Security)
 	imapPass, smtpPass := os.Getenv(s.cfg.IMAP.PasswordEnv), os.Getenv(s.cfg.SMTP.PasswordEnv)
 	if s.embedded {
+		dir := filepath.Join(s.cfg.DataDir, "mail")
+		if s.memoryMail {
+			dir = ""
+		}
 		srv, err := embedded.Start(&embedded.Options{IMAPPort: s.imapPort, SMTPPort: s.smtpPort, Players: s.players, Logger: s.log,
-			Dir: filepath.Join(s.cfg.DataDir, "mail")})
+			Dir: dir})
 		if err != nil {
 			return fmt.Errorf("embedded mail servers: %w (use --imap-port 0 --smtp-port 0 for free ports)", err)
 		}

@@ -1,0 +1,499 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"pbem/archive"
+	"pbem/engine"
+	"pbem/mail"
+	"pbem/notation"
+	"pbem/referee"
+)
+
+// serveLoad runs TestLoadServe, the load driver of make bench-serve.
+var serveLoad = flag.Bool("serve-load", false, "run TestLoadServe, the load driver of pbem serve (make bench-serve)")
+
+// loadInt reads a size of the load driver from the environment.
+func loadInt(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n >= 0 {
+		return n
+	}
+	return def
+}
+
+// TestLoadServe is the load driver of pbem serve (make bench-serve; skipped
+// without -serve-load). It runs pbem serve on its embedded mail servers,
+// sets up PBEM_LOAD_GAMES (1,000) castles games by mail, optionally fills
+// the store with PBEM_LOAD_STORED (100,000) stored games, PBEM_LOAD_ACTIVE
+// (10,000) of them under way, and then plays through the real IMAP and SMTP
+// path:
+//
+//   - burst: one move in every game at once; the time from each delivery
+//     to the last of its replies accepted by the SMTP server, and from the
+//     last delivery to the last reply;
+//   - steady: PBEM_LOAD_RATE (100) moves a second for PBEM_LOAD_SECONDS
+//     (10 s), each to a game with nothing under way: delivery to every
+//     reply accepted;
+//   - sustained: every game moves again as soon as its replies are out,
+//     for PBEM_LOAD_SECONDS: moves a second.
+//
+// With PBEM_LOAD_MAIL=memory the embedded mail servers keep their mail in
+// memory only (no journal, no fsync per delivery), so that the figures are
+// pbem's own: its store still syncs every commit and its accepted log.
+//
+// It prints moves/s, latency percentiles (p50, p99, max) and the process's
+// memory. It asserts nothing about time: the figures are for reading. A
+// reply counts as accepted when the sender records it as sent (after the
+// server's 250 and the fsync of the accepted log), so the latencies are
+// upper bounds; deliveries go straight into the referee's inbox, as the
+// embedded SMTP server puts them (Servers.Deliver), so that the driver's
+// own SMTP logins do not load the two cores.
+func TestLoadServe(t *testing.T) {
+	if !*serveLoad {
+		t.Skip("the load driver of make bench-serve; run with -serve-load")
+	}
+	n := loadInt("PBEM_LOAD_GAMES", 1000)
+	rate := loadInt("PBEM_LOAD_RATE", 100)
+	secs := loadInt("PBEM_LOAD_SECONDS", 10)
+	stored := loadInt("PBEM_LOAD_STORED", 100000)
+	active := loadInt("PBEM_LOAD_ACTIVE", 10000)
+
+	d := startLoad(t, n)
+	defer d.stop()
+	fmt.Printf("pbem serve on its embedded mail servers (mail kept %s), %d games set up by mail in %v\n",
+		map[bool]string{true: "in memory", false: "durably"}[d.s.memoryMail], n, d.setup.Round(time.Millisecond))
+	if stored > 0 {
+		start := time.Now()
+		d.seed(stored, active)
+		t.Logf("stored %d more games (%d under way) in %v", stored, active, time.Since(start).Round(time.Millisecond))
+	}
+	runtime.GC()
+
+	// Burst: one move in every game at once.
+	r := d.round(d.games)
+	fmt.Printf("burst: %d moves in %d games: %.0f moves/s; delivery to every reply accepted: %s; last reply %v after the last delivery\n",
+		len(r.lat), len(d.games), float64(len(r.lat))/r.end.Sub(r.first).Seconds(), pct(r.lat), r.end.Sub(r.lastDelivery).Round(time.Millisecond))
+
+	// Steady: rate moves a second, each to a game with nothing under way.
+	lat := d.steady(rate, time.Duration(secs)*time.Second)
+	fmt.Printf("steady: %d moves at %d/s: delivery to every reply accepted: %s\n", len(lat), rate, pct(lat))
+
+	// Sustained: each game moves again once its replies are out.
+	moves, lat, took := d.sustained(time.Duration(secs) * time.Second)
+	fmt.Printf("sustained: %d moves in %v with %d games: %.0f moves/s; delivery to every reply accepted: %s\n",
+		moves, took.Round(time.Millisecond), len(d.games), float64(moves)/took.Seconds(), pct(lat))
+
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	rss, hwm := procStatus("VmRSS"), procStatus("VmHWM")
+	fmt.Printf("memory: RSS %s (peak %s) of the whole process (server, embedded mail servers with every mail, driver); Go heap in use %d MB\n",
+		rss, hwm, ms.HeapInuse>>20)
+	st := d.s.ref.Stats()
+	fmt.Printf("referee: %d handled, %d conflicts, %d duplicates; poller: %d processed\n",
+		st.Handled, st.Conflicts, st.Duplicates, d.s.metrics.Processed.Load())
+}
+
+// pct formats the p50, p99 and max of durations.
+func pct(d []time.Duration) string {
+	if len(d) == 0 {
+		return "none"
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	at := func(p int) time.Duration { return s[min(len(s)-1, len(s)*p/100)].Round(100 * time.Microsecond) }
+	return fmt.Sprintf("p50 %v, p99 %v, max %v", at(50), at(99), s[len(s)-1].Round(100*time.Microsecond))
+}
+
+// procStatus reads a field of /proc/self/status ("" if it cannot).
+func procStatus(field string) string {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return "?"
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "?"
+}
+
+// loadDriver is pbem serve under load, and the games it plays.
+type loadDriver struct {
+	t      *testing.T
+	s      *server
+	cancel context.CancelFunc
+	done   chan error
+	codec  notation.Codec
+	setup  time.Duration
+
+	games   []int64
+	seat    map[int64][2]string // inviter, invitee
+	replyTo map[int64]map[string]string
+	lines   map[int64]*engine.Line
+	rnd     *rand.Rand
+
+	mu      sync.Mutex
+	waiting map[int64]*pendingMove // the move of a game waiting for replies
+}
+
+// pendingMove is a move delivered and the replies it has had.
+type pendingMove struct {
+	at      time.Time // delivered
+	replies int
+	last    time.Time
+	done    chan struct{}
+}
+
+// repliesPerMove is how many mails a ply of a two-player game makes: the
+// mover's confirmation and the opponent's news.
+const repliesPerMove = 2
+
+func startLoad(t *testing.T, n int) *loadDriver {
+	cfg := &Config{DataDir: t.TempDir()}
+	cfg.defaults()
+	cfg.HTTP.Addr = "127.0.0.1:0"
+	cfg.Log.Level = "error"
+	var names []string
+	for i := range 2 * n {
+		names = append(names, "p"+strconv.Itoa(i))
+	}
+	d := &loadDriver{t: t, done: make(chan error, 1), seat: map[int64][2]string{}, lines: map[int64]*engine.Line{},
+		waiting: map[int64]*pendingMove{}, rnd: rand.New(rand.NewPCG(1, 2))}
+	d.s = &server{cfg: cfg, out: io.Discard, embedded: true, players: names, onSent: d.sent,
+		memoryMail: os.Getenv("PBEM_LOAD_MAIL") == "memory"}
+	ctx, cancel := context.WithCancel(context.Background())
+	d.cancel = cancel
+	ready := make(chan struct{})
+	go func() { d.done <- d.s.run(ctx, func(*server) { close(ready) }) }()
+	select {
+	case <-ready:
+	case err := <-d.done:
+		t.Fatalf("pbem serve: %v", err)
+	}
+	d.codec, _ = referee.Lookup("castles")
+	start := time.Now()
+	d.setUp(n)
+	d.setup = time.Since(start)
+	return d
+}
+
+func (d *loadDriver) stop() {
+	d.cancel()
+	<-d.done
+}
+
+// sent is the server's hook: a reply was recorded as sent.
+func (d *loadDriver) sent(_ string, game int64) {
+	now := time.Now()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	p := d.waiting[game]
+	if p == nil {
+		return
+	}
+	p.replies++
+	p.last = now
+	if p.replies == repliesPerMove {
+		delete(d.waiting, game)
+		close(p.done)
+	}
+}
+
+func (d *loadDriver) addr(i int) string { return "p" + strconv.Itoa(i) + "@" + d.s.mails.Domain() }
+
+// deliver puts a mail from a player into the referee's inbox.
+func (d *loadDriver) deliver(from, to, subject, body string) {
+	domain := d.s.mails.Domain()
+	o := &mail.Outgoing{From: mail.Address{Addr: from}, To: []mail.Address{{Addr: to}}, Subject: subject,
+		Date: time.Now(), MessageID: mail.NewMessageID(domain), Text: body}
+	if err := d.s.mails.Deliver(from, []string{to}, mail.Compose(o)); err != nil {
+		d.t.Fatal(err)
+	}
+}
+
+// replyTos reads the plus-address (with the token) of every player of
+// every game from the outbox.
+func (d *loadDriver) replyTos() map[int64]map[string]string {
+	rows, err := d.s.store.DB().Query(`SELECT game_id, to_addrs, reply_to FROM outbox WHERE game_id > 0 AND reply_to != ''`)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[int64]map[string]string{}
+	for rows.Next() {
+		var g int64
+		var to, rt string
+		if err := rows.Scan(&g, &to, &rt); err != nil {
+			d.t.Fatal(err)
+		}
+		var tos []archive.Address
+		var r archive.Address
+		json.Unmarshal([]byte(to), &tos)
+		json.Unmarshal([]byte(rt), &r)
+		if out[g] == nil {
+			out[g] = map[string]string{}
+		}
+		out[g][tos[0].Addr] = r.Addr
+	}
+	return out
+}
+
+func (d *loadDriver) waitFor(what string, ok func() bool) {
+	deadline := time.Now().Add(10 * time.Minute)
+	for !ok() {
+		if time.Now().After(deadline) {
+			d.t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// setUp makes n games by mail: the inviter creates and confirms, the
+// invitee accepts.
+func (d *loadDriver) setUp(n int) {
+	ref := d.s.mails.RefereeAddress()
+	d.parallel(n, func(g int) { d.deliver(d.addr(2*g), ref, "new castles with "+d.addr(2*g+1), "") })
+	d.waitFor("confirmations", func() bool { return len(d.replyTos()) == n })
+	rt := d.replyTos()
+	for g, m := range rt {
+		for a := range m {
+			i, _ := strconv.Atoi(strings.TrimPrefix(strings.TrimSuffix(a, "@"+d.s.mails.Domain()), "p"))
+			d.seat[g] = [2]string{d.addr(i), d.addr(i + 1)}
+		}
+		d.games = append(d.games, g)
+	}
+	slices.Sort(d.games)
+	d.parallel(n, func(i int) { g := d.games[i]; d.deliver(d.seat[g][0], rt[g][d.seat[g][0]], "", "accept") })
+	d.waitFor("invitations", func() bool {
+		rt := d.replyTos()
+		for _, g := range d.games {
+			if len(rt[g]) < 2 {
+				return false
+			}
+		}
+		return true
+	})
+	rt = d.replyTos()
+	d.parallel(n, func(i int) { g := d.games[i]; d.deliver(d.seat[g][1], rt[g][d.seat[g][1]], "", "accept") })
+	d.waitFor("accepts", func() bool {
+		var k int
+		d.s.store.DB().QueryRow(`SELECT count(*) FROM games WHERE status = 'playing'`).Scan(&k)
+		return k == n
+	})
+	d.waitFor("the start mails", func() bool { n, _ := d.s.store.Pending(context.Background()); return n == 0 })
+	d.replyTo = d.replyTos()
+	st, _ := d.codec.Rules().Start(engine.Options{})
+	for _, g := range d.games {
+		d.lines[g] = engine.NewLine(st)
+	}
+}
+
+// parallel runs f(0..n-1) on 16 goroutines.
+func (d *loadDriver) parallel(n int, f func(i int)) {
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Go(func() {
+			for i := range work {
+				f(i)
+			}
+		})
+	}
+	for i := range n {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+}
+
+// seed copies the first game into stored more games: active of them under
+// way, the others over, each with seats of its own.
+func (d *loadDriver) seed(stored, active int) {
+	db := d.s.store.DB()
+	src := d.games[0]
+	const base = 1_000_000
+	_, err := db.Exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+INSERT INTO games (`+"id, game, status, options, offers, record, turn_start, deadline, reminded, due, thread, created, updated, version"+`)
+SELECT ? + i, game, CASE WHEN i <= ? THEN status ELSE 'over' END, options, offers, record, turn_start, deadline, reminded,
+	CASE WHEN i <= ? THEN due ELSE 0 END, thread || '.' || i, created, updated, version FROM games, n WHERE id = ?`,
+		stored, base, active, active, src)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	_, err = db.Exec(`INSERT INTO seats (game_id, seat, side, address, name, token, joined)
+SELECT g.id, s.seat, s.side, 'x' || g.id || '.' || s.seat || '@' || ?, s.name, s.token, s.joined
+FROM games g, seats s WHERE g.id > ? AND s.game_id = ?`, d.s.mails.Domain(), base, src)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+}
+
+// roundResult is what a round of moves took.
+type roundResult struct {
+	lat                      []time.Duration
+	first, lastDelivery, end time.Time
+}
+
+// latency is the time from p's delivery to its last reply.
+func (d *loadDriver) latency(p *pendingMove) time.Duration {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return p.last.Sub(p.at)
+}
+
+// round moves every game of gs once, at once, and waits for every reply.
+func (d *loadDriver) round(gs []int64) roundResult {
+	var res roundResult
+	ps := make([]*pendingMove, len(gs))
+	var lmu sync.Mutex
+	res.first = time.Now()
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for w := range 16 {
+		r := rand.New(rand.NewPCG(uint64(w), uint64(time.Now().UnixNano())))
+		wg.Go(func() {
+			for i := range work {
+				ps[i] = d.moveLocked(gs[i], r, &lmu)
+			}
+		})
+	}
+	for i := range gs {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	res.lastDelivery = time.Now()
+	for _, p := range ps {
+		if p == nil {
+			continue
+		}
+		select {
+		case <-p.done:
+		case <-time.After(5 * time.Minute):
+			d.t.Fatal("timed out waiting for replies")
+		}
+		l := d.latency(p)
+		res.lat = append(res.lat, l)
+		d.mu.Lock()
+		if p.last.After(res.end) {
+			res.end = p.last
+		}
+		d.mu.Unlock()
+	}
+	return res
+}
+
+// moveLocked is move with the games' lines guarded by lmu (the line of a
+// game is only touched by one goroutine at a time, but the map is shared).
+func (d *loadDriver) moveLocked(g int64, r *rand.Rand, lmu *sync.Mutex) *pendingMove {
+	lmu.Lock()
+	l := d.lines[g]
+	lmu.Unlock()
+	if l.Outcome().Over {
+		return nil
+	}
+	m := randomMove(l.State(), r)
+	text := d.codec.Encode(l.State(), m)
+	mover := d.seat[g][l.State().ToMove()]
+	nl, err := l.Play(m)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	lmu.Lock()
+	d.lines[g] = nl
+	lmu.Unlock()
+	p := &pendingMove{done: make(chan struct{})}
+	d.mu.Lock()
+	d.waiting[g] = p
+	d.mu.Unlock()
+	d.deliver(mover, d.replyTo[g][mover], "", text)
+	d.mu.Lock()
+	p.at = time.Now()
+	d.mu.Unlock()
+	return p
+}
+
+// steady delivers rate moves a second for dur, each to a game with no move
+// waiting, and returns each move's latency.
+func (d *loadDriver) steady(rate int, dur time.Duration) []time.Duration {
+	if rate <= 0 {
+		return nil
+	}
+	var lmu sync.Mutex
+	var wg sync.WaitGroup
+	var lat []time.Duration
+	var latMu sync.Mutex
+	tick := time.NewTicker(time.Second / time.Duration(rate))
+	defer tick.Stop()
+	end := time.Now().Add(dur)
+	next := 0
+	r := rand.New(rand.NewPCG(3, 4))
+	for time.Now().Before(end) {
+		<-tick.C
+		var g int64
+		for range len(d.games) {
+			g = d.games[next%len(d.games)]
+			next++
+			d.mu.Lock()
+			busy := d.waiting[g] != nil
+			d.mu.Unlock()
+			if !busy {
+				break
+			}
+		}
+		wg.Go(func() {
+			p := d.moveLocked(g, rand.New(rand.NewPCG(r.Uint64(), 0)), &lmu)
+			if p == nil {
+				return
+			}
+			<-p.done
+			latMu.Lock()
+			lat = append(lat, d.latency(p))
+			latMu.Unlock()
+		})
+	}
+	wg.Wait()
+	return lat
+}
+
+// sustained keeps every game moving for dur: each moves again as soon as
+// its replies are out. It returns the moves answered, their latencies and
+// the time taken.
+func (d *loadDriver) sustained(dur time.Duration) (moves int, lat []time.Duration, took time.Duration) {
+	var lmu, latMu sync.Mutex
+	var wg sync.WaitGroup
+	start := time.Now()
+	end := start.Add(dur)
+	for i, g := range d.games {
+		r := rand.New(rand.NewPCG(uint64(i), 7))
+		wg.Go(func() {
+			for time.Now().Before(end) {
+				p := d.moveLocked(g, r, &lmu)
+				if p == nil {
+					return // over: the game leaves the load
+				}
+				<-p.done
+				latMu.Lock()
+				lat = append(lat, d.latency(p))
+				moves++
+				latMu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return moves, lat, time.Since(start)
+}
