@@ -3,7 +3,7 @@ GO       ?= go
 FUZZTIME ?= 60s
 BENCHTIME ?= 1x
 
-.PHONY: build test bench bench-check fuzz fmt vet run check
+.PHONY: build test bench bench-check bench-serve fuzz fmt vet run check
 
 build:
 	$(GO) build -o bin/pbem ./cmd/pbem
