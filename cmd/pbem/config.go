@@ -99,11 +99,13 @@ imap:
   username: referee@example.org
   password_env: PBEM_IMAP_PASSWORD
   poll_interval: 60s             # fallback poll; IDLE is used when offered
+  batch: 100                     # messages fetched and committed together
 smtp:
   addr: smtp.example.org:587
   security: starttls
   username: referee@example.org
   password_env: PBEM_SMTP_PASSWORD
+  connections: 4                 # replies sent in parallel (one recipient's in order)
 http:
   addr: 127.0.0.1:8025           # /healthz and /metrics
 web:
