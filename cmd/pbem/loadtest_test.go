@@ -167,6 +167,7 @@ func startLoad(t *testing.T, n int) *loadDriver {
 	cfg.defaults()
 	cfg.HTTP.Addr = "127.0.0.1:0"
 	cfg.Log.Level = "error"
+	cfg.Referee.RateLimitTotal = 1_000_000 // every game starts with a mail without a token
 	var names []string
 	for i := range 2 * n {
 		names = append(names, "p"+strconv.Itoa(i))
