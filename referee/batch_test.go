@@ -2,6 +2,11 @@ package referee_test
 
 import (
 	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -98,4 +103,118 @@ func TestHandleBatchConflict(t *testing.T) {
 	if st := ref.Stats(); st.Handled != 4 || st.Duplicates < 5 {
 		t.Errorf("Stats = %+v, want 4 handled and at least 5 duplicates", st)
 	}
+}
+
+// TestTranscriptsBatched replays the requests of every transcript through
+// HandleBatch, up to batchOf at a time (a clock tick or a bot's turn ends a
+// batch), and checks that the referee mails exactly what it mails when it
+// handles them one by one, and stores the same games.
+func TestTranscriptsBatched(t *testing.T) {
+	const batchOf = 4
+	files, err := filepath.Glob("testdata/*.txtar")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no transcripts: %v", err)
+	}
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
+			t.Parallel()
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files := parseTxtar(data).files
+			opts := map[string]string{}
+			if len(files) > 0 && files[0].name == "options" {
+				for _, l := range strings.Split(strings.TrimSpace(files[0].data), "\n") {
+					k, v, _ := strings.Cut(l, ":")
+					opts[strings.TrimSpace(k)] = strings.TrimSpace(v)
+				}
+				files = files[1:]
+			}
+			if game, ok := opts["requires"]; ok {
+				delete(opts, "requires")
+				if _, err := referee.Lookup(game); err != nil {
+					t.Skipf("%s is not in the catalog yet", game)
+				}
+			}
+			one, all := newHarness(t, opts), newHarness(t, opts)
+			var want, got []string
+			var batch []referee.Request
+			flush := func() {
+				if len(batch) == 0 {
+					return
+				}
+				all.clock.set(all.now)
+				for i, err := range all.ref.HandleBatch(all.ctx, batch) {
+					if err != nil {
+						t.Errorf("HandleBatch: request %s: %v", batch[i].MessageID, err)
+					}
+				}
+				batch = nil
+				got = append(got, splitMails(all.mails())...)
+			}
+			for _, f := range files {
+				name, kind, _ := strings.Cut(f.name, ".")
+				switch kind {
+				case "out", "dump":
+					continue
+				case "in":
+					req := one.request(name, f.data)
+					one.clock.set(one.now)
+					if err := one.ref.Handle(one.ctx, req); err != nil {
+						t.Fatalf("step %s: %v", name, err)
+					}
+					want = append(want, splitMails(one.mails())...)
+					batch = append(batch, req)
+					all.now = one.now
+					if len(batch) == batchOf {
+						flush()
+					}
+				default:
+					flush()
+					all.now = one.now
+					want = append(want, splitMails(one.step(name, kind, f.data))...)
+					got = append(got, splitMails(all.step(name, kind, f.data))...)
+				}
+			}
+			flush()
+			slices.Sort(want)
+			slices.Sort(got)
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("mails differ when the requests come in batches (-one by one +batched):\n%s",
+					diff(strings.Join(want, "\n"), strings.Join(got, "\n")))
+			}
+			for id := int64(1); ; id++ {
+				a, errA := one.store.Game(one.ctx, id)
+				b, errB := all.store.Game(all.ctx, id)
+				if errA != nil || errB != nil {
+					if (errA == nil) != (errB == nil) {
+						t.Errorf("game %d: one by one %v, batched %v", id, errA, errB)
+					}
+					if errors.Is(errA, archive.ErrNotFound) && id > 50 {
+						break
+					}
+					if errA != nil && !errors.Is(errA, archive.ErrNotFound) {
+						t.Fatal(errA)
+					}
+					continue
+				}
+				if a.Record != b.Record || a.Status != b.Status {
+					t.Errorf("game %d: one by one %s %q, batched %s %q", id, a.Status, a.Record, b.Status, b.Record)
+				}
+			}
+		})
+	}
+}
+
+// splitMails cuts the output of harness.mails into one string per mail.
+func splitMails(s string) []string {
+	if s == "(no mail)\n" || s == "" {
+		return nil
+	}
+	parts := strings.Split(s, "\n>>> To:")
+	for i := 1; i < len(parts); i++ {
+		parts[i] = ">>> To:" + parts[i]
+	}
+	return parts
 }
