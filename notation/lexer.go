@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/alecthomas/participle/v2/lexer"
 )
@@ -122,7 +123,7 @@ func lexAll(filename string, data []byte) (toks []lexer.Token, invalid map[int]s
 }
 
 func newLexState(filename string, data []byte) *lexState {
-	return &lexState{data: data, line: 1, col: 1, file: filename}
+	return &lexState{data: string(data), line: 1, col: 1, file: filename}
 }
 
 // newStreamLexer lexes what it reads from src, holding a window of it: the
@@ -137,36 +138,46 @@ const readBlock = 64 << 10
 
 // more reads more input into the window, dropping what has been lexed;
 // it returns false at the end of the input (or on a read error, kept in
-// err).
+// err). The window is a string that is never changed, so that token values
+// are slices of it rather than copies; each read makes a new window of the
+// unlexed rest and the new bytes. A token longer than a block is read in
+// reads at least as long as what the window holds, so that its cost stays
+// linear in its length.
 func (l *lexState) more() bool {
 	if l.src == nil || l.eof {
 		return false
 	}
-	if l.off > 0 && l.off >= len(l.data)/2 {
-		n := copy(l.data, l.data[l.off:])
-		l.data = l.data[:n]
+	rest := len(l.data) - l.off
+	need := 1
+	if rest >= readBlock {
+		need = rest
+	}
+	if len(l.buf) < max(readBlock, need) {
+		l.buf = make([]byte, max(readBlock, 2*need))
+	}
+	n := 0
+	var err error
+	for n < need && err == nil {
+		var k int
+		k, err = l.src.Read(l.buf[n:])
+		n += k
+	}
+	if n > 0 {
+		var b strings.Builder
+		b.Grow(rest + n)
+		b.WriteString(l.data[l.off:])
+		b.Write(l.buf[:n])
+		l.data = b.String()
 		l.base += l.off
 		l.off = 0
 	}
-	if cap(l.data)-len(l.data) < readBlock/2 {
-		grown := make([]byte, len(l.data), max(2*cap(l.data), len(l.data)+readBlock))
-		copy(grown, l.data)
-		l.data = grown
-	}
-	for {
-		n, err := l.src.Read(l.data[len(l.data):cap(l.data)])
-		l.data = l.data[:len(l.data)+n]
-		if err != nil {
-			l.eof = true
-			if err != io.EOF {
-				l.err = err
-			}
-			return n > 0
-		}
-		if n > 0 {
-			return true
+	if err != nil {
+		l.eof = true
+		if err != io.EOF {
+			l.err = err
 		}
 	}
+	return n > 0
 }
 
 // have reports whether the window holds n bytes from off, reading more as
@@ -212,7 +223,8 @@ func (l *lexState) token() lexer.Token {
 }
 
 type lexState struct {
-	data      []byte // the input, or a window of it (src)
+	data      string // the input, or a window of it (src)
+	buf       []byte // read buffer (src)
 	off       int    // into data
 	base      int    // offset of data[0] in the file
 	src       io.Reader
@@ -233,8 +245,8 @@ func (l *lexState) pos() lexer.Position {
 
 // advance moves over n bytes, keeping line and column (columns count bytes).
 func (l *lexState) advance(n int) {
-	for _, c := range l.data[l.off : l.off+n] {
-		if c == '\n' {
+	for i := l.off; i < l.off+n; i++ {
+		if l.data[i] == '\n' {
 			l.line++
 			l.col = 1
 		} else {
@@ -270,7 +282,7 @@ func isSpecial(c byte) bool {
 
 func (l *lexState) emit(toks []lexer.Token, typ lexer.TokenType, n int) []lexer.Token {
 	p := l.pos()
-	v := string(l.data[l.off : l.off+n])
+	v := l.data[l.off : l.off+n]
 	l.advance(n)
 	l.last = typ
 	return append(toks, lexer.Token{Type: typ, Value: v, Pos: p})
@@ -288,7 +300,7 @@ func (l *lexState) bad(toks []lexer.Token, n int, format string, args ...any) []
 	}
 	l.invalid[l.base+l.off] = msg
 	p := l.pos()
-	v := string(l.data[l.off : l.off+min(n, MaxToken+1)])
+	v := strings.Clone(l.data[l.off : l.off+min(n, MaxToken+1)])
 	l.advance(n)
 	l.last = tInvalid
 	return append(toks, lexer.Token{Type: tInvalid, Value: v, Pos: p})
@@ -399,7 +411,7 @@ func (l *lexState) next(toks []lexer.Token) []lexer.Token {
 	return toks
 }
 
-func leadingDigits(w []byte) int {
+func leadingDigits(w string) int {
 	n := 0
 	for n < len(w) && w[n] >= '0' && w[n] <= '9' {
 		n++
@@ -409,7 +421,7 @@ func leadingDigits(w []byte) int {
 
 func isAnnotByte(c byte) bool { return c == '!' || c == '?' || c == '+' || c == '#' }
 
-func annotLen(w []byte) int {
+func annotLen(w string) int {
 	if len(w) >= 2 && (w[0] == '!' || w[0] == '?') && (w[1] == '!' || w[1] == '?') {
 		return 2
 	}
@@ -418,15 +430,16 @@ func annotLen(w []byte) int {
 
 // isResult reports a result token: 1-0 0-1 1/2-1/2 * or a ranking of side
 // letters joined by > and = (G>R=B).
-func isResult(w []byte) bool {
-	switch string(w) {
+func isResult(w string) bool {
+	switch w {
 	case "1-0", "0-1", "1/2-1/2", "*":
 		return true
 	}
 	if len(w) < 3 || len(w)%2 == 0 {
 		return false
 	}
-	for i, c := range w {
+	for i := 0; i < len(w); i++ {
+		c := w[i]
 		if i%2 == 0 {
 			if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z') {
 				return false

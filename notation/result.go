@@ -84,7 +84,7 @@ func ParseResult(c Codec, sides []string, tok string) ([]int, error) {
 		}
 		return map[string][]int{"1-0": {1, 2}, "0-1": {2, 1}, "1/2-1/2": {1, 1}}[tok], nil
 	}
-	if !isResult([]byte(tok)) || tok == "*" {
+	if !isResult(tok) || tok == "*" {
 		return nil, fmt.Errorf("bad result %q; expected %s", tok, expected)
 	}
 	ranks := make([]int, len(sides))
