@@ -210,15 +210,15 @@ func (l *lexState) rest() int { return len(l.data) - l.off }
 
 // token returns the next token (EOF at the end, repeatedly).
 func (l *lexState) token() lexer.Token {
-	for len(l.queue) == 0 {
+	for l.qi == len(l.queue) {
 		l.skipSpace()
 		if l.off >= len(l.data) && !l.more() {
 			return lexer.Token{Type: tEOF, Pos: l.pos()}
 		}
-		l.queue = l.next(l.queue[:0])
+		l.queue, l.qi = l.next(l.queue[:0]), 0
 	}
-	t := l.queue[0]
-	l.queue = l.queue[1:]
+	t := l.queue[l.qi]
+	l.qi++
 	return t
 }
 
@@ -233,7 +233,8 @@ type lexState struct {
 	line, col int
 	file      string
 	invalid   map[int]string
-	queue     []lexer.Token // tokens lexed but not yet handed out
+	queue     []lexer.Token // tokens lexed, handed out up to qi (reused)
+	qi        int
 	last      lexer.TokenType
 	// noBrace: no "}" follows off (so that a run of "{" costs one scan).
 	noBrace bool
