@@ -20,7 +20,7 @@ type Line struct {
 	state  State
 	parent *Line
 	hash   uint64
-	key    string
+	key    string // Key of state, or "" when state is a Hasher (asked when needed)
 	plies  int
 	reps   int // occurrences of this position so far, this one included
 	// hist indexes the positions of a line played straight on from its
@@ -30,21 +30,88 @@ type Line struct {
 	out  atomic.Pointer[Outcome] // Outcome, once asked
 }
 
-// history is shared by the lines of one unbranched game: last[h] is the
-// number of plies of the latest of them whose position hashes to h, and
-// lines[i] the line after i plies. Only a line's last descendant (the tip)
-// extends it; a line played from an earlier one walks its parents instead.
+// history is shared by the lines of one unbranched game: lines[i] is the
+// line after i plies, and slots an open-addressing index of the latest line
+// of each position hash (0: empty, else the line's plies plus one). Only a
+// line's last descendant (the tip) extends it; a line played from an
+// earlier one walks its parents instead.
 type history struct {
 	mu    sync.Mutex
 	lines []*Line
-	last  map[uint64]int
+	slots []int32
+}
+
+// latest returns the plies of the latest line whose position hashes to h,
+// or -1.
+func (h *history) latest(hash uint64) int {
+	mask := uint64(len(h.slots) - 1)
+	for i := hash & mask; ; i = (i + 1) & mask {
+		j := h.slots[i]
+		if j == 0 {
+			return -1
+		}
+		if h.lines[j-1].hash == hash {
+			return int(j - 1)
+		}
+	}
+}
+
+// add indexes l (the new tip) as the latest line of its hash.
+func (h *history) add(l *Line) {
+	h.lines = append(h.lines, l)
+	if 2*len(h.lines) > len(h.slots) {
+		h.slots = make([]int32, 2*len(h.slots))
+		for _, x := range h.lines {
+			h.put(x)
+		}
+		return
+	}
+	h.put(l)
+}
+
+func (h *history) put(l *Line) {
+	mask := uint64(len(h.slots) - 1)
+	for i := l.hash & mask; ; i = (i + 1) & mask {
+		j := h.slots[i]
+		if j == 0 || h.lines[j-1].hash == l.hash {
+			h.slots[i] = int32(l.plies + 1)
+			return
+		}
+	}
+}
+
+// Hasher is implemented by states that hash their position without
+// building its Key: states with equal keys must have equal hashes (and
+// different keys should rarely share one). Line finds repeats by Hash and
+// confirms each by Key.
+type Hasher interface {
+	Hash() uint64
+}
+
+// hashOf returns the hash of s and its key, "" when s is a Hasher (the key
+// is then built only to confirm a repeat).
+func hashOf(s State) (uint64, string) {
+	if h, ok := s.(Hasher); ok {
+		return h.Hash(), ""
+	}
+	k := s.Key()
+	return maphash.String(keySeed, k), k
+}
+
+// keyOf is the Key of l's position.
+func (l *Line) keyOf() string {
+	if l.key != "" {
+		return l.key
+	}
+	return l.state.Key()
 }
 
 // NewLine starts a line at s.
 func NewLine(s State) *Line {
-	k := s.Key()
-	l := &Line{state: s, hash: maphash.String(keySeed, k), key: k, reps: 1}
-	l.hist = &history{lines: []*Line{l}, last: map[uint64]int{l.hash: 0}}
+	l := &Line{state: s, reps: 1}
+	l.hash, l.key = hashOf(s)
+	l.hist = &history{slots: make([]int32, 16)}
+	l.hist.add(l)
 	return l
 }
 
@@ -90,17 +157,16 @@ func (l *Line) Play(m Move) (*Line, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := s.Key()
-	n := &Line{state: s, parent: l, hash: maphash.String(keySeed, k), key: k, plies: l.plies + 1, reps: 1}
+	n := &Line{state: s, parent: l, plies: l.plies + 1, reps: 1}
+	n.hash, n.key = hashOf(s)
 	if h := l.hist; h != nil {
 		h.mu.Lock()
 		if len(h.lines) == l.plies+1 && h.lines[l.plies] == l {
 			// l is the tip: every line of the history is an ancestor of n.
-			if i, ok := h.last[n.hash]; ok {
+			if i := h.latest(n.hash); i >= 0 {
 				n.reps = repeats(n, h.lines[i])
 			}
-			h.lines = append(h.lines, n)
-			h.last[n.hash] = n.plies
+			h.add(n)
 			n.hist = h
 			h.mu.Unlock()
 			return n, nil
@@ -114,8 +180,15 @@ func (l *Line) Play(m Move) (*Line, error) {
 // repeats counts the occurrences of n's position: one more than at the
 // latest of from and its ancestors that holds it.
 func repeats(n, from *Line) int {
+	key := ""
 	for p := from; p != nil; p = p.parent {
-		if p.hash == n.hash && p.key == n.key {
+		if p.hash != n.hash {
+			continue
+		}
+		if key == "" {
+			key = n.keyOf()
+		}
+		if p.keyOf() == key {
 			return p.reps + 1
 		}
 	}

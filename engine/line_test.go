@@ -19,11 +19,21 @@ func (w walk) Render(int) string           { return w.Key() }
 func (w walk) Check() error                { return nil }
 func (w walk) Apply(m Move) (State, error) { return walk{(w.at + m.(int) + 5) % 5, w.n + 1}, nil }
 
+// hashedWalk is a walk whose Hash is poor on purpose: positions with
+// different keys share hashes, which Line must tell apart by Key.
+type hashedWalk struct{ walk }
+
+func (w hashedWalk) Hash() uint64 { return uint64(w.at % 2) }
+func (w hashedWalk) Apply(m Move) (State, error) {
+	s, err := w.walk.Apply(m)
+	return hashedWalk{s.(walk)}, err
+}
+
 // naive counts occurrences of a line's position by walking its whole history.
 func naive(l *Line) int {
 	n := 0
 	for p := l; p != nil; p = p.parent {
-		if p.key == l.key {
+		if p.keyOf() == l.keyOf() {
 			n++
 		}
 	}
@@ -34,9 +44,15 @@ func naive(l *Line) int {
 // branches from earlier positions, as variations and searches do) and
 // checks every count of repetitions against a walk of the whole history.
 func TestRepeatsOnBranches(t *testing.T) {
+	for _, start := range []State{walk{}, hashedWalk{}} {
+		t.Run(fmt.Sprintf("%T", start), func(t *testing.T) { repeatsOnBranches(t, start) })
+	}
+}
+
+func repeatsOnBranches(t *testing.T, start State) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for game := range 50 {
-		lines := []*Line{NewLine(walk{})}
+		lines := []*Line{NewLine(start)}
 		for range 200 {
 			from := lines[len(lines)-1]
 			if r.IntN(4) == 0 {

@@ -10,6 +10,7 @@ package castles
 
 import (
 	"fmt"
+	"hash/maphash"
 	"math/bits"
 
 	"pbem/engine"
@@ -251,6 +252,20 @@ func (s *State) pack() uint64 {
 // side to move (* marks the setup ply), e.g. "F..........s...S 5/0/0 4/0/0 F".
 func (s *State) Key() string {
 	var b [32]byte
+	return string(s.key(&b))
+}
+
+// Hash implements engine.Hasher: the hash of Key's bytes, without building
+// the string.
+func (s *State) Hash() uint64 {
+	var b [32]byte
+	return maphash.Bytes(hashSeed, s.key(&b))
+}
+
+var hashSeed = maphash.MakeSeed()
+
+// key writes Key into b.
+func (s *State) key(b *[32]byte) []byte {
 	for q := range Square(Cells) {
 		b[q] = s.cellChar(q)
 	}
@@ -271,7 +286,7 @@ func (s *State) Key() string {
 		b[n] = '*'
 		n++
 	}
-	return string(b[:n])
+	return b[:n]
 }
 
 // cellChar is F/S for a castle, f/s for a unit, '.' for an empty cell.

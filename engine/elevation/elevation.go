@@ -11,6 +11,7 @@ package elevation
 
 import (
 	"fmt"
+	"hash/maphash"
 	"strings"
 
 	"pbem/engine"
@@ -333,12 +334,27 @@ func (s *State) ToMove() int { return int(s.toMove) }
 // Key identifies the position: heights, pieces and side to move.
 func (s *State) Key() string {
 	var b [2*NumSquares + 1]byte
+	s.key(&b)
+	return string(b[:])
+}
+
+// Hash implements engine.Hasher: the hash of Key's bytes, without building
+// the string.
+func (s *State) Hash() uint64 {
+	var b [2*NumSquares + 1]byte
+	s.key(&b)
+	return maphash.Bytes(hashSeed, b[:])
+}
+
+var hashSeed = maphash.MakeSeed()
+
+// key writes Key into b.
+func (s *State) key(b *[2*NumSquares + 1]byte) {
 	copy(b[:NumSquares], s.h[:])
 	for i, p := range s.cell {
 		b[NumSquares+i] = byte(p)
 	}
 	b[2*NumSquares] = s.toMove
-	return string(b[:])
 }
 
 // Outcome: a side with no pieces, or with no legal turn when it is to move,

@@ -2,6 +2,7 @@ package rpp
 
 import (
 	"fmt"
+	"hash/maphash"
 
 	"pbem/engine"
 )
@@ -540,7 +541,21 @@ func (s *State) pileOf(holder, owner int) int {
 // made is not part of it (RULES.md, common rulings).
 func (s *State) Key() string {
 	var buf [1024]byte
-	k := append(buf[:0], byte(s.toMove))
+	return string(s.key(buf[:0]))
+}
+
+// Hash implements engine.Hasher: the hash of Key's bytes, without building
+// the string.
+func (s *State) Hash() uint64 {
+	var buf [1024]byte
+	return maphash.Bytes(hashSeed, s.key(buf[:0]))
+}
+
+var hashSeed = maphash.MakeSeed()
+
+// key appends Key's bytes to k.
+func (s *State) key(k []byte) []byte {
+	k = append(k, byte(s.toMove))
 	for i := range s.seats {
 		k = append(k, byte(s.out[i]))
 	}
@@ -575,7 +590,7 @@ func (s *State) Key() string {
 			}
 		}
 	}
-	return string(k)
+	return k
 }
 
 // Check verifies the invariants: cells consistent (nests un-nest top down,

@@ -10,6 +10,7 @@ package ziggurat
 import (
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"math/bits"
 
 	"pbem/engine"
@@ -618,6 +619,22 @@ func (s *State) lostSizes() [2]Unit {
 // repeats the position before it, one side to move later.
 func (s *State) Key() string {
 	var b [2*NumSquares + 4]byte
+	s.key(&b)
+	return string(b[:])
+}
+
+// Hash implements engine.Hasher: the hash of Key's bytes, without building
+// the string.
+func (s *State) Hash() uint64 {
+	var b [2*NumSquares + 4]byte
+	s.key(&b)
+	return maphash.Bytes(hashSeed, b[:])
+}
+
+var hashSeed = maphash.MakeSeed()
+
+// key writes Key into b.
+func (s *State) key(b *[2*NumSquares + 4]byte) {
 	for i, st := range s.board {
 		b[2*i], b[2*i+1] = byte(st), byte(st>>8)
 	}
@@ -634,7 +651,6 @@ func (s *State) Key() string {
 		b[k+2] |= e << (4 * uint(side))
 	}
 	b[k+3] = s.toMove
-	return string(b[:])
 }
 
 // Check implements engine.State: stacks are well formed (pieces contiguous,

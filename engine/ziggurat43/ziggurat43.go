@@ -9,6 +9,7 @@ package ziggurat43
 import (
 	"errors"
 	"fmt"
+	"hash/maphash"
 
 	"pbem/engine"
 )
@@ -451,11 +452,26 @@ func (s *State) play(m Move) *State {
 // Key is the 43 cells and the side to move.
 func (s *State) Key() string {
 	var b [NumCells + 1]byte
+	s.key(&b)
+	return string(b[:])
+}
+
+// Hash implements engine.Hasher: the hash of Key's bytes, without building
+// the string.
+func (s *State) Hash() uint64 {
+	var b [NumCells + 1]byte
+	s.key(&b)
+	return maphash.Bytes(hashSeed, b[:])
+}
+
+var hashSeed = maphash.MakeSeed()
+
+// key writes Key into b.
+func (s *State) key(b *[NumCells + 1]byte) {
 	for i, q := range cells {
 		b[i] = byte(s.board[q]) + '0'
 	}
 	b[NumCells] = "rg"[s.toMove]
-	return string(b[:])
 }
 
 // Check verifies that pieces stand on cells only, that no side has more
