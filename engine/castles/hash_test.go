@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"pbem/engine"
-	"pbem/engine/enginetest"
 	"pbem/engine/castles"
+	"pbem/engine/enginetest"
 )
 
 // TestHash: Hash tells positions apart exactly as Key does, over random
