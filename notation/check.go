@@ -158,7 +158,7 @@ func check(r *Record, lookup Lookup, canon bool) (*Game, []*Problem) {
 	g := &Game{Record: r, Codec: codec, Options: o, Sides: sides}
 	c := &checker{g: g, first: o.First, n: len(sides), canon: canon}
 	g.Lines = []*engine.Line{engine.NewLine(start)}
-	main, ok := c.line(r.Main, g.Lines[0], 0, -1, &g.Moves)
+	main, ok := c.line(r.Main, g.Lines[0], 0, -1, 0, &g.Moves)
 	problems = append(problems, c.problems...)
 	g.Lines = append(g.Lines[:1], main[1:]...)
 	if !ok {
@@ -204,7 +204,6 @@ type checker struct {
 	g        *Game
 	first, n int
 	problems []*Problem
-	rounds   map[*engine.Line]int
 	canon    bool // fill in Ply.Canon
 }
 
@@ -237,18 +236,14 @@ func (c *checker) roundOf(prevRound, prev, mover int) (int, bool) {
 // mover was prevMover, in round prevRound). It returns the positions after
 // each legal ply (at included first) and whether every ply was legal. Moves
 // of the main line are appended to moves when it is not nil.
-func (c *checker) line(l *Line, at *engine.Line, base, prevMover int, moves *[]engine.Move) ([]*engine.Line, bool) {
+func (c *checker) line(l *Line, at *engine.Line, base, prevMover, prevRound int, moves *[]engine.Move) ([]*engine.Line, bool) {
 	lines := []*engine.Line{at}
-	prevRound := 0
-	if base > 0 {
-		prevRound = c.roundAt(at)
-	}
 	for i, p := range l.Plies {
 		ply := base + i + 1
 		s := at.State()
 		// Variations are alternatives to this ply: they start from at.
 		for _, v := range p.Variations {
-			c.line(v, at, ply-1, prevMover, nil)
+			c.line(v, at, ply-1, prevMover, prevRound, nil)
 		}
 		if o := at.Outcome(); o.Over {
 			c.add(p.Pos, ply, p.Text, "illegal: the game is already over (%s); no ply may follow", o.Reason)
@@ -287,20 +282,9 @@ func (c *checker) line(l *Line, at *engine.Line, base, prevMover int, moves *[]e
 			*moves = append(*moves, m)
 		}
 		at, prevMover, prevRound = next, mover, round
-		c.setRound(at, round)
 		lines = append(lines, at)
 	}
 	return lines, true
-}
-
-// roundAt returns the round of the last ply that led to a position.
-func (c *checker) roundAt(l *engine.Line) int { return c.rounds[l] }
-
-func (c *checker) setRound(l *engine.Line, r int) {
-	if c.rounds == nil {
-		c.rounds = map[*engine.Line]int{}
-	}
-	c.rounds[l] = r
 }
 
 // Checked is one game of a file after checking.

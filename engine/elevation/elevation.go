@@ -361,16 +361,27 @@ func (s *State) key(b *[2*NumSquares + 1]byte) {
 // loses.
 func (s *State) Outcome() engine.Outcome {
 	c := s.toMove
-	if s.count(c) == 0 {
+	if !s.has(c) {
 		return engine.Win(2, int(c^1), "no pieces")
 	}
-	if s.count(c^1) == 0 {
+	if !s.has(c ^ 1) {
 		return engine.Win(2, int(c), "no pieces")
 	}
 	if !s.hasTurn() {
 		return engine.Win(2, int(c^1), "no legal turn")
 	}
 	return engine.Ongoing
+}
+
+// has reports whether side has a piece on the board (count > 0, stopping
+// at the first).
+func (s *State) has(side uint8) bool {
+	for _, p := range s.cell {
+		if p != NoPiece && uint8(p.Side()) == side {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *State) count(side uint8) int {
