@@ -55,7 +55,13 @@ func TestSenderConnections(t *testing.T) {
 				p := players[i%3]
 				ids = append(ids, st.queue(p+"@pbem.local", fmt.Sprintf("%s %d", p, i)))
 			}
-			opts := &mail.SenderOptions{Connections: 3, BatchSize: 7}
+			var amu sync.Mutex
+			accepted := map[string]int{}
+			opts := &mail.SenderOptions{Connections: 3, BatchSize: 7, Accepted: func(id string) {
+				amu.Lock()
+				accepted[id]++
+				amu.Unlock()
+			}}
 			if log {
 				opts.AcceptedLog = filepath.Join(t.TempDir(), "accepted.log")
 			}
@@ -63,6 +69,7 @@ func TestSenderConnections(t *testing.T) {
 			require.NoError(t, err)
 			for _, id := range ids {
 				assert.True(t, st.isSent(id), "reply %s recorded as sent", id)
+				assert.Equal(t, 1, accepted[id], "reply %s reported accepted once", id)
 			}
 			want := map[string][]string{}
 			for i := range 18 {

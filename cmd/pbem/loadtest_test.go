@@ -56,9 +56,10 @@ func loadInt(name string, def int) int {
 //
 // It prints moves/s, latency percentiles (p50, p99, max) and the process's
 // memory. It asserts nothing about time: the figures are for reading. A
-// reply counts as accepted when the sender records it as sent (after the
+// reply counts as accepted once the sender has noted it (after the
 // server's 250 and the fsync of the accepted log), so the latencies are
-// upper bounds; deliveries go straight into the referee's inbox, as the
+// upper bounds. PBEM_LOAD_CONNECTIONS and PBEM_LOAD_BATCH set
+// smtp.connections and imap.batch. Deliveries go straight into the referee's inbox, as the
 // embedded SMTP server puts them (Servers.Deliver), so that the driver's
 // own SMTP logins do not load the two cores.
 func TestLoadServe(t *testing.T) {
@@ -73,8 +74,9 @@ func TestLoadServe(t *testing.T) {
 
 	d := startLoad(t, n)
 	defer d.stop()
-	fmt.Printf("pbem serve on its embedded mail servers (mail kept %s), %d games set up by mail in %v\n",
-		map[bool]string{true: "in memory", false: "durably"}[d.s.memoryMail], n, d.setup.Round(time.Millisecond))
+	fmt.Printf("pbem serve on its embedded mail servers (mail kept %s), imap.batch %d, smtp.connections %d: %d games set up by mail in %v\n",
+		map[bool]string{true: "in memory", false: "durably"}[d.s.memoryMail], d.s.cfg.IMAP.Batch, d.s.cfg.SMTP.Connections,
+		n, d.setup.Round(time.Millisecond))
 	if stored > 0 {
 		start := time.Now()
 		d.seed(stored, active)
@@ -168,6 +170,8 @@ func startLoad(t *testing.T, n int) *loadDriver {
 	cfg.HTTP.Addr = "127.0.0.1:0"
 	cfg.Log.Level = "error"
 	cfg.Referee.RateLimitTotal = 1_000_000 // every game starts with a mail without a token
+	cfg.SMTP.Connections = loadInt("PBEM_LOAD_CONNECTIONS", cfg.SMTP.Connections)
+	cfg.IMAP.Batch = loadInt("PBEM_LOAD_BATCH", cfg.IMAP.Batch)
 	var names []string
 	for i := range 2 * n {
 		names = append(names, "p"+strconv.Itoa(i))

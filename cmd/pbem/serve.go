@@ -104,7 +104,7 @@ type server struct {
 	embedded           bool
 	imapPort, smtpPort int
 	players            []string                    // embedded player accounts (default: the demo players)
-	onSent             func(id string, game int64) // called when a reply the SMTP server accepted is recorded as sent (benchmarks)
+	onSent             func(id string, game int64) // called when the SMTP server accepted a reply and it is noted (benchmarks)
 	grace              time.Duration               // outboxGrace unless set (tests)
 	memoryMail         bool                        // embedded mail servers without their journal (load tests)
 
@@ -179,11 +179,16 @@ func (s *server) start(ctx context.Context) error {
 	if retryMax == 0 {
 		retryMax = max(smtpRetryMax, retryMin)
 	}
-	s.sender, err = mail.NewSender(outbox{store, s.onSent, &sync.Map{}}, &mail.SenderOptions{
+	ob := outbox{store, s.onSent, &sync.Map{}}
+	var accepted func(string)
+	if s.onSent != nil {
+		accepted = ob.accepted
+	}
+	s.sender, err = mail.NewSender(ob, &mail.SenderOptions{
 		Addr: s.cfg.SMTP.Addr, Security: smtpSec, Username: s.cfg.SMTP.Username, Password: smtpPass,
 		Helo: s.cfg.SMTP.Helo, BackoffMin: retryMin, BackoffMax: retryMax, Metrics: s.metrics, Logger: s.log,
 		AcceptedLog: filepath.Join(s.cfg.DataDir, "smtp-accepted.log"), Connections: s.cfg.SMTP.Connections,
-		BatchSize: 4 * s.cfg.IMAP.Batch,
+		BatchSize: 4 * s.cfg.IMAP.Batch, Accepted: accepted,
 	})
 	if err != nil {
 		return err
@@ -443,13 +448,11 @@ type outbox struct {
 	games  *sync.Map // id -> game of the replies due, while onSent is set
 }
 
-// sent calls onSent.
-func (o outbox) sent(id string) {
-	if o.onSent != nil {
-		g, _ := o.games.LoadAndDelete(id)
-		n, _ := g.(int64)
-		o.onSent(id, n)
-	}
+// accepted calls onSent.
+func (o outbox) accepted(id string) {
+	g, _ := o.games.LoadAndDelete(id)
+	n, _ := g.(int64)
+	o.onSent(id, n)
 }
 
 func (o outbox) Due(ctx context.Context, now time.Time, limit int) ([]mail.Outgoing, error) {
@@ -494,15 +497,11 @@ func outgoing(r *archive.Outgoing) mail.Outgoing {
 }
 
 func (o outbox) Sent(ctx context.Context, id string) error {
-	o.sent(id)
 	return o.s.Sent(ctx, id)
 }
 
 // SentBatch records several replies as sent in one transaction.
 func (o outbox) SentBatch(ctx context.Context, ids []string) error {
-	for _, id := range ids {
-		o.sent(id)
-	}
 	_, err := o.s.SentBatch(ctx, ids) // a reply gone meanwhile (pruned) needs no mark
 	return err
 }
