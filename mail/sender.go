@@ -223,7 +223,7 @@ func NewSender(outbox Outbox, opts *SenderOptions) (*Sender, error) {
 	s.marks.fn = s.markSentBatch
 	// The accepted log holds what the Outbox does not have yet: its
 	// records can wait a moment to be gathered into fewer transactions.
-	s.marks.linger = markLinger
+	s.marks.linger, s.marks.hurry = markLinger, make(chan struct{}, 1)
 	return s, nil
 }
 
@@ -743,8 +743,9 @@ func SMTPPermanent(err error) bool {
 type group struct {
 	fn func(ctx context.Context, items []string) error
 	// linger is how long a run started by add waits for more items
-	// before it starts.
+	// before it starts; a do cuts the wait short.
 	linger time.Duration
+	hurry  chan struct{}
 
 	mu      sync.Mutex
 	pending []string
@@ -759,7 +760,14 @@ func (g *group) add(item string) {
 	if !g.running {
 		g.running = true
 		go func() {
-			time.Sleep(g.linger)
+			if g.linger > 0 {
+				t := time.NewTimer(g.linger)
+				select {
+				case <-t.C:
+				case <-g.hurry:
+					t.Stop()
+				}
+			}
 			g.mu.Lock()
 			defer g.mu.Unlock()
 			g.loop(context.Background())
@@ -774,6 +782,12 @@ func (g *group) do(ctx context.Context, item string) error {
 		g.pending = append(g.pending, item)
 	}
 	g.waiters = append(g.waiters, ch)
+	if g.hurry != nil {
+		select {
+		case g.hurry <- struct{}{}:
+		default:
+		}
+	}
 	if !g.running {
 		g.running = true
 		g.loop(ctx)
