@@ -134,9 +134,15 @@ func (l *Line) Outcome() Outcome {
 		return *o
 	}
 	o := l.outcome()
-	l.out.Store(&o)
+	if o.Over {
+		l.out.Store(&o)
+	} else {
+		l.out.Store(&ongoing) // shared: most positions go on
+	}
 	return o
 }
+
+var ongoing = Ongoing
 
 func (l *Line) outcome() Outcome {
 	if o := l.state.Outcome(); o.Over {

@@ -237,7 +237,11 @@ func (c *checker) roundOf(prevRound, prev, mover int) (int, bool) {
 // each legal ply (at included first) and whether every ply was legal. Moves
 // of the main line are appended to moves when it is not nil.
 func (c *checker) line(l *Line, at *engine.Line, base, prevMover, prevRound int, moves *[]engine.Move) ([]*engine.Line, bool) {
-	lines := []*engine.Line{at}
+	lines := make([]*engine.Line, 1, len(l.Plies)+1)
+	lines[0] = at
+	if moves != nil && *moves == nil {
+		*moves = make([]engine.Move, 0, len(l.Plies))
+	}
 	for i, p := range l.Plies {
 		ply := base + i + 1
 		s := at.State()

@@ -32,6 +32,14 @@ func readFast(file string, n int, toks []lexer.Token) *Record {
 		i += 4
 	}
 	f := fastReader{toks: toks, i: i}
+	// The plies of the game, in one allocation.
+	words := 0
+	for _, t := range toks[i:] {
+		if t.Type == tWord {
+			words++
+		}
+	}
+	f.slab = make([]Ply, 0, words)
 	main, ok := f.line(0)
 	if !ok || f.i+1 >= len(toks) || toks[f.i].Type != tResult || toks[f.i+1].Type != tEOF {
 		return nil
@@ -44,12 +52,16 @@ func readFast(file string, n int, toks []lexer.Token) *Record {
 type fastReader struct {
 	toks []lexer.Token
 	i    int
+	slab []Ply // room for every ply of the game
 }
 
 // line reads elements up to a result (depth 0) or ")" (inside a
 // variation), which it leaves unread.
 func (f *fastReader) line(depth int) (*Line, bool) {
 	l := &Line{}
+	if depth == 0 && cap(f.slab) > 0 {
+		l.Plies = make([]*Ply, 0, cap(f.slab))
+	}
 	var last *Ply
 	var num *lexer.Token
 	for ; f.i < len(f.toks); f.i++ {
@@ -61,7 +73,8 @@ func (f *fastReader) line(depth int) (*Line, bool) {
 		case tNumber:
 			num = t
 		case tWord:
-			last = &Ply{Text: t.Value, Pos: toPos(t.Pos)}
+			f.slab = append(f.slab, Ply{Text: t.Value, Pos: toPos(t.Pos)})
+			last = &f.slab[len(f.slab)-1]
 			if num != nil {
 				digits := strings.TrimRight(num.Value, ".")
 				dots := len(num.Value) - len(digits)

@@ -95,13 +95,25 @@ func (c *Checker) cut(file string, r io.Reader, send func(*batch)) error {
 	ch := &chunker{l: l}
 	b := &batch{done: make(chan struct{})}
 	size := 0
+	var slab []lexer.Token // the games' tokens, several games to an allocation
 	for n := 1; ; n++ {
+		if cap(slab)-len(slab) < batchTokens/4 {
+			slab = make([]lexer.Token, 0, 2*batchTokens)
+		}
+		// The chunker appends the game's tokens to the slab's free room.
+		free := slab[len(slab):]
+		ch.buf = free
 		toks := ch.next()
 		if l.err != nil || toks == nil {
 			// A game cut short by a read error is not reported.
 			break
 		}
-		g := chunk{n: n, toks: slices.Clone(toks)}
+		if cap(toks) == cap(free) && &toks[:1][0] == &free[:1][0] {
+			slab = slab[:len(slab)+len(toks)]
+		} else {
+			toks = slices.Clone(toks) // outgrew the slab (a long game)
+		}
+		g := chunk{n: n, toks: toks[:len(toks):len(toks)]}
 		if len(ch.invalid) > 0 {
 			g.invalid = maps.Clone(ch.invalid)
 		}
