@@ -55,7 +55,7 @@ type Config struct {
 		RetryMin time.Duration `yaml:"retry_min"`
 		RetryMax time.Duration `yaml:"retry_max"`
 		// Connections is how many SMTP connections deliver replies in
-		// parallel (default 4); the replies to one recipient keep their
+		// parallel (default 8); the replies to one recipient keep their
 		// order over one of them.
 		Connections int `yaml:"connections"`
 	} `yaml:"smtp"`
@@ -80,7 +80,7 @@ type Config struct {
 // Defaults of imap.batch and smtp.connections.
 const (
 	defaultIMAPBatch       = 100
-	defaultSMTPConnections = 4
+	defaultSMTPConnections = 8
 )
 
 // exampleConfig is documented in the README; TestExampleConfig keeps the
@@ -105,7 +105,7 @@ smtp:
   security: starttls
   username: referee@example.org
   password_env: PBEM_SMTP_PASSWORD
-  connections: 4                 # replies sent in parallel (one recipient's in order)
+  connections: 8                 # replies sent in parallel (one recipient's in order)
 http:
   addr: 127.0.0.1:8025           # /healthz and /metrics
 web:
