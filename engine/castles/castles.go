@@ -10,7 +10,6 @@ package castles
 
 import (
 	"fmt"
-	"hash/maphash"
 	"math/bits"
 
 	"pbem/engine"
@@ -255,14 +254,43 @@ func (s *State) Key() string {
 	return string(s.key(&b))
 }
 
-// Hash implements engine.Hasher: the hash of Key's bytes, without building
-// the string.
+// Hash implements engine.Hasher. It packs what Key spells into two words
+// and mixes them: the cells as Key draws them (a castle hides a unit on its
+// cell, First's unit Second's, and a castle off the board is not drawn),
+// the counters byte by byte, whose turn it is and the setup flag. Equal
+// keys pack equally; different keys pack differently.
 func (s *State) Hash() uint64 {
-	var b [32]byte
-	return maphash.Bytes(hashSeed, s.key(&b))
+	var castles uint16
+	c0, c1 := uint64(0xff), uint64(0xff) // not on the board
+	if q := s.castle[0]; q.Valid() {
+		castles |= 1 << q
+		c0 = uint64(q)
+	}
+	if q := s.castle[1]; q.Valid() && q != s.castle[0] {
+		castles |= 1 << q
+		c1 = uint64(q)
+	}
+	u0 := s.units[0] &^ castles
+	u1 := s.units[1] &^ castles &^ u0
+	a := uint64(u0) | uint64(u1)<<16 | c0<<32 | c1<<40 | uint64(uint8(s.toMove))<<48
+	if s.setup {
+		a |= 1 << 56
+	}
+	var b uint64
+	for p := range 2 {
+		b = b<<24 | uint64(uint8(s.heap[p]))<<16 | uint64(uint8(s.supply[p]))<<8 | uint64(uint8(s.points[p]))
+	}
+	return mix(a ^ mix(b^0x9e3779b97f4a7c15))
 }
 
-var hashSeed = maphash.MakeSeed()
+// mix is the finalizer of SplitMix64, a bijection of 64-bit words.
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
+}
 
 // key writes Key into b.
 func (s *State) key(b *[32]byte) []byte {
