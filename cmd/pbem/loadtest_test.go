@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -59,7 +60,8 @@ func loadInt(name string, def int) int {
 // reply counts as accepted once the sender has noted it (after the
 // server's 250 and the fsync of the accepted log), so the latencies are
 // upper bounds. PBEM_LOAD_CONNECTIONS and PBEM_LOAD_BATCH set
-// smtp.connections and imap.batch. Deliveries go straight into the referee's inbox, as the
+// smtp.connections and imap.batch; PBEM_LOAD_HEAPPROFILE=FILE writes a
+// heap profile while the server still runs. Deliveries go straight into the referee's inbox, as the
 // embedded SMTP server puts them (Servers.Deliver), so that the driver's
 // own SMTP logins do not load the two cores.
 func TestLoadServe(t *testing.T) {
@@ -98,6 +100,19 @@ func TestLoadServe(t *testing.T) {
 	fmt.Printf("sustained: %d moves in %v with %d games: %.0f moves/s; delivery to every reply accepted: %s\n",
 		moves, took.Round(time.Millisecond), len(d.games), float64(moves)/took.Seconds(), pct(lat))
 
+	if f := os.Getenv("PBEM_LOAD_HEAPPROFILE"); f != "" {
+		// The heap while the server runs, by where it was allocated:
+		// the embedded mail servers' mail apart from pbem's own.
+		runtime.GC()
+		out, err := os.Create(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := pprof.WriteHeapProfile(out); err != nil {
+			t.Fatal(err)
+		}
+		out.Close()
+	}
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	rss, hwm := procStatus("VmRSS"), procStatus("VmHWM")
