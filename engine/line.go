@@ -135,7 +135,9 @@ func (l *Line) Outcome() Outcome {
 	}
 	o := l.outcome()
 	if o.Over {
-		l.out.Store(&o)
+		p := new(Outcome)
+		*p = o
+		l.out.Store(p)
 	} else {
 		l.out.Store(&ongoing) // shared: most positions go on
 	}

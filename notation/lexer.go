@@ -246,6 +246,11 @@ func (l *lexState) pos() lexer.Position {
 
 // advance moves over n bytes, keeping line and column (columns count bytes).
 func (l *lexState) advance(n int) {
+	if strings.IndexByte(l.data[l.off:l.off+n], '\n') < 0 {
+		l.col += n
+		l.off += n
+		return
+	}
 	for i := l.off; i < l.off+n; i++ {
 		if l.data[i] == '\n' {
 			l.line++
@@ -273,12 +278,36 @@ func (l *lexState) skipSpace() {
 	}
 }
 
-func isSpecial(c byte) bool {
-	switch c {
-	case ' ', '\t', '\r', '\n', '\f', '\v', '[', ']', '(', ')', '{', '}', ';', '"', '$':
-		return true
+func isSpecial(c byte) bool { return special[c] }
+
+// special holds the bytes that end a word.
+var special = func() (t [256]bool) {
+	for c := range 256 {
+		switch c {
+		case ' ', '\t', '\r', '\n', '\f', '\v', '[', ']', '(', ')', '{', '}', ';', '"', '$':
+			t[c] = true
+		}
+		t[c] = t[c] || c < 0x20 || c == 0x7f
 	}
-	return c < 0x20 || c == 0x7f
+	return t
+}()
+
+// word returns the length of the word at off: the bytes up to the next
+// special byte, reading more as needed (the rest of the input when none
+// follows).
+func (l *lexState) word() int {
+	for i := l.off; ; i++ {
+		if i >= len(l.data) {
+			n := i - l.off
+			if !l.more() {
+				return n
+			}
+			i = l.off + n
+		}
+		if special[l.data[i]] {
+			return i - l.off
+		}
+	}
 }
 
 func (l *lexState) emit(toks []lexer.Token, typ lexer.TokenType, n int) []lexer.Token {
@@ -374,10 +403,7 @@ func (l *lexState) next(toks []lexer.Token) []lexer.Token {
 		}
 	}
 	// A word: everything up to the next special byte.
-	n := l.scan(0, isSpecial)
-	if n < 0 {
-		n = l.rest()
-	}
+	n := l.word()
 	if n > MaxPly {
 		if l.last == tLBrack {
 			return l.bad(toks, n, "tag name of %d bytes is too long; expected at most %d bytes", n, MaxPly)

@@ -86,9 +86,17 @@ func (c *Codec) Rules() engine.Rules { return castles.Rules{} }
 // parse returns the actions of text, each from the cache when it was seen.
 func (c *Codec) parse(text string) ([]action, error) { return c.parseActions(text) }
 
+// maxActions is the most actions of a legal turn (a castle step and five
+// unit steps or placements); Decode reads that many without allocating.
+const maxActions = 8
+
 // parseActions reads a ply action by action through the action cache.
 func (c *Codec) parseActions(text string) ([]action, error) {
-	acts := make([]action, 0, strings.Count(text, ",")+1)
+	return c.parseActionsTo(make([]action, 0, strings.Count(text, ",")+1), text)
+}
+
+// parseActionsTo is parseActions, appending to acts.
+func (c *Codec) parseActionsTo(acts []action, text string) ([]action, error) {
 	for part := range strings.SplitSeq(text, ",") {
 		a, err := c.actions.Get(part, parseAction)
 		if err != nil {
@@ -245,7 +253,8 @@ func (c *Codec) Decode(es engine.State, text string) (engine.Move, error) {
 	if err := notation.CheckPlyLength(text); err != nil {
 		return nil, err
 	}
-	acts, err := c.parse(text)
+	var buf [maxActions]action
+	acts, err := c.parseActionsTo(buf[:0], text)
 	if err != nil {
 		return nil, err
 	}
