@@ -161,6 +161,9 @@ type Sender struct {
 	logOpen     bool     // AcceptedLog read and open (or not used)
 	acceptedLog *os.File // AcceptedLog
 
+	idle     []*smtp.Client // connections kept between SendDue calls
+	idleFrom time.Time      // when they were last used
+
 	logSync group // fsyncs of the AcceptedLog, shared by the connections
 	marks   group // Outbox.Sent(Batch) calls, shared by the connections
 	markErr error // the last failure of marks, for SendDue to return
@@ -241,6 +244,7 @@ func (s *Sender) Wake() {
 // it scheduled falls due and, with a [NextDueOutbox], when the earliest
 // reply in the outbox falls due.
 func (s *Sender) Run(ctx context.Context) error {
+	defer s.closeIdle(0)
 	for {
 		next, err := s.SendDue(ctx)
 		if ctx.Err() != nil {
@@ -271,15 +275,78 @@ func (s *Sender) Run(ctx context.Context) error {
 			wait = min(wait, max(next.Sub(s.opts.Now()), time.Millisecond))
 		}
 		t := time.NewTimer(wait)
+		var idle <-chan time.Time
+		var it *time.Timer
+		if at, ok := s.idleUntil(); ok {
+			it = time.NewTimer(max(time.Until(at), 0))
+			idle = it.C
+		}
+	waiting:
 		select {
 		case <-ctx.Done():
 			t.Stop()
+			if it != nil {
+				it.Stop()
+			}
 			return ctx.Err()
 		case <-s.wake:
 		case <-t.C:
+		case <-idle:
+			s.closeIdle(keepAlive)
+			idle = nil
+			goto waiting
 		}
 		t.Stop()
+		if it != nil {
+			it.Stop()
+		}
 	}
+}
+
+// keepAlive is how long the Sender keeps its SMTP connections open after
+// their last reply, so that the next replies need no new connection.
+const keepAlive = 20 * time.Second
+
+// idleUntil is when the idle connections are to be closed; ok is false
+// when there are none.
+func (s *Sender) idleUntil() (at time.Time, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.idleFrom.Add(keepAlive), len(s.idle) > 0
+}
+
+// closeIdle closes the idle connections unused for at least d.
+func (s *Sender) closeIdle(d time.Duration) {
+	s.mu.Lock()
+	var cs []*smtp.Client
+	if time.Since(s.idleFrom) >= d {
+		cs, s.idle = s.idle, nil
+	}
+	s.mu.Unlock()
+	for _, c := range cs {
+		c.Quit()
+		c.Close()
+	}
+}
+
+// takeIdle returns an idle connection, or nil.
+func (s *Sender) takeIdle() *smtp.Client {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.idle) == 0 {
+		return nil
+	}
+	c := s.idle[len(s.idle)-1]
+	s.idle = s.idle[:len(s.idle)-1]
+	return c
+}
+
+// keepIdle keeps c for the next SendDue.
+func (s *Sender) keepIdle(c *smtp.Client) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.idle = append(s.idle, c)
+	s.idleFrom = time.Now()
 }
 
 // SendDue delivers every reply that is due now, batch after batch, and
@@ -293,10 +360,15 @@ func (s *Sender) SendDue(ctx context.Context) (next time.Time, err error) {
 	}
 	lanes := make([]*lane, s.opts.Connections)
 	for i := range lanes {
-		lanes[i] = &lane{s: s, ctx: ctx}
+		lanes[i] = &lane{s: s, ctx: ctx, c: s.takeIdle()}
+		lanes[i].reused = lanes[i].c != nil
 	}
 	defer func() {
 		for _, l := range lanes {
+			if l.c != nil && ctx.Err() == nil {
+				s.keepIdle(l.c)
+				l.c = nil
+			}
 			l.close()
 		}
 		// Replies noted in the log but not yet in the Outbox: record
@@ -391,6 +463,7 @@ type lane struct {
 	s        *Sender
 	ctx      context.Context
 	c        *smtp.Client
+	reused   bool // c was kept from an earlier SendDue: check it first
 	items    []Outgoing
 	next     time.Time // the earliest retry it scheduled
 	progress bool      // some item left the due set
@@ -427,6 +500,15 @@ func (l *lane) run() {
 			}
 			l.progress = true
 			continue
+		}
+		if l.reused {
+			// A connection kept idle may have been closed by the
+			// server meanwhile: check it, else dial afresh.
+			l.reused = false
+			if err := l.c.Noop(); err != nil {
+				l.c.Close()
+				l.c = nil
+			}
 		}
 		sendErr := connErr
 		if l.c == nil && connErr == nil {

@@ -3,6 +3,8 @@ package mail_test
 import (
 	"context"
 	"fmt"
+	"io"
+	"net"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -104,4 +106,81 @@ func trimText(s string) string {
 		}
 	}
 	return s
+}
+
+// proxy forwards TCP connections to addr, counts them and can cut them.
+type proxy struct {
+	ln    net.Listener
+	mu    sync.Mutex
+	n     int
+	conns []net.Conn
+}
+
+func newProxy(t *testing.T, addr string) *proxy {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	p := &proxy{ln: ln}
+	t.Cleanup(func() { ln.Close(); p.cut() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s, err := net.Dial("tcp", addr)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			p.mu.Lock()
+			p.n++
+			p.conns = append(p.conns, c, s)
+			p.mu.Unlock()
+			go func() { io.Copy(s, c); s.Close() }()
+			go func() { io.Copy(c, s); c.Close() }()
+		}
+	}()
+	return p
+}
+
+func (p *proxy) dials() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.n
+}
+
+// cut closes every connection, as a server does to idle clients.
+func (p *proxy) cut() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.conns = nil
+}
+
+// TestSenderKeepsConnections: the connections of one SendDue serve the
+// next; one the server closed meanwhile is replaced, with no reply
+// failing.
+func TestSenderKeepsConnections(t *testing.T) {
+	s := startServers(t, nil)
+	p := newProxy(t, s.SMTPAddr())
+	st := newStore()
+	snd := newSender(t, s, st, &mail.SenderOptions{Addr: p.ln.Addr().String()})
+	send := func(text string) string {
+		id := st.queue("alice@pbem.local", text)
+		_, err := snd.SendDue(context.Background())
+		require.NoError(t, err)
+		require.True(t, st.isSent(id))
+		return id
+	}
+	send("one")
+	send("two")
+	assert.Equal(t, 1, p.dials(), "the second SendDue reuses the connection")
+	p.cut()
+	send("three")
+	assert.Equal(t, 2, p.dials(), "a connection the server closed is replaced")
+	assert.Zero(t, st.retryCount(), "no reply failed")
+	pw, _ := s.Password("alice")
+	assert.Len(t, fetchAll(t, s.IMAPAddr(), "alice@pbem.local", pw, "INBOX"), 3)
 }
