@@ -116,15 +116,82 @@ func (c *Codec) Decode(s engine.State, text string) (engine.Move, error) {
 	if !ok {
 		return nil, fmt.Errorf("elevation: not an elevation position (%T)", s)
 	}
-	p, err := c.parse(text)
+	var acts [maxFast]action
+	fp := parsed{actions: acts[:0]}
+	if parseFast(text, &fp) {
+		return resolve(st, &fp)
+	}
+	p, err := c.parseParts(text)
 	if err != nil {
 		return nil, err
 	}
 	return resolve(st, p)
 }
 
-// parse parses text, each part through the cache.
-func (c *Codec) parse(text string) (*parsed, error) { return c.parseParts(text) }
+// parse parses text: the canonical shape straight from its bytes, anything
+// else part by part through the cache.
+func (c *Codec) parse(text string) (*parsed, error) {
+	var p parsed
+	if parseFast(text, &p) {
+		return &p, nil
+	}
+	return c.parseParts(text)
+}
+
+// maxFast is the most actions parseFast reads (a legal turn has two).
+const maxFast = 4
+
+// parseFast reads a ply of the canonical shape (`Sa1:b2>a2,-b2`: an
+// upper-case piece letter or none, squares of a lower-case letter and one
+// digit, no blanks, at most maxFast actions) into p, as the grammar would
+// read it (FuzzSplitMatchesGrammar keeps the two equal). It reports false,
+// leaving the rest to the grammar, for anything else.
+func parseFast(text string, p *parsed) bool {
+	i := 0
+	if len(text) > 0 && (text[0] == 'S' || text[0] == 'F' || text[0] == 'D') {
+		p.piece, _ = game.KindOf(text[0])
+		i = 1
+	}
+	if !fastSquare(text, i) || i+2 >= len(text) || text[i+2] != ':' {
+		return false
+	}
+	p.at = newSquare(text[i : i+2])
+	i += 3
+	for {
+		var a action
+		switch {
+		case fastSquare(text, i):
+			if i+5 > len(text) || text[i+2] != '>' || !fastSquare(text, i+3) {
+				return false
+			}
+			a = action{dig: true, from: newSquare(text[i : i+2]), to: newSquare(text[i+3 : i+5])}
+			i += 5
+		case i < len(text) && (text[i] == '-' || text[i] == 'x') && fastSquare(text, i+1):
+			a = action{capture: text[i] == 'x', to: newSquare(text[i+1 : i+3])}
+			i += 3
+		default:
+			return false
+		}
+		if len(p.actions) == maxFast {
+			return false
+		}
+		p.actions = append(p.actions, a)
+		if i == len(text) {
+			return true
+		}
+		if text[i] != ',' {
+			return false
+		}
+		i++
+	}
+}
+
+// fastSquare reports whether text holds a square of a lower-case letter and
+// one digit at i, ending there (no digit follows).
+func fastSquare(text string, i int) bool {
+	return i+1 < len(text) && text[i] >= 'a' && text[i] <= 'z' && text[i+1] >= '0' && text[i+1] <= '9' &&
+		(i+2 == len(text) || text[i+2] < '0' || text[i+2] > '9')
+}
 
 // parseParts reads a ply head and actions through the parts cache; any
 // part that does not parse sends the whole ply to the full grammar, which
