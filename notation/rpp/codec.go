@@ -87,6 +87,61 @@ func (c *Codec) RankedResults() bool { return true }
 // parse returns the parsed ply, from the cache when the text was seen.
 func (c *Codec) parse(text string) (*ply, error) { return c.cache.Get(text, parse) }
 
+// parseFast reads a ply of the canonical shape (`R:Lc1-c2`, `Y:Lc3xc4*`,
+// `B:pass`: a seat label, an upper-case piece letter, squares of a
+// lower-case letter and one or two digits without a leading zero, no
+// blanks) into p, as the grammar would read it (FuzzFastMatchesGrammar
+// keeps the two equal). It reports false, leaving the rest to the grammar,
+// for anything else.
+func parseFast(text string, p *ply) bool {
+	if len(text) < 6 || text[1] != ':' || text[0] < 'A' || text[0] > 'Z' {
+		return false
+	}
+	seat := strings.IndexByte(rpp.SeatLetters, text[0])
+	if seat < 0 {
+		return false
+	}
+	*p = ply{seat: seat}
+	if text[2:] == "pass" {
+		p.pass = true
+		return true
+	}
+	if text[2] != 'L' && text[2] != 'M' && text[2] != 'S' {
+		return false
+	}
+	p.piece = rpp.SizeOf(text[2])
+	i, ok := 3, false
+	if p.from, i, ok = fastSquare(text, i); !ok || i >= len(text) || text[i] != '-' && text[i] != 'x' {
+		return false
+	}
+	p.capture = text[i] == 'x'
+	if p.to, i, ok = fastSquare(text, i+1); !ok {
+		return false
+	}
+	if i < len(text) && text[i] == '*' {
+		p.star = true
+		i++
+	}
+	return i == len(text)
+}
+
+// fastSquare reads a square of a lower-case letter and one or two digits
+// (no leading zero) at i, and returns where it ends.
+func fastSquare(text string, i int) (square, int, bool) {
+	j := i + 1
+	for j < len(text) && j < i+4 && isDigit(text[j]) {
+		j++
+	}
+	if j == i+1 || j == i+4 || j < len(text) && isDigit(text[j]) || !(text[i] >= 'a' && text[i] <= 'z') || text[i+1] == '0' {
+		return square{}, 0, false
+	}
+	n := int(text[i+1] - '0')
+	if j == i+3 {
+		n = 10*n + int(text[i+2]-'0')
+	}
+	return square{letter: text[i], number: n, text: text[i:j]}, j, true
+}
+
 func parse(text string) (*ply, error) {
 	ast, err := parser.ParseString("", text)
 	if err != nil {
@@ -178,9 +233,13 @@ func (c *Codec) Decode(es engine.State, text string) (engine.Move, error) {
 	if err := notation.CheckPlyLength(text); err != nil {
 		return nil, err
 	}
-	p, err := c.parse(text)
-	if err != nil {
-		return nil, err
+	var fp ply
+	p := &fp
+	var err error
+	if !parseFast(text, p) {
+		if p, err = c.parse(text); err != nil {
+			return nil, err
+		}
 	}
 	s, ok := es.(*rpp.State)
 	if !ok {
