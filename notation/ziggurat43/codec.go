@@ -58,6 +58,45 @@ func (c *Codec) Rules() engine.Rules { return ziggurat43.Rules{} }
 // parse returns the parsed ply, from the cache when the text was seen.
 func (c *Codec) parse(text string) (*ply, error) { return c.cache.Get(text, parse) }
 
+// parseFast reads a ply of the plain shape (`Se3-e4`, `Hc1xd3`, `Ad2^f4`:
+// an upper-case piece letter or none, squares of a lower-case letter and
+// digits, the operator -, x or ^, no blanks) into p, as the grammar would
+// read it (FuzzFastMatchesGrammar keeps the two equal). It reports false,
+// leaving the rest to the grammar, for anything else.
+func parseFast(text string, p *ply) bool {
+	*p = ply{}
+	i := 0
+	if len(text) > 0 && strings.IndexByte("KHACS", text[0]) >= 0 {
+		p.kind = ziggurat43.Kind(strings.IndexByte(ziggurat43.Letters, text[0]))
+		i = 1
+	}
+	j := fastSquare(text, i)
+	if j < 0 || j >= len(text) || text[j] != '-' && text[j] != 'x' && text[j] != '^' {
+		return false
+	}
+	p.from, p.fromText = toSquare(text[i:j])
+	p.op = text[j]
+	k := fastSquare(text, j+1)
+	if k != len(text) {
+		return false
+	}
+	p.to, p.toText = toSquare(text[j+1 : k])
+	return true
+}
+
+// fastSquare returns where a square of a lower-case letter and digits at i
+// ends, or -1.
+func fastSquare(text string, i int) int {
+	if i+1 >= len(text) || text[i] < 'a' || text[i] > 'z' || !isDigit(text[i+1]) {
+		return -1
+	}
+	j := i + 2
+	for j < len(text) && isDigit(text[j]) {
+		j++
+	}
+	return j
+}
+
 func parse(text string) (*ply, error) {
 	trimmed := strings.TrimSpace(text)
 	lead := len(text) - len(strings.TrimLeftFunc(text, unicode.IsSpace))
@@ -153,9 +192,13 @@ func (c *Codec) Decode(es engine.State, text string) (engine.Move, error) {
 	if err := notation.CheckPlyLength(text); err != nil {
 		return nil, err
 	}
-	p, err := c.parse(text)
-	if err != nil {
-		return nil, err
+	var fp ply
+	p := &fp
+	var err error
+	if !parseFast(text, p) {
+		if p, err = c.parse(text); err != nil {
+			return nil, err
+		}
 	}
 	s, ok := es.(*ziggurat43.State)
 	if !ok {
