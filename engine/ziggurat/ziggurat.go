@@ -576,18 +576,29 @@ func (s *State) judge() {
 // inside a stack topped by the opponent.
 func (s *State) lostSizes() [2]Unit {
 	var need, held [2][4]bool
-	any := false
+	needed := 0 // sizes needed and not yet seen held
 	for side := range 2 {
 		for size := Worker; size <= Queen; size++ {
 			need[side][size] = !s.exited[side][size] && s.reserve[side][size] == 0
-			any = any || need[side][size]
+			if need[side][size] {
+				needed++
+			}
 		}
 	}
 	var lost [2]Unit
-	if !any {
+	if needed == 0 {
 		return lost
 	}
-	// A side holds a size when a unit it owns contains a piece of it.
+	// A side holds a size when a unit it owns contains a piece of it. The
+	// scan stops once every needed size is seen held.
+	hold := func(side int, size Unit) {
+		if !held[side][size] {
+			held[side][size] = true
+			if need[side][size] {
+				needed--
+			}
+		}
+	}
 	for _, st := range s.board {
 		if st == 0 {
 			continue
@@ -595,11 +606,14 @@ func (s *State) lostSizes() [2]Unit {
 		n := st.Len()
 		top := st.At(n - 1)
 		owner := top.Side()
-		held[owner][top.Size()] = true
+		hold(owner, top.Size())
 		for i := 0; i < n-1; i++ {
 			if p := st.At(i); p.Side() == owner {
-				held[owner][p.Size()] = true
+				hold(owner, p.Size())
 			}
+		}
+		if needed == 0 {
+			return lost
 		}
 	}
 	for side := range 2 {
