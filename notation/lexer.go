@@ -209,15 +209,20 @@ func (l *lexState) scan(from int, stop func(byte) bool) int {
 func (l *lexState) rest() int { return len(l.data) - l.off }
 
 // token returns the next token (EOF at the end, repeatedly).
-func (l *lexState) token() lexer.Token {
+func (l *lexState) token() lexer.Token { return *l.tokenRef() }
+
+// tokenRef is token without the copy: the token it points to may change
+// at the next call.
+func (l *lexState) tokenRef() *lexer.Token {
 	for l.qi == len(l.queue) {
 		l.skipSpace()
 		if l.off >= len(l.data) && !l.more() {
-			return lexer.Token{Type: tEOF, Pos: l.pos()}
+			l.queue, l.qi = append(l.queue[:0], lexer.Token{Type: tEOF, Pos: l.pos()}), 0
+			break
 		}
 		l.queue, l.qi = l.next(l.queue[:0]), 0
 	}
-	t := l.queue[l.qi]
+	t := &l.queue[l.qi]
 	l.qi++
 	return t
 }

@@ -189,14 +189,11 @@ func (c *chunker) next() []lexer.Token {
 	clear(c.invalid)
 	depth, movetext, inTag, broken, count := 0, false, false, false, 0
 	for {
-		var t lexer.Token
+		var t *lexer.Token // valid until the next token is read
 		if c.hasPending {
-			t, c.hasPending = c.pending, false
+			t, c.hasPending = &c.pending, false
 		} else {
-			t = c.l.token()
-		}
-		end := func(v string) []lexer.Token {
-			return append(chunk, lexer.Token{Type: tEOF, Value: v, Pos: t.Pos})
+			t = c.l.tokenRef()
 		}
 		msg := ""
 		if t.Type == tInvalid {
@@ -208,11 +205,11 @@ func (c *chunker) next() []lexer.Token {
 			if len(chunk) == 0 {
 				return nil
 			}
-			return append(chunk, t)
+			return append(chunk, *t)
 		case tLBrack:
 			if movetext {
-				c.pending, c.hasPending = t, true
-				return end("[")
+				c.pending, c.hasPending = *t, true
+				return append(chunk, lexer.Token{Type: tEOF, Value: "[", Pos: t.Pos})
 			}
 			inTag = true
 		case tRBrack:
@@ -229,7 +226,7 @@ func (c *chunker) next() []lexer.Token {
 		case tResult:
 			if depth == 0 && !inTag {
 				if !broken {
-					chunk = append(chunk, t)
+					chunk = append(chunk, *t)
 				}
 				c.pending, c.hasPending = c.l.token(), true
 				return append(chunk, lexer.Token{Type: tEOF, Pos: c.pending.Pos})
@@ -254,7 +251,7 @@ func (c *chunker) next() []lexer.Token {
 			c.invalid[t.Pos.Offset] = msg
 			broken = true
 		}
-		chunk = append(chunk, t)
+		chunk = append(chunk, *t)
 	}
 }
 
