@@ -20,6 +20,13 @@ func readFast(file string, n int, toks []lexer.Token) *Record {
 	r := &Record{File: file, Index: n, Pos: toPos(toks[0].Pos)}
 	i := 0
 	for i+3 < len(toks) && toks[i].Type == tLBrack {
+		i += 4
+	}
+	if i > 0 {
+		r.Tags = make([]Tag, 0, i/4)
+	}
+	i = 0
+	for i+3 < len(toks) && toks[i].Type == tLBrack {
 		name, value, end := toks[i+1], toks[i+2], toks[i+3]
 		if name.Type != tWord || value.Type != tString || end.Type != tRBrack {
 			return nil

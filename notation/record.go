@@ -75,8 +75,9 @@ type Ply struct {
 	// Number is the move number written before the ply (HasNumber), with
 	// Continues for the N... form.
 	HasNumber  bool
-	Number     int
 	Continues  bool
+	opens      bool // filled in by Check (with round): the ply opens its round
+	Number     int
 	NumberPos  Pos
 	NumberTok  string
 	Annots     []string // ! ? !! ?? !? ?! + #
@@ -87,7 +88,6 @@ type Ply struct {
 	// Filled in by Check (or a Builder).
 	Canon string // canonical spelling
 	round int
-	opens bool
 }
 
 // grammar: one game. A file is split into games before parsing (see split),
