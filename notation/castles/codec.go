@@ -98,6 +98,10 @@ func (c *Codec) parseActions(text string) ([]action, error) {
 // parseActionsTo is parseActions, appending to acts.
 func (c *Codec) parseActionsTo(acts []action, text string) ([]action, error) {
 	for part := range strings.SplitSeq(text, ",") {
+		if a, ok := fastAction(part); ok {
+			acts = append(acts, a)
+			continue
+		}
 		a, err := c.actions.Get(part, parseAction)
 		if err != nil {
 			return parse(text) // the whole ply, for an error located in it
@@ -105,6 +109,54 @@ func (c *Codec) parseActionsTo(acts []action, text string) ([]action, error) {
 		acts = append(acts, a)
 	}
 	return acts, nil
+}
+
+// fastAction reads an action of the plain shape (`@c1`, `Ca1-b2`,
+// `a2xb3`: squares of a lower-case letter and digits, no blanks) as the
+// grammar would read it (FuzzSplitMatchesGrammar keeps the two equal); it
+// reports false, leaving the rest to the cache and the grammar, for
+// anything else.
+func fastAction(text string) (action, bool) {
+	if len(text) > 0 && text[0] == '@' {
+		if fastSquare(text, 1) != len(text) {
+			return action{}, false
+		}
+		var a action
+		a.kind = '@'
+		a.to, a.toText = toSquare(text[1:])
+		a.from, a.fromText = a.to, a.toText
+		return a, true
+	}
+	a := action{kind: 's'}
+	i := 0
+	if len(text) > 0 && text[0] == 'C' {
+		a.kind, i = 'C', 1
+	}
+	j := fastSquare(text, i)
+	if j < 0 || j >= len(text) || text[j] != '-' && text[j] != 'x' {
+		return action{}, false
+	}
+	k := fastSquare(text, j+1)
+	if k != len(text) {
+		return action{}, false
+	}
+	a.from, a.fromText = toSquare(text[i:j])
+	a.to, a.toText = toSquare(text[j+1 : k])
+	a.capture = text[j] == 'x'
+	return a, true
+}
+
+// fastSquare returns where a square of a lower-case letter and digits at i
+// ends, or -1.
+func fastSquare(text string, i int) int {
+	if i+1 >= len(text) || text[i] < 'a' || text[i] > 'z' || !isDigit(text[i+1]) {
+		return -1
+	}
+	j := i + 2
+	for j < len(text) && isDigit(text[j]) {
+		j++
+	}
+	return j
 }
 
 func parseAction(text string) (action, error) {
