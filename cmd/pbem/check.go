@@ -13,11 +13,12 @@ import (
 
 // checkGCPercent trades memory for speed while checking: reading records
 // allocates many short-lived values, and the live heap stays a few batches
-// of games, so a less eager collector costs little memory; checkMemLimit
-// caps what it may cost (the collector works harder near it), so that the
-// memory of `pbem check` stays flat whatever the size of its input.
+// of games (under 10 MB), so a lazy collector costs little memory;
+// checkMemLimit caps what it may cost (the collector runs when the heap
+// nears it), so that the memory of `pbem check` stays flat whatever the
+// size of its input.
 const (
-	checkGCPercent = 400
+	checkGCPercent = 1000
 	checkMemLimit  = 64 << 20
 )
 
