@@ -68,6 +68,10 @@ type Options struct {
 	// Logger defaults to slog.Default(); server errors are logged at
 	// debug level.
 	Logger *slog.Logger
+
+	// wrapJournal, if set, wraps each journal file as it is opened (tests
+	// count and hold its fsyncs).
+	wrapJournal func(journalFile) journalFile
 }
 
 // Account is one mailbox on the embedded servers.
@@ -150,7 +154,7 @@ func Start(opts *Options) (*Servers, error) {
 		s.accts[local] = acct
 		s.accounts = append(s.accounts, Account{Address: addr, Password: pw})
 		if o.Dir != "" {
-			n, err := acct.openJournal(o.Dir, local)
+			n, err := acct.openJournal(o.Dir, local, o.wrapJournal)
 			if err != nil {
 				s.closeJournals()
 				return nil, err
@@ -329,12 +333,7 @@ func (s *Servers) Close() error {
 
 func (s *Servers) closeJournals() {
 	for _, a := range s.accts {
-		a.mu.Lock()
-		if a.f != nil {
-			a.f.Close()
-			a.f = nil
-		}
-		a.mu.Unlock()
+		a.close()
 	}
 }
 
