@@ -559,9 +559,10 @@ func (s *State) key(k []byte) []byte {
 	for i := range s.seats {
 		k = append(k, byte(s.out[i]))
 	}
-	for c, cs := range s.cells[:len(s.board().names)] {
-		if cs.owner != 0 {
-			k = append(k, byte(c>>8), byte(c), cs.owner<<6|cs.pcs)
+	cells := s.cells[:len(s.board().names)]
+	for c := range cells {
+		if o := cells[c].owner; o != 0 {
+			k = append(k, byte(c>>8), byte(c), o<<6|cells[c].pcs)
 		}
 	}
 	k = append(k, 0xff)
@@ -583,9 +584,13 @@ func (s *State) key(k []byte) []byte {
 	k = append(k, 0xff)
 	for h := range s.seats {
 		for o := range s.seats {
+			p := s.piles[h][o]
+			if p == [3]uint8{} {
+				continue // most piles are empty
+			}
 			for z := range 3 {
-				if s.piles[h][o][z] != 0 {
-					k = append(k, byte(h<<5|o<<2|int8(z)), s.piles[h][o][z])
+				if p[z] != 0 {
+					k = append(k, byte(h<<5|o<<2|int8(z)), p[z])
 				}
 			}
 		}
