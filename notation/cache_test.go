@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"pbem/notation"
@@ -12,9 +13,9 @@ import (
 
 func TestCache(t *testing.T) {
 	var c notation.Cache[int]
-	calls := 0
+	var calls atomic.Int64 // parse runs outside the cache's lock
 	parse := func(s string) (int, error) {
-		calls++
+		calls.Add(1)
 		if s == "bad" {
 			return 0, errors.New("bad")
 		}
@@ -25,15 +26,15 @@ func TestCache(t *testing.T) {
 			t.Fatalf("Get(abc) = %d, %v; want 3, nil", v, err)
 		}
 	}
-	if calls != 1 {
-		t.Errorf("parse called %d times for one text, want 1", calls)
+	if n := calls.Load(); n != 1 {
+		t.Errorf("parse called %d times for one text, want 1", n)
 	}
 	if _, err := c.Get("bad", parse); err == nil {
 		t.Error("Get(bad) succeeded")
 	}
 	c.Get("bad", parse)
-	if calls != 3 {
-		t.Errorf("errors are cached: parse called %d times, want 3", calls)
+	if n := calls.Load(); n != 3 {
+		t.Errorf("errors are cached: parse called %d times, want 3", n)
 	}
 	long := strings.Repeat("x", notation.CacheMaxText+1)
 	c.Get(long, parse)

@@ -33,9 +33,14 @@ const batchTokens = 1 << 12
 
 type batch struct {
 	games []chunk
+	slab  []lexer.Token // holds the games' tokens; reused once they are checked
 	out   []*Checked
 	done  chan struct{}
 }
+
+// slabTokens is the room of a batch's token slab: a batch closes once it
+// holds batchTokens, so its games fit (a longer game gets its own array).
+const slabTokens = 2 * batchTokens
 
 type chunk struct {
 	n       int
@@ -55,11 +60,15 @@ func (c *Checker) Run(file string, r io.Reader, each func(*Checked)) error {
 	}
 	work := make(chan *batch, workers)
 	order := make(chan *batch, 2*workers)
+	// Slabs of checked batches go back to the reader: the tokens of a game
+	// are dead once it is read, and reusing their room spares allocating
+	// and clearing it for every batch.
+	spare := make(chan []lexer.Token, 2*workers+2)
 	var readErr error
 	go func() {
 		defer close(order)
 		defer close(work)
-		readErr = c.cut(file, r, func(b *batch) {
+		readErr = c.cut(file, r, spare, func(b *batch) {
 			order <- b
 			work <- b
 		})
@@ -70,6 +79,14 @@ func (c *Checker) Run(file string, r io.Reader, each func(*Checked)) error {
 				b.out = make([]*Checked, len(b.games))
 				for i, g := range b.games {
 					b.out[i] = c.check(file, g)
+				}
+				b.games = nil
+				if b.slab != nil {
+					select {
+					case spare <- b.slab:
+					default:
+					}
+					b.slab = nil
 				}
 				close(b.done)
 			}
@@ -84,8 +101,9 @@ func (c *Checker) Run(file string, r io.Reader, each func(*Checked)) error {
 	return readErr
 }
 
-// cut splits the input into games and hands them out in batches.
-func (c *Checker) cut(file string, r io.Reader, send func(*batch)) error {
+// cut splits the input into games and hands them out in batches, their
+// tokens in slabs taken from spare when it has one.
+func (c *Checker) cut(file string, r io.Reader, spare chan []lexer.Token, send func(*batch)) error {
 	text, base, p := openText(file, r)
 	if p != nil {
 		send(&batch{games: []chunk{{n: 1, problem: p}}, done: make(chan struct{})})
@@ -93,14 +111,21 @@ func (c *Checker) cut(file string, r io.Reader, send func(*batch)) error {
 	}
 	l := newStreamLexer(file, text, base)
 	ch := &chunker{l: l}
-	b := &batch{done: make(chan struct{})}
-	size := 0
-	var slab []lexer.Token // the games' tokens, several games to an allocation
-	for n := 1; ; n++ {
-		if cap(slab)-len(slab) < batchTokens/4 {
-			slab = make([]lexer.Token, 0, 2*batchTokens)
+	var slab []lexer.Token // the batch's games' tokens
+	newBatch := func() *batch {
+		select {
+		case slab = <-spare:
+			slab = slab[:0]
+		default:
+			slab = make([]lexer.Token, 0, slabTokens)
 		}
-		// The chunker appends the game's tokens to the slab's free room.
+		return &batch{slab: slab, done: make(chan struct{})}
+	}
+	b := newBatch()
+	size := 0
+	for n := 1; ; n++ {
+		// The chunker appends the game's tokens to the slab's free room
+		// (more than batchTokens while the batch is open).
 		free := slab[len(slab):]
 		ch.buf = free
 		toks := ch.next()
@@ -120,7 +145,7 @@ func (c *Checker) cut(file string, r io.Reader, send func(*batch)) error {
 		b.games = append(b.games, g)
 		if size += len(toks); size >= batchTokens {
 			send(b)
-			b, size = &batch{done: make(chan struct{})}, 0
+			b, size = newBatch(), 0
 		}
 	}
 	if len(b.games) > 0 {
