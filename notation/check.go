@@ -169,15 +169,33 @@ func check(r *Record, lookup Lookup, canon bool) (*Game, []*Problem) {
 	return g, problems
 }
 
+// fewTags is how many tags duplicateTags compares pairwise (cheaper than a
+// map for the usual handful; a map keeps many tags linear).
+const fewTags = 16
+
 // duplicateTags reports every tag given a second time in a game, naming
 // the lines of both.
 func duplicateTags(r *Record) []*Problem {
 	var problems []*Problem
-	first := make(map[string]int, len(r.Tags)) // line of each tag's first
-	for _, t := range r.Tags {
-		line, seen := first[t.Name]
+	var first map[string]int // line of each tag's first, when tags are many
+	if len(r.Tags) > fewTags {
+		first = make(map[string]int, len(r.Tags))
+	}
+	for i, t := range r.Tags {
+		line, seen := 0, false
+		if first != nil {
+			if line, seen = first[t.Name]; !seen {
+				first[t.Name] = t.Pos.Line
+			}
+		} else {
+			for _, u := range r.Tags[:i] {
+				if u.Name == t.Name {
+					line, seen = u.Pos.Line, true
+					break
+				}
+			}
+		}
 		if !seen {
-			first[t.Name] = t.Pos.Line
 			continue
 		}
 		where := fmt.Sprintf("on lines %d and %d", line, t.Pos.Line)

@@ -71,21 +71,30 @@ func FormatResult(c Codec, sides []string, o engine.Outcome) string {
 
 // ParseResult reads a result token: nil ranks for "*" (unfinished).
 func ParseResult(c Codec, sides []string, tok string) ([]int, error) {
-	expected := "1-0, 0-1, 1/2-1/2 or *"
-	if ranked(c) || len(sides) != 2 {
-		expected = fmt.Sprintf("a ranking of the sides %s such as %s>%s, or *", strings.Join(sides, " "), sides[0], strings.Join(sides[1:], "="))
+	// expected is what a message asks for; built only for a message.
+	expected := func() string {
+		if ranked(c) || len(sides) != 2 {
+			return fmt.Sprintf("a ranking of the sides %s such as %s>%s, or *", strings.Join(sides, " "), sides[0], strings.Join(sides[1:], "="))
+		}
+		return "1-0, 0-1, 1/2-1/2 or *"
 	}
 	switch tok {
 	case "*":
 		return nil, nil
 	case "1-0", "0-1", "1/2-1/2":
 		if len(sides) != 2 {
-			return nil, fmt.Errorf("result %s needs two sides; expected %s", tok, expected)
+			return nil, fmt.Errorf("result %s needs two sides; expected %s", tok, expected())
 		}
-		return map[string][]int{"1-0": {1, 2}, "0-1": {2, 1}, "1/2-1/2": {1, 1}}[tok], nil
+		switch tok {
+		case "1-0":
+			return []int{1, 2}, nil
+		case "0-1":
+			return []int{2, 1}, nil
+		}
+		return []int{1, 1}, nil
 	}
 	if !isResult(tok) || tok == "*" {
-		return nil, fmt.Errorf("bad result %q; expected %s", tok, expected)
+		return nil, fmt.Errorf("bad result %q; expected %s", tok, expected())
 	}
 	ranks := make([]int, len(sides))
 	rank, group := 1, 0
@@ -96,17 +105,17 @@ func ParseResult(c Codec, sides []string, tok string) ([]int, error) {
 		}
 		s := slices.IndexFunc(sides, func(x string) bool { return strings.EqualFold(x, tok[i:i+1]) })
 		if s < 0 {
-			return nil, fmt.Errorf("bad result %q: %q is not a side of this game; expected %s", tok, tok[i:i+1], expected)
+			return nil, fmt.Errorf("bad result %q: %q is not a side of this game; expected %s", tok, tok[i:i+1], expected())
 		}
 		if ranks[s] != 0 {
-			return nil, fmt.Errorf("bad result %q: side %s is ranked twice; expected %s", tok, sides[s], expected)
+			return nil, fmt.Errorf("bad result %q: side %s is ranked twice; expected %s", tok, sides[s], expected())
 		}
 		ranks[s] = rank
 		group++
 	}
 	for i, r := range ranks {
 		if r == 0 {
-			return nil, fmt.Errorf("bad result %q: side %s is not ranked; expected %s", tok, sides[i], expected)
+			return nil, fmt.Errorf("bad result %q: side %s is not ranked; expected %s", tok, sides[i], expected())
 		}
 	}
 	return ranks, nil
