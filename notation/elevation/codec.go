@@ -131,14 +131,16 @@ func (c *Codec) Decode(s engine.State, text string) (engine.Move, error) {
 // parse parses text: the canonical shape straight from its bytes, anything
 // else part by part through the cache.
 func (c *Codec) parse(text string) (*parsed, error) {
-	var p parsed
-	if parseFast(text, &p) {
-		return &p, nil
+	var acts [maxFast]action
+	p := &parsed{actions: acts[:0]}
+	if parseFast(text, p) {
+		return p, nil
 	}
 	return c.parseParts(text)
 }
 
-// maxFast is the most actions parseFast reads (a legal turn has two).
+// maxFast is the most actions parseFast reads (a legal turn has two): it
+// reads into the room of p.actions, at most maxFast.
 const maxFast = 4
 
 // parseFast reads a ply of the canonical shape (`Sa1:b2>a2,-b2`: an
@@ -172,10 +174,12 @@ func parseFast(text string, p *parsed) bool {
 		default:
 			return false
 		}
-		if len(p.actions) == maxFast {
+		n := len(p.actions)
+		if n == cap(p.actions) {
 			return false
 		}
-		p.actions = append(p.actions, a)
+		p.actions = p.actions[:n+1] // no append: p stays on the caller's stack
+		p.actions[n] = a
 		if i == len(text) {
 			return true
 		}
@@ -273,16 +277,18 @@ func parse(text string) (*parsed, error) {
 }
 
 // resolve turns a parsed ply into the move it names in s.
+// The names in its messages are copies, so that p (on the caller's stack)
+// does not escape through them.
 func resolve(s *game.State, p *parsed) (engine.Move, error) {
 	if !p.at.ok {
-		return nil, engine.Illegal("no such square %s", p.at.name)
+		return nil, engine.Illegal("no such square %s", strings.Clone(p.at.name))
 	}
 	for _, a := range p.actions {
 		if a.dig && !a.from.ok {
-			return nil, engine.Illegal("no such square %s", a.from.name)
+			return nil, engine.Illegal("no such square %s", strings.Clone(a.from.name))
 		}
 		if !a.to.ok {
-			return nil, engine.Illegal("no such square %s", a.to.name)
+			return nil, engine.Illegal("no such square %s", strings.Clone(a.to.name))
 		}
 	}
 	if len(p.actions) > 2 {
