@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/emersion/go-imap/v2"
+	"github.com/emersion/go-imap/v2/imapserver"
 	"github.com/emersion/go-imap/v2/imapserver/imapmemserver"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -62,5 +63,47 @@ func TestDeliveryWithoutAck(t *testing.T) {
 		acct.close()
 		_, n = openAccount(t, dir)
 		assert.Equal(t, uint32(1), n, "kept once")
+	})
+	t.Run("acks out of order", func(t *testing.T) {
+		// Two deliveries written, then acked in the other order: the
+		// second took UID 1 live, and takes it again.
+		dir := t.TempDir()
+		acct, _ := openAccount(t, dir)
+		acct.mu.Lock()
+		a, _, err := acct.write(&record{Op: "append", Mailbox: "INBOX", raw: []byte("Subject: a\r\n\r\nfirst written\r\n")})
+		require.NoError(t, err)
+		b, _, err := acct.write(&record{Op: "append", Mailbox: "INBOX", raw: []byte("Subject: b\r\n\r\nsecond written\r\n")})
+		require.NoError(t, err)
+		require.NoError(t, acct.log(&record{Op: "ack", At: &b}))
+		require.NoError(t, acct.log(&record{Op: "ack", At: &a}))
+		acct.mu.Unlock()
+		acct.close()
+
+		acct, n := openAccount(t, dir)
+		require.Equal(t, uint32(2), n)
+		sess := imapmemserver.NewUserSession(acct.user)
+		defer sess.Close()
+		_, err = sess.Select("INBOX", nil)
+		require.NoError(t, err)
+		for text, uid := range map[string]imap.UID{"second written": 1, "first written": 2} {
+			data, err := sess.Search(imapserver.NumKindUID, &imap.SearchCriteria{Body: []string{text}}, &imap.SearchOptions{})
+			require.NoError(t, err)
+			assert.Equal(t, []imap.UID{uid}, data.AllUIDs(), text)
+		}
+	})
+	t.Run("older format", func(t *testing.T) {
+		// Acks that name no offset follow their delivery.
+		dir := t.TempDir()
+		acct, _ := openAccount(t, dir)
+		acct.mu.Lock()
+		for range 2 {
+			require.NoError(t, acct.log(&record{Op: "append", Mailbox: "INBOX", raw: []byte("Subject: old\r\n\r\nacked\r\n")}))
+			require.NoError(t, acct.log(&record{Op: "ack"}))
+		}
+		require.NoError(t, acct.log(&record{Op: "append", Mailbox: "INBOX", raw: []byte("Subject: old\r\n\r\nnot acked\r\n")}))
+		acct.mu.Unlock()
+		acct.close()
+		_, n := openAccount(t, dir)
+		assert.Equal(t, uint32(2), n)
 	})
 }

@@ -1,6 +1,7 @@
 package embedded_test
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -11,8 +12,10 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/emersion/go-imap/v2"
 	"github.com/emersion/go-imap/v2/imapclient"
@@ -42,7 +45,7 @@ func child(dir string) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	fmt.Println(s.SMTPAddr())
+	fmt.Println(s.SMTPAddr(), s.IMAPAddr())
 	select {}
 }
 
@@ -209,40 +212,169 @@ func TestJournalTornTail(t *testing.T) {
 	assert.Contains(t, got[1].Body, "body of two")
 }
 
-// The SMTP server answers 250 only once the message is durable: the
-// process is killed (SIGKILL) right after the 250 and the message is there
-// when the servers start again on the same directory.
+// The SMTP server answers 250 only once the message is durable, and an
+// IMAP change is answered OK only once it is: the process is killed
+// (SIGKILL) right after 20 deliveries one after another, and again while
+// 16 SMTP sessions deliver at once and an IMAP session flags what has
+// arrived. When the servers start again on the same directory, every
+// message acknowledged with 250 is there once, nothing that was not sent,
+// every flag acknowledged with OK is set, and the UIDs run without gaps.
 func TestAcceptedMailSurvivesKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns a process")
 	}
 	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childEnv+"="+dir)
-	out, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	cmd.Stderr = os.Stderr
-	require.NoError(t, cmd.Start())
-	line := make([]byte, 64)
-	n, err := out.Read(line)
-	require.NoError(t, err)
-	addr := strings.TrimSpace(string(line[:n]))
+	spawn := func() (*exec.Cmd, string, string) {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), childEnv+"="+dir)
+		out, err := cmd.StdoutPipe()
+		require.NoError(t, err)
+		cmd.Stderr = os.Stderr
+		require.NoError(t, cmd.Start())
+		line, err := bufio.NewReader(out).ReadString('\n')
+		require.NoError(t, err)
+		smtpAddr, imapAddr, _ := strings.Cut(strings.TrimSpace(line), " ")
+		return cmd, smtpAddr, imapAddr
+	}
+	kill := func(cmd *exec.Cmd) {
+		require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
+		err := cmd.Wait()
+		var exit *exec.ExitError
+		require.True(t, errors.As(err, &exit) && exit.Sys().(syscall.WaitStatus).Signal() == syscall.SIGKILL, "child not killed: %v", err)
+	}
 
+	cmd, addr, _ := spawn()
 	const count = 20
 	for i := range count {
 		raw := message("alice@pbem.local", "referee@pbem.local", fmt.Sprintf("move %d", i))
 		require.NoError(t, send(addr, "alice@pbem.local", "alice", "alice@pbem.local", "referee@pbem.local", raw))
 	}
-	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
-	err = cmd.Wait()
-	var exit *exec.ExitError
-	require.True(t, errors.As(err, &exit) && exit.Sys().(syscall.WaitStatus).Signal() == syscall.SIGKILL, "child not killed: %v", err)
+	kill(cmd)
 
 	s := start(t, dir)
 	_, got := mailbox(t, s, "referee@pbem.local", "INBOX")
 	require.Len(t, got, count, "every message acknowledged with 250 is kept")
 	for i, m := range got {
 		assert.Contains(t, m.Body, fmt.Sprintf("body of move %d", i))
+	}
+	s.Close()
+
+	// Concurrent deliveries and flag changes, killed in full flight.
+	cmd, addr, imapAddr := spawn()
+	const senders, enough = 16, 300
+	var (
+		mu      sync.Mutex
+		acked   = map[string]bool{} // subjects answered 250
+		flagged = map[imap.UID]bool{}
+		wg      sync.WaitGroup
+		stop    = make(chan struct{})
+		full    = make(chan struct{})
+		once    sync.Once
+	)
+	for g := range senders {
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				subject := fmt.Sprintf("burst %d-%d", g, i)
+				if send(addr, "alice@pbem.local", "alice", "alice@pbem.local", "referee@pbem.local", message("alice@pbem.local", "referee@pbem.local", subject)) != nil {
+					return // killed
+				}
+				mu.Lock()
+				acked[subject] = true
+				if len(acked) >= enough {
+					once.Do(func() { close(full) })
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Go(func() {
+		c, err := imapclient.DialInsecure(imapAddr, nil)
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		if c.Login("referee@pbem.local", "referee").Wait() != nil {
+			return
+		}
+		if _, err := c.Select("INBOX", nil).Wait(); err != nil {
+			return
+		}
+		for next := imap.UID(count + 1); ; {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			var set imap.UIDSet
+			set.AddRange(next, 0)
+			fetched, err := c.Fetch(set, &imap.FetchOptions{UID: true}).Collect()
+			if err != nil {
+				return
+			}
+			var uids imap.UIDSet
+			for _, m := range fetched {
+				if m.UID >= next {
+					uids.AddNum(m.UID)
+					next = m.UID + 1
+				}
+			}
+			if len(uids) == 0 {
+				if c.Noop().Wait() != nil {
+					return
+				}
+				continue
+			}
+			if c.Store(uids, &imap.StoreFlags{Op: imap.StoreFlagsAdd, Silent: true, Flags: []imap.Flag{imap.FlagFlagged}}, nil).Close() != nil {
+				return
+			}
+			mu.Lock()
+			for _, r := range uids {
+				for u := r.Start; u <= r.Stop; u++ {
+					flagged[u] = true
+				}
+			}
+			mu.Unlock()
+		}
+	})
+	select {
+	case <-full:
+	case <-time.After(time.Minute):
+		t.Fatal("the concurrent deliveries did not get going")
+	}
+	kill(cmd)
+	close(stop)
+	wg.Wait()
+
+	s = start(t, dir)
+	_, got = mailbox(t, s, "referee@pbem.local", "INBOX")
+	mu.Lock()
+	defer mu.Unlock()
+	t.Logf("killed with %d deliveries acknowledged, %d flags acknowledged; %d messages kept", len(acked), len(flagged), len(got))
+	seen := map[string]bool{}
+	for i, m := range got {
+		require.Equal(t, imap.UID(i+1), m.UID, "UIDs without gaps")
+		if i < count {
+			continue
+		}
+		subject := m.Body[strings.Index(m.Body, "body of ")+len("body of "):]
+		subject = strings.TrimSpace(subject)
+		require.True(t, strings.HasPrefix(subject, "burst "), "a message that was not sent: %q", subject)
+		require.False(t, seen[subject], "kept twice: %s", subject)
+		seen[subject] = true
+		if flagged[m.UID] {
+			assert.Contains(t, m.Flags, string(imap.FlagFlagged), "UID %d was flagged with OK", m.UID)
+		}
+	}
+	for subject := range acked {
+		assert.True(t, seen[subject], "acknowledged with 250 and lost: %s", subject)
+	}
+	for uid := range flagged {
+		assert.LessOrEqual(t, int(uid), len(got), "flagged with OK and lost: UID %d", uid)
 	}
 }
 
