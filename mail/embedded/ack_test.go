@@ -1,6 +1,9 @@
 package embedded
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -11,16 +14,18 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// openAccount opens bob's journal in dir into a fresh account, as a start
-// of the servers does, and returns how many messages its INBOX holds.
+// openAccount opens the journal in dir into a fresh account bob, as a
+// start of the servers does, and returns how many messages its INBOX
+// holds.
 func openAccount(t *testing.T, dir string) (*account, uint32) {
 	t.Helper()
 	u := imapmemserver.NewUser("bob@pbem.local", "bob")
 	require.NoError(t, u.Create("INBOX", nil))
-	acct := &account{user: u, addr: "bob@pbem.local"}
-	_, err := acct.openJournal(dir, "bob", nil)
+	acct := &account{user: u, addr: "bob@pbem.local", local: "bob"}
+	j, _, err := openJournal(dir, map[string]*account{"bob": acct}, nil)
 	require.NoError(t, err)
-	t.Cleanup(func() { acct.close() })
+	acct.j = j
+	t.Cleanup(j.close)
 	st, err := u.Status("INBOX", &imap.StatusOptions{NumMessages: true})
 	require.NoError(t, err)
 	return acct, *st.NumMessages
@@ -39,13 +44,13 @@ func TestDeliveryWithoutAck(t *testing.T) {
 		acct.mu.Lock()
 		require.NoError(t, acct.log(&record{Op: "append", Mailbox: "INBOX", Time: time.Now(), raw: []byte("Subject: two\r\n\r\nnot acked\r\n")}))
 		acct.mu.Unlock()
-		acct.close()
+		acct.j.close()
 
 		acct, n := openAccount(t, dir)
 		assert.Equal(t, uint32(1), n, "the delivery without ack is dropped")
 		_, err = acct.deliver("INBOX", []byte("Subject: three\r\n\r\nacked\r\n"), nil, time.Now())
 		require.NoError(t, err)
-		acct.close()
+		acct.j.close()
 		_, n = openAccount(t, dir)
 		assert.Equal(t, uint32(2), n, "and stays dropped")
 	})
@@ -56,11 +61,11 @@ func TestDeliveryWithoutAck(t *testing.T) {
 		require.NoError(t, acct.log(&record{Op: "boot", Mailbox: "an earlier boot"}))
 		require.NoError(t, acct.log(&record{Op: "append", Mailbox: "INBOX", Time: time.Now(), raw: []byte("Subject: two\r\n\r\nnot acked\r\n")}))
 		acct.mu.Unlock()
-		acct.close()
+		acct.j.close()
 
 		acct, n := openAccount(t, dir)
 		assert.Equal(t, uint32(1), n, "kept after a reboot")
-		acct.close()
+		acct.j.close()
 		_, n = openAccount(t, dir)
 		assert.Equal(t, uint32(1), n, "kept once")
 	})
@@ -77,7 +82,7 @@ func TestDeliveryWithoutAck(t *testing.T) {
 		require.NoError(t, acct.log(&record{Op: "ack", At: &b}))
 		require.NoError(t, acct.log(&record{Op: "ack", At: &a}))
 		acct.mu.Unlock()
-		acct.close()
+		acct.j.close()
 
 		acct, n := openAccount(t, dir)
 		require.Equal(t, uint32(2), n)
@@ -91,19 +96,29 @@ func TestDeliveryWithoutAck(t *testing.T) {
 			assert.Equal(t, []imap.UID{uid}, data.AllUIDs(), text)
 		}
 	})
-	t.Run("older format", func(t *testing.T) {
-		// Acks that name no offset follow their delivery.
+	t.Run("journal of one account", func(t *testing.T) {
+		// An earlier version's bob.journal: no account named, each ack
+		// right after its delivery and naming none. It is replayed
+		// before mail.journal, and its last delivery, without an ack,
+		// is dropped for good.
 		dir := t.TempDir()
-		acct, _ := openAccount(t, dir)
-		acct.mu.Lock()
-		for range 2 {
-			require.NoError(t, acct.log(&record{Op: "append", Mailbox: "INBOX", raw: []byte("Subject: old\r\n\r\nacked\r\n")}))
-			require.NoError(t, acct.log(&record{Op: "ack"}))
+		f, err := os.OpenFile(filepath.Join(dir, "bob.journal"), os.O_RDWR|os.O_CREATE, 0o600)
+		require.NoError(t, err)
+		old := &journal{f: f, path: f.Name()}
+		require.NoError(t, old.log(&record{Op: "boot", Mailbox: bootID()}))
+		for i := range 2 {
+			require.NoError(t, old.log(&record{Op: "append", Mailbox: "INBOX", raw: fmt.Appendf(nil, "Subject: old\r\n\r\nacked %d\r\n", i)}))
+			require.NoError(t, old.log(&record{Op: "ack"}))
 		}
-		require.NoError(t, acct.log(&record{Op: "append", Mailbox: "INBOX", raw: []byte("Subject: old\r\n\r\nnot acked\r\n")}))
-		acct.mu.Unlock()
-		acct.close()
-		_, n := openAccount(t, dir)
+		require.NoError(t, old.log(&record{Op: "append", Mailbox: "INBOX", raw: []byte("Subject: old\r\n\r\nnot acked\r\n")}))
+		old.close()
+
+		acct, n := openAccount(t, dir)
 		assert.Equal(t, uint32(2), n)
+		_, err = acct.deliver("INBOX", []byte("Subject: new\r\n\r\nacked\r\n"), nil, time.Now())
+		require.NoError(t, err)
+		acct.j.close()
+		_, n = openAccount(t, dir)
+		assert.Equal(t, uint32(3), n)
 	})
 }

@@ -69,7 +69,7 @@ type Options struct {
 	// debug level.
 	Logger *slog.Logger
 
-	// wrapJournal, if set, wraps each journal file as it is opened (tests
+	// wrapJournal, if set, wraps the journal file once it is open (tests
 	// count and hold its fsyncs).
 	wrapJournal func(journalFile) journalFile
 }
@@ -86,6 +86,7 @@ type Servers struct {
 	log      *slog.Logger
 	accounts []Account
 	accts    map[string]*account // by local part
+	journal  *journal            // nil: mail in memory only
 	tlsConf  *tls.Config
 	certPool *x509.CertPool
 
@@ -150,19 +151,20 @@ func Start(opts *Options) (*Servers, error) {
 				return nil, fmt.Errorf("embedded: create %s for %s: %w", mbox, addr, err)
 			}
 		}
-		acct := &account{user: u, addr: addr}
+		acct := &account{user: u, addr: addr, local: local}
 		s.accts[local] = acct
 		s.accounts = append(s.accounts, Account{Address: addr, Password: pw})
-		if o.Dir != "" {
-			n, err := acct.openJournal(o.Dir, local, o.wrapJournal)
-			if err != nil {
-				s.closeJournals()
-				return nil, err
-			}
-			s.log.Debug("mailbox restored", "account", addr, "changes", n)
-		}
 	}
 	if o.Dir != "" {
+		j, n, err := openJournal(o.Dir, s.accts, o.wrapJournal)
+		if err != nil {
+			return nil, err
+		}
+		s.journal = j
+		for _, acct := range s.accts {
+			acct.j = j
+		}
+		s.log.Debug("mailboxes restored", "changes", n)
 		if err := syncDir(o.Dir); err != nil {
 			s.closeJournals()
 			return nil, fmt.Errorf("embedded: %w", err)
@@ -332,8 +334,8 @@ func (s *Servers) Close() error {
 }
 
 func (s *Servers) closeJournals() {
-	for _, a := range s.accts {
-		a.close()
+	if s.journal != nil {
+		s.journal.close()
 	}
 }
 

@@ -98,11 +98,12 @@ func (h *heldFile) counts() (syncs int, ops map[string]int) {
 	return h.syncs, maps.Clone(h.ops)
 }
 
-// Many SMTP sessions delivering to the referee at once share fsyncs: while
-// one fsync is held, every other delivery and an IMAP STORE on the same
-// account write their records (none waits for the account's lock behind
-// the fsync), and one more fsync covers them all. Every delivery is then
-// in the mailbox once, and a restart gives the same mailbox.
+// Many SMTP sessions delivering at once, to the referee and to players,
+// share fsyncs: while one fsync is held, every other delivery and an IMAP
+// STORE on the referee's account write their records (none waits for an
+// account's lock behind the fsync), and one more fsync covers them all.
+// Every delivery is then in its mailbox once, and a restart gives the same
+// mailbox.
 func TestConcurrentDeliveriesShareFsyncs(t *testing.T) {
 	dir := t.TempDir()
 	var files []*heldFile
@@ -114,7 +115,7 @@ func TestConcurrentDeliveriesShareFsyncs(t *testing.T) {
 		}})
 	require.NoError(t, err)
 	defer s.Close()
-	ref := files[0] // the referee's journal is opened first
+	ref := files[0]
 	require.NoError(t, s.Deliver("alice@pbem.local", []string{"referee@pbem.local"}, []byte("From: alice@pbem.local\r\nSubject: first\r\n\r\nfirst\r\n")))
 
 	c, err := imapclient.DialInsecure(s.IMAPAddr(), nil)
@@ -124,29 +125,38 @@ func TestConcurrentDeliveriesShareFsyncs(t *testing.T) {
 	_, err = c.Select("INBOX", nil).Wait()
 	require.NoError(t, err)
 
-	const senders = 64
+	const senders, others = 64, 16 // to the referee, to bob and carol
 	syncsBefore, _ := ref.counts()
-	ref.hold(map[string]int{"append": senders, "store": 1})
+	ref.hold(map[string]int{"append": senders + others, "store": 1})
 	var wg sync.WaitGroup
-	errs := make([]error, senders+1)
-	for i := range senders {
+	errs := make([]error, senders+others+1)
+	for i := range senders + others {
+		to := "referee@pbem.local"
+		if i >= senders {
+			to = []string{"bob@pbem.local", "carol@pbem.local"}[i%2]
+		}
 		wg.Go(func() {
-			errs[i] = sendOne(s.SMTPAddr(), fmt.Appendf(nil, "From: alice@pbem.local\r\nSubject: move %d\r\n\r\nmove %d\r\n", i, i))
+			errs[i] = sendOne(s.SMTPAddr(), to, fmt.Appendf(nil, "From: alice@pbem.local\r\nSubject: move %d\r\n\r\nmove %d\r\n", i, i))
 		})
 	}
 	wg.Go(func() {
 		var first imap.UIDSet
 		first.AddNum(1)
-		errs[senders] = c.Store(first, &imap.StoreFlags{Op: imap.StoreFlagsAdd, Silent: true, Flags: []imap.Flag{imap.FlagSeen}}, nil).Close()
+		errs[senders+others] = c.Store(first, &imap.StoreFlags{Op: imap.StoreFlagsAdd, Silent: true, Flags: []imap.Flag{imap.FlagSeen}}, nil).Close()
 	})
 	wg.Wait()
 	for i, err := range errs {
 		require.NoError(t, err, "session %d", i)
 	}
 	syncs, ops := ref.counts()
-	t.Logf("%d deliveries and a STORE at once: %d fsyncs, records %v", senders, syncs-syncsBefore, ops)
-	assert.LessOrEqual(t, syncs-syncsBefore, 2, "one fsync held while all %d records were written, one more for them all", senders+1)
-	assert.Equal(t, senders+1, ops["ack"], "each delivery acknowledged once")
+	t.Logf("%d deliveries and a STORE at once: %d fsyncs, records %v", senders+others, syncs-syncsBefore, ops)
+	assert.LessOrEqual(t, syncs-syncsBefore, 2, "one fsync held while all %d records were written, one more for them all", senders+others+1)
+	assert.Equal(t, senders+others+1, ops["ack"], "each delivery acknowledged once")
+	for _, user := range []string{"bob", "carol"} {
+		st, err := s.Status(user, "INBOX")
+		require.NoError(t, err)
+		assert.Equal(t, uint32(others/2), *st.NumMessages, user)
+	}
 
 	want := mailboxOf(t, s)
 	require.Len(t, want, senders+1)
@@ -166,8 +176,8 @@ func TestConcurrentDeliveriesShareFsyncs(t *testing.T) {
 	assert.Equal(t, want, mailboxOf(t, s2), "the same mailbox after a restart")
 }
 
-// sendOne sends raw from alice to the referee over its own SMTP session.
-func sendOne(addr string, raw []byte) error {
+// sendOne sends raw from alice to to over its own SMTP session.
+func sendOne(addr, to string, raw []byte) error {
 	c, err := smtp.Dial(addr)
 	if err != nil {
 		return err
@@ -176,7 +186,7 @@ func sendOne(addr string, raw []byte) error {
 	if err := c.Auth(sasl.NewPlainClient("", "alice@pbem.local", "alice")); err != nil {
 		return err
 	}
-	if err := c.SendMail("alice@pbem.local", []string{"referee@pbem.local"}, bytes.NewReader(raw)); err != nil {
+	if err := c.SendMail("alice@pbem.local", []string{to}, bytes.NewReader(raw)); err != nil {
 		return err
 	}
 	return c.Quit()

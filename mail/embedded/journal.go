@@ -23,20 +23,23 @@ import (
 )
 
 // An account's mail lives in memory (imapmemserver) and, when Options.Dir
-// is set, in an append-only journal beside it: every change to the account
-// (a delivery, an APPEND, a flag change, a copy, a move, an expunge, a
-// mailbox created, deleted or renamed) is one record, fsynced before the
-// change is acknowledged, to the SMTP client (250) or the IMAP client (OK).
-// At start the journal is replayed in order into a fresh in-memory account,
-// which gives the same mailboxes, messages, flags, UIDs and UIDVALIDITY.
+// is set, in an append-only journal beside it, one for all the accounts
+// (mail.journal): every change to an account (a delivery, an APPEND, a
+// flag change, a copy, a move, an expunge, a mailbox created, deleted or
+// renamed) is one record naming the account, fsynced before the change is
+// acknowledged, to the SMTP client (250) or the IMAP client (OK). At start
+// the journal is replayed in order into fresh in-memory accounts, which
+// gives the same mailboxes, messages, flags, UIDs and UIDVALIDITY.
 //
 // Changes to one account are serialized (account.mu): a change is made in
-// memory and its record written under the lock, so the journal's order is
-// the order in which UIDs were given out. Messages are named by UID in the
-// journal, never by sequence number. The fsync is not made under the lock:
-// a writer waits for its record to be synced (account.synced) after
-// releasing it, and one fsync covers every record written so far, so
-// changes that arrive together share one fsync (group sync) and the IMAP
+// memory and its record written under the lock, so the journal's order is,
+// account by account, the order in which UIDs were given out. Messages are
+// named by UID in the journal, never by sequence number. No fsync is made
+// under the lock: a writer waits for its record to be synced
+// (journal.synced) after releasing it, and one fsync covers every record
+// written so far, of every account, so changes that arrive together share
+// one fsync (group sync): the deliveries of many SMTP sessions, to the
+// referee and to the players, and the referee's IMAP changes. The IMAP
 // side never waits behind a delivery's fsync for the lock. (A change made
 // over IMAP is visible to the account's other sessions from the moment it
 // is made, before its fsync; its own OK waits for the fsync.)
@@ -49,13 +52,14 @@ import (
 //
 // A delivery is written and fsynced before it is made in memory: the
 // message is never visible over IMAP before it is on disk. Then, under the
-// lock, it is added to the mailbox (which gives it its UID) and an "ack"
-// record naming the delivery's offset is written (not synced: a write
-// survives the process), and only then is the sender told 250. The replay
-// adds a delivery to its mailbox where its ack stands, so UIDs come out in
-// the order the servers gave them, however the deliveries' records and
-// their fsyncs interleaved. A delivery that failed after its fsync (its
-// mailbox was deleted meanwhile) is followed by a "drop" record instead.
+// account's lock, an "ack" record naming the delivery's offset is written
+// (not synced: a write survives the process) and the message added to the
+// mailbox (which gives it its UID), and only then is the sender told 250.
+// The replay adds a delivery to its mailbox where its ack stands, so UIDs
+// come out in the order the servers gave them, however the deliveries'
+// records and their fsyncs interleaved. A delivery that failed after its
+// fsync (its mailbox was deleted meanwhile) is followed by a "drop" record
+// instead.
 //
 // At the next start, deliveries without their ack are kept only if the
 // machine rebooted since (an ack may have been lost with the page cache
@@ -67,16 +71,22 @@ import (
 // crash of the process between the fsync and the 250, the longest step,
 // neither loses nor doubles a message. (A message for several local
 // recipients is delivered and acknowledged to each in turn: a crash
-// between two of them doubles it for the first.) Journals written before
-// acks named their delivery have each ack right after its delivery; an
-// ack naming no offset acks the record just before it.
+// between two of them doubles it for the first.)
+//
+// Earlier versions kept one journal per account (<local>.journal), whose
+// records name no account and whose acks name no offset (each follows its
+// delivery, and acks the record just before it). Such a journal is
+// replayed before mail.journal, settled as above, and not written again.
 
 // maxRecord bounds one journal record: the largest message the SMTP server
 // takes and room for its description.
 const maxRecord = 11 << 20
 
-// journalFile is an account's open journal. It is an interface so that
-// tests can count and hold its fsyncs (Options.wrapJournal).
+// journalName is the file of the journal in Options.Dir.
+const journalName = "mail.journal"
+
+// journalFile is the open journal. It is an interface so that tests can
+// count and hold its fsyncs (Options.wrapJournal).
 type journalFile interface {
 	io.Writer
 	Sync() error
@@ -86,24 +96,34 @@ type journalFile interface {
 // errClosed is the error of a change made after Close.
 var errClosed = errors.New("embedded: journal closed")
 
-// account is one mailbox owner: its in-memory mail and its journal.
-type account struct {
-	user *imapmemserver.User
-	addr string
+// journal is the append-only file of every account's changes.
+type journal struct {
+	f    journalFile
+	path string
 
-	mu  sync.Mutex   // serializes changes and journal writes
-	f   journalFile  // nil: memory only; set once, before the servers start
+	wmu sync.Mutex   // serializes writes
 	end atomic.Int64 // offset after the last record written
 
 	smu      sync.Mutex    // guards the fields below
-	durable  int64         // offset up to which the journal is fsynced
+	durable  int64         // offset up to which the file is fsynced
 	syncDone chan struct{} // closed when the running fsync ends; nil: none runs
 	err      error         // a write or fsync failed, or Close: nothing more is journaled
 }
 
+// account is one mailbox owner: its in-memory mail and the journal.
+type account struct {
+	user  *imapmemserver.User
+	addr  string
+	local string
+
+	mu sync.Mutex // serializes the account's changes and their journal writes
+	j  *journal   // nil: memory only; set before the servers start
+}
+
 // record is one journaled change.
 type record struct {
-	Op      string      `json:"op"` // append ack drop boot create delete rename subscribe unsubscribe store copy move expunge
+	Op      string      `json:"op"`             // append ack drop boot create delete rename subscribe unsubscribe store copy move expunge
+	Acct    string      `json:"acct,omitempty"` // the account's local part (none in a journal of one account, and for boot)
 	Mailbox string      `json:"mailbox"`
 	Dest    string      `json:"dest,omitempty"` // copy, move: target; rename: new name
 	UIDs    imap.UIDSet `json:"uids,omitempty"` // store, copy, move, expunge (none for expunge: every \Deleted)
@@ -114,51 +134,80 @@ type record struct {
 	raw     []byte
 }
 
-// openJournal opens (creating) the journal of acct in dir, replays it into
-// acct.user and leaves the file open for appending, through wrap when it
-// is not nil. It reports how many records it replayed.
-func (acct *account) openJournal(dir, local string, wrap func(journalFile) journalFile) (int, error) {
-	path := filepath.Join(dir, local+".journal")
+// openJournal replays the journals in dir into accts (the journals of
+// single accounts first, then mail.journal), and returns mail.journal
+// open for appending, through wrap when it is not nil, and how many
+// records it replayed. Records of accounts not in accts are skipped.
+func openJournal(dir string, accts map[string]*account, wrap func(journalFile) journalFile) (*journal, int, error) {
+	boot := bootID()
+	total := 0
+	for _, local := range slices.Sorted(maps.Keys(accts)) {
+		acct := accts[local]
+		path := filepath.Join(dir, local+".journal")
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		j, n, err := openFile(path, boot, func(*record) *account { return acct }, "")
+		total += n
+		if err != nil {
+			return nil, total, err
+		}
+		j.close()
+	}
+	j, n, err := openFile(filepath.Join(dir, journalName), boot, func(rec *record) *account { return accts[rec.Acct] }, "shared")
+	total += n
+	if err != nil {
+		return nil, total, err
+	}
+	if wrap != nil {
+		j.f = wrap(j.f)
+	}
+	return j, total, nil
+}
+
+// openFile opens (creating) the journal at path, replays it, routing each
+// record to the account route gives (nil: skipped), cuts a torn tail,
+// settles the deliveries left without an ack and returns the journal open
+// for appending. Acks written name their account when shared is not "".
+func openFile(path, boot string, route func(*record) *account, shared string) (*journal, int, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		return 0, fmt.Errorf("embedded: journal: %w", err)
+		return nil, 0, fmt.Errorf("embedded: journal: %w", err)
 	}
-	boot := bootID()
-	n, good, kept, err := acct.replay(f, boot)
+	n, good, kept, err := replay(f, boot, route)
+	if err == nil {
+		// Cut a torn last record, then append after the good ones.
+		err = f.Truncate(good)
+	}
+	if err == nil {
+		_, err = f.Seek(good, io.SeekStart)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
 	if err != nil {
 		f.Close()
-		return n, fmt.Errorf("embedded: journal %s: %w", path, err)
+		return nil, n, fmt.Errorf("embedded: journal %s: %w", path, err)
 	}
-	// Cut a torn last record, then append after the good ones.
-	if err := f.Truncate(good); err != nil {
-		f.Close()
-		return n, fmt.Errorf("embedded: journal %s: %w", path, err)
-	}
-	if _, err := f.Seek(good, io.SeekStart); err != nil {
-		f.Close()
-		return n, fmt.Errorf("embedded: journal %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return n, fmt.Errorf("embedded: journal %s: %w", path, err)
-	}
-	acct.f = f
-	if wrap != nil {
-		acct.f = wrap(f)
-	}
-	acct.end.Store(good)
-	acct.durable = good
+	j := &journal{f: f, path: path, durable: good}
+	j.end.Store(good)
 	// The deliveries kept for a reboot were added last: their acks say
 	// so. The boot record settles the ones left without (dropped).
-	for _, at := range kept {
-		if _, _, err := acct.write(&record{Op: "ack", At: &at}); err != nil {
-			return n, err
+	for _, k := range kept {
+		ack := &record{Op: "ack", At: &k.at}
+		if shared != "" {
+			ack.Acct = k.acct.local
+		}
+		if _, _, err := j.write(ack); err != nil {
+			j.close()
+			return nil, n, err
 		}
 	}
-	if err := acct.log(&record{Op: "boot", Mailbox: boot}); err != nil {
-		return n, err
+	if err := j.log(&record{Op: "boot", Mailbox: boot}); err != nil {
+		j.close()
+		return nil, n, err
 	}
-	return n, nil
+	return j, n, nil
 }
 
 // bootID names the running boot of the machine ("" where unknown, which
@@ -171,18 +220,26 @@ func bootID() string {
 	return string(bytes.TrimSpace(b))
 }
 
-// replay applies every whole record of r to acct.user and returns how many
-// there were and the offset after the last one. A delivery is applied
-// where its ack stands. The deliveries left without an ack at the end
-// are applied last, in order, if the boot that wrote them is not boot
-// (kept reports their offsets), and dropped otherwise. One that cannot be
-// applied any more (its mailbox is gone) is dropped too.
-func (acct *account) replay(r io.Reader, boot string) (n int, good int64, kept []int64, err error) {
+// delivery is a delivery's record and its account.
+type delivery struct {
+	at   int64
+	rec  *record
+	acct *account // nil: an account not served now
+}
+
+// replay applies every whole record of r to the account route gives it
+// (nil: skipped) and returns how many there were and the offset after the
+// last one. A delivery is applied where its ack stands. The deliveries
+// left without an ack at the end are applied last, in order, if the boot
+// that wrote them is not boot (kept lists them), and dropped otherwise.
+// One that cannot be applied any more (its mailbox is gone) is dropped
+// too.
+func replay(r io.Reader, boot string, route func(*record) *account) (n int, good int64, kept []delivery, err error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	var head [8]byte
 	lastBoot := ""
-	pending := map[int64]*record{} // deliveries without an ack yet, by offset
-	prev := int64(-1)              // the previous record's offset
+	pending := map[int64]delivery{} // deliveries without an ack yet, by offset
+	prev := int64(-1)               // the previous record's offset
 	for {
 		if _, err := io.ReadFull(br, head[:]); err != nil {
 			break // end, or a torn header
@@ -206,28 +263,30 @@ func (acct *account) replay(r io.Reader, boot string) (n int, good int64, kept [
 		rec.raw = raw
 		switch rec.Op {
 		case "append":
-			pending[good] = &rec
+			pending[good] = delivery{good, &rec, route(&rec)}
 		case "ack", "drop":
-			at := prev // an ack of the older format: the delivery just before
+			at := prev // an ack of a journal of one account: the delivery just before
 			if rec.At != nil {
 				at = *rec.At
 			}
-			d := pending[at]
-			if d == nil {
+			d, ok := pending[at]
+			if !ok {
 				return n, good, nil, fmt.Errorf("record %d (%s of offset %d): no delivery without an ack there", n+1, rec.Op, at)
 			}
 			delete(pending, at)
-			if rec.Op == "ack" {
-				if err := acct.apply(d); err != nil {
-					return n, good, nil, fmt.Errorf("record %d (ack of append %s at offset %d): %w", n+1, d.Mailbox, at, err)
+			if rec.Op == "ack" && d.acct != nil {
+				if err := d.acct.apply(d.rec); err != nil {
+					return n, good, nil, fmt.Errorf("record %d (ack of append %s %s at offset %d): %w", n+1, d.rec.Acct, d.rec.Mailbox, at, err)
 				}
 			}
 		case "boot":
 			clear(pending) // the start that wrote it settled them: dropped
 			lastBoot = rec.Mailbox
 		default:
-			if err := acct.apply(&rec); err != nil {
-				return n, good, nil, fmt.Errorf("record %d (%s %s): %w", n+1, rec.Op, rec.Mailbox, err)
+			if acct := route(&rec); acct != nil {
+				if err := acct.apply(&rec); err != nil {
+					return n, good, nil, fmt.Errorf("record %d (%s %s %s): %w", n+1, rec.Op, rec.Acct, rec.Mailbox, err)
+				}
 			}
 		}
 		n++
@@ -236,8 +295,8 @@ func (acct *account) replay(r io.Reader, boot string) (n int, good int64, kept [
 	}
 	if len(pending) > 0 && (boot == "" || lastBoot != boot) {
 		for _, at := range slices.Sorted(maps.Keys(pending)) {
-			if acct.apply(pending[at]) == nil {
-				kept = append(kept, at)
+			if d := pending[at]; d.acct != nil && d.acct.apply(d.rec) == nil {
+				kept = append(kept, d)
 			}
 		}
 	}
@@ -294,26 +353,20 @@ func (acct *account) apply(rec *record) error {
 }
 
 // log appends rec to the journal and waits until it is synced. Call it
-// with acct.mu held only where nothing else runs (at start, in tests):
-// changes under way use write, release acct.mu and then call synced.
-func (acct *account) log(rec *record) error {
-	_, end, err := acct.write(rec)
+// only where nothing else runs (at start, in tests): changes under way
+// use write and then synced, without their account's lock.
+func (j *journal) log(rec *record) error {
+	_, end, err := j.write(rec)
 	if err != nil {
 		return err
 	}
-	return acct.synced(end)
+	return j.synced(end)
 }
 
 // write appends rec to the journal, without syncing it, and returns its
-// offset and the offset after it. Call it with acct.mu held. After a
-// failed write the journal's tail is unknown: every later change fails.
-func (acct *account) write(rec *record) (at, end int64, err error) {
-	if acct.f == nil {
-		return 0, 0, nil
-	}
-	if err := acct.failed(); err != nil {
-		return 0, 0, err
-	}
+// offset and the offset after it. After a failed write the journal's
+// tail is unknown: every later change fails.
+func (j *journal) write(rec *record) (at, end int64, err error) {
 	meta, err := json.Marshal(rec)
 	if err != nil {
 		return 0, 0, err
@@ -326,101 +379,130 @@ func (acct *account) write(rec *record) (at, end int64, err error) {
 	buf = append(append(append(buf, meta...), 0), rec.raw...)
 	binary.BigEndian.PutUint32(buf[:4], uint32(size))
 	binary.BigEndian.PutUint32(buf[4:8], crc32.ChecksumIEEE(buf[8:]))
-	at = acct.end.Load()
-	if _, err := acct.f.Write(buf); err != nil {
-		err = fmt.Errorf("embedded: journal %s: %w", acct.addr, err)
-		acct.fail(err)
+	j.wmu.Lock()
+	defer j.wmu.Unlock()
+	if err := j.failed(); err != nil {
+		return 0, 0, err
+	}
+	at = j.end.Load()
+	if _, err := j.f.Write(buf); err != nil {
+		err = fmt.Errorf("embedded: journal %s: %w", j.path, err)
+		j.fail(err)
 		return 0, 0, err
 	}
 	end = at + int64(len(buf))
-	acct.end.Store(end)
+	j.end.Store(end)
 	return at, end, nil
 }
 
 // failed returns the error that stopped the journal, if any.
-func (acct *account) failed() error {
-	acct.smu.Lock()
-	defer acct.smu.Unlock()
-	return acct.err
+func (j *journal) failed() error {
+	j.smu.Lock()
+	defer j.smu.Unlock()
+	return j.err
 }
 
 // fail stops the journal with err unless it is stopped already.
-func (acct *account) fail(err error) {
-	acct.smu.Lock()
-	defer acct.smu.Unlock()
-	if acct.err == nil {
-		acct.err = err
+func (j *journal) fail(err error) {
+	j.smu.Lock()
+	defer j.smu.Unlock()
+	if j.err == nil {
+		j.err = err
 	}
 }
 
-// synced returns once the journal is fsynced up to offset end. Call it
-// without acct.mu. If no fsync runs, the caller makes one for every
-// record written so far, for all who wait; if one runs, the caller waits
-// for it and then looks again (it may have started before the caller's
-// record was written). So however many changes wait, one fsync at a time
-// runs and each covers all the records written while the one before ran.
-func (acct *account) synced(end int64) error {
-	if acct.f == nil {
-		return nil
-	}
-	acct.smu.Lock()
-	defer acct.smu.Unlock()
-	for acct.err == nil && acct.durable < end {
-		if done := acct.syncDone; done != nil {
-			acct.smu.Unlock()
+// synced returns once the journal is fsynced up to offset end. If no
+// fsync runs, the caller makes one for every record written so far, for
+// all who wait; if one runs, the caller waits for it and then looks again
+// (it may have started before the caller's record was written). So
+// however many changes wait, one fsync at a time runs and each covers all
+// the records written while the one before ran.
+func (j *journal) synced(end int64) error {
+	j.smu.Lock()
+	defer j.smu.Unlock()
+	for j.err == nil && j.durable < end {
+		if done := j.syncDone; done != nil {
+			j.smu.Unlock()
 			<-done
-			acct.smu.Lock()
+			j.smu.Lock()
 			continue
 		}
 		done := make(chan struct{})
-		acct.syncDone = done
-		upTo := acct.end.Load() // every write before it has returned
-		acct.smu.Unlock()
-		err := acct.f.Sync()
-		acct.smu.Lock()
-		acct.syncDone = nil
+		j.syncDone = done
+		upTo := j.end.Load() // every write before it has returned
+		j.smu.Unlock()
+		err := j.f.Sync()
+		j.smu.Lock()
+		j.syncDone = nil
 		close(done)
 		if err != nil {
-			if acct.err == nil {
-				acct.err = fmt.Errorf("embedded: journal %s: %w", acct.addr, err)
+			if j.err == nil {
+				j.err = fmt.Errorf("embedded: journal %s: %w", j.path, err)
 			}
-		} else if upTo > acct.durable {
-			acct.durable = upTo
+		} else if upTo > j.durable {
+			j.durable = upTo
 		}
 	}
-	if acct.err != nil && acct.durable < end {
-		return acct.err
+	if j.err != nil && j.durable < end {
+		return j.err
 	}
 	return nil
 }
 
-// close waits for a running fsync, closes the journal and stops it.
-func (acct *account) close() {
-	acct.mu.Lock()
-	defer acct.mu.Unlock()
-	if acct.f == nil {
-		return
-	}
-	acct.smu.Lock()
-	for acct.syncDone != nil {
-		done := acct.syncDone
-		acct.smu.Unlock()
+// close waits for a running write and fsync, closes the file and stops
+// the journal.
+func (j *journal) close() {
+	j.wmu.Lock()
+	defer j.wmu.Unlock()
+	j.smu.Lock()
+	for j.syncDone != nil {
+		done := j.syncDone
+		j.smu.Unlock()
 		<-done
-		acct.smu.Lock()
+		j.smu.Lock()
 	}
-	closed := acct.err == errClosed
-	if acct.err == nil {
-		acct.err = errClosed
+	closed := j.err == errClosed
+	if j.err == nil {
+		j.err = errClosed
 	}
-	acct.smu.Unlock()
+	j.smu.Unlock()
 	if !closed {
-		acct.f.Close()
+		j.f.Close()
 	}
+}
+
+// write journals rec as a change of acct, without syncing it. Call it
+// with acct.mu held. Without a journal it does nothing.
+func (acct *account) write(rec *record) (at, end int64, err error) {
+	if acct.j == nil {
+		return 0, 0, nil
+	}
+	rec.Acct = acct.local
+	return acct.j.write(rec)
+}
+
+// synced returns once the journal is fsynced up to end. Call it without
+// acct.mu.
+func (acct *account) synced(end int64) error {
+	if acct.j == nil {
+		return nil
+	}
+	return acct.j.synced(end)
+}
+
+// log journals rec as a change of acct and waits for its fsync (at start,
+// in tests).
+func (acct *account) log(rec *record) error {
+	_, end, err := acct.write(rec)
+	if err != nil {
+		return err
+	}
+	return acct.synced(end)
 }
 
 // deliver appends raw to a mailbox of acct, durably first: its record is
 // written under acct.mu and synced outside it, together with whatever
-// else was written meanwhile; then, under acct.mu again, the delivery's
+// else was written meanwhile, to any account; then, under acct.mu again, the delivery's
 // ack is written and the message added to the mailbox, so that it is
 // visible only once it is on disk and takes its UID in the order of the
 // acks.
