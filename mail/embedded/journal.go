@@ -472,7 +472,8 @@ func (j *journal) close() {
 }
 
 // write journals rec as a change of acct, without syncing it. Call it
-// with acct.mu held. Without a journal it does nothing.
+// with acct.mu held (but for a delivery's own record). Without a journal
+// it does nothing.
 func (acct *account) write(rec *record) (at, end int64, err error) {
 	if acct.j == nil {
 		return 0, 0, nil
@@ -501,22 +502,20 @@ func (acct *account) log(rec *record) error {
 }
 
 // deliver appends raw to a mailbox of acct, durably first: its record is
-// written under acct.mu and synced outside it, together with whatever
-// else was written meanwhile, to any account; then, under acct.mu again, the delivery's
-// ack is written and the message added to the mailbox, so that it is
-// visible only once it is on disk and takes its UID in the order of the
-// acks.
+// written and synced, together with whatever else was written meanwhile
+// to any account; then, under acct.mu, the delivery's ack is written and
+// the message added to the mailbox, so that it is visible only once it is
+// on disk and takes its UID in the order of the acks. (The delivery's own
+// record needs no lock: where it stands among the account's changes does
+// not matter, its ack's place does.)
 func (acct *account) deliver(mailbox string, raw []byte, flags []imap.Flag, t time.Time) (*imap.AppendData, error) {
 	if t.IsZero() {
 		t = time.Now()
 	}
-	acct.mu.Lock()
-	_, err := acct.user.Status(mailbox, &imap.StatusOptions{}) // no such mailbox: nothing to journal
-	var at, end int64
-	if err == nil {
-		at, end, err = acct.write(&record{Op: "append", Mailbox: mailbox, Flags: flags, Time: t, raw: raw})
+	if _, err := acct.user.Status(mailbox, &imap.StatusOptions{}); err != nil {
+		return nil, err // no such mailbox: nothing to journal
 	}
-	acct.mu.Unlock()
+	at, end, err := acct.write(&record{Op: "append", Mailbox: mailbox, Flags: flags, Time: t, raw: raw})
 	if err != nil {
 		return nil, err
 	}
