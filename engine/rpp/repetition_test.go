@@ -132,3 +132,32 @@ func TestHelpSaysRepetitionRanks(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyTellsEveryOwner: a cell's owner is part of the key for every seat
+// count. The owner once shared a byte with the pieces (owner<<6), so that
+// seats 1 and 5 (R and K), 2 and 6, ... collided with five seats or more,
+// and a repetition could be declared between different positions.
+func TestKeyTellsEveryOwner(t *testing.T) {
+	for n := 5; n <= MaxSeats; n++ {
+		st, err := Rules{}.Start(engine.Options{Players: n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := st.(*State)
+		for c := range s.cells[:s.board().Cells()] {
+			o := s.cells[c].owner
+			if o == 0 || int(o)+4 > n {
+				continue
+			}
+			other := *s
+			other.cells[c].owner = o + 4
+			if other.Key() == s.Key() {
+				t.Fatalf("%d seats: cell %s owned by seat %d or %d gives the same key", n, s.board().CellName(Cell(c)), o, o+4)
+			}
+			if other.Hash() == s.Hash() {
+				t.Errorf("%d seats: seats %d and %d on %s share a hash", n, o, o+4, s.board().CellName(Cell(c)))
+			}
+			break
+		}
+	}
+}

@@ -562,7 +562,7 @@ func (s *State) key(k []byte) []byte {
 	cells := s.cells[:len(s.board().names)]
 	for c := range cells {
 		if o := cells[c].owner; o != 0 {
-			k = append(k, byte(c>>8), byte(c), o<<6|cells[c].pcs)
+			k = append(k, byte(c>>8), byte(c), o, cells[c].pcs)
 		}
 	}
 	k = append(k, 0xff)
