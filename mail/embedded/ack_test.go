@@ -99,7 +99,7 @@ func TestDeliveryWithoutAck(t *testing.T) {
 	t.Run("journal of one account", func(t *testing.T) {
 		// An earlier version's bob.journal: no account named, each ack
 		// right after its delivery and naming none. It is replayed
-		// before mail.journal, and its last delivery, without an ack,
+		// before the journal of all, and its last delivery, without an ack,
 		// is dropped for good.
 		dir := t.TempDir()
 		f, err := os.OpenFile(filepath.Join(dir, "bob.journal"), os.O_RDWR|os.O_CREATE, 0o600)

@@ -24,7 +24,7 @@ import (
 
 // An account's mail lives in memory (imapmemserver) and, when Options.Dir
 // is set, in an append-only journal beside it, one for all the accounts
-// (mail.journal): every change to an account (a delivery, an APPEND, a
+// (the file "journal"): every change to an account (a delivery, an APPEND, a
 // flag change, a copy, a move, an expunge, a mailbox created, deleted or
 // renamed) is one record naming the account, fsynced before the change is
 // acknowledged, to the SMTP client (250) or the IMAP client (OK). At start
@@ -76,14 +76,16 @@ import (
 // Earlier versions kept one journal per account (<local>.journal), whose
 // records name no account and whose acks name no offset (each follows its
 // delivery, and acks the record just before it). Such a journal is
-// replayed before mail.journal, settled as above, and not written again.
+// replayed before the journal of all, settled as above, and not written
+// again. (The journal of all is named "journal", with no extension, so
+// that no account's local part can name it too.)
 
 // maxRecord bounds one journal record: the largest message the SMTP server
 // takes and room for its description.
 const maxRecord = 11 << 20
 
 // journalName is the file of the journal in Options.Dir.
-const journalName = "mail.journal"
+const journalName = "journal"
 
 // journalFile is the open journal. It is an interface so that tests can
 // count and hold its fsyncs (Options.wrapJournal).
@@ -135,7 +137,7 @@ type record struct {
 }
 
 // openJournal replays the journals in dir into accts (the journals of
-// single accounts first, then mail.journal), and returns mail.journal
+// single accounts first, then the journal of all), and returns the latter
 // open for appending, through wrap when it is not nil, and how many
 // records it replayed. Records of accounts not in accts are skipped.
 func openJournal(dir string, accts map[string]*account, wrap func(journalFile) journalFile) (*journal, int, error) {

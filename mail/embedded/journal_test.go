@@ -192,7 +192,7 @@ func TestJournalTornTail(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, s.Deliver("alice@pbem.local", []string{"bob@pbem.local"}, message("alice@pbem.local", "bob@pbem.local", "one")))
 	s.Close()
-	path := filepath.Join(dir, "mail.journal")
+	path := filepath.Join(dir, "journal")
 	whole, err := os.ReadFile(path)
 	require.NoError(t, err)
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
