@@ -101,8 +101,9 @@ type Seat struct {
 	Player Address
 	// Token is the player's secret for this game.
 	Token string
-	// Joined is true once the player has accepted the invitation (the
-	// creator joins at once).
+	// Joined is true once the player has accepted the invitation; the
+	// creator joins by confirming with its token (Options.Inviter), a
+	// bot seat at once.
 	Joined bool
 }
 
