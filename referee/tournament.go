@@ -571,6 +571,11 @@ func (s *session) tournamentRound(t *archive.Tournament, rest []string) error {
 	return nil
 }
 
+// TournamentEvent is the core's view of a stored tournament, as the
+// referee pairs it and computes the standings it mails (the web pages show
+// the same).
+func TournamentEvent(t *archive.Tournament) *tournament.Event { return event(t) }
+
 // event is the core's view of a stored tournament.
 func event(t *archive.Tournament) *tournament.Event {
 	e := &tournament.Event{Name: t.Name, Format: formats[t.Format], Rounds: t.Rounds, Seed: uint64(t.Seed)}

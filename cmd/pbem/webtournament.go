@@ -10,6 +10,7 @@ import (
 
 	"pbem/archive"
 	"pbem/archive/web"
+	"pbem/referee"
 	"pbem/referee/tournament"
 )
 
@@ -47,31 +48,10 @@ var tournamentFormats = map[string]tournament.Format{
 // referee builds it to pair rounds and mail the standings (the test
 // compares the page with the mail).
 func tournamentEvent(t *archive.Tournament) (*tournament.Event, error) {
-	f, ok := tournamentFormats[t.Format]
-	if !ok {
+	if _, ok := tournamentFormats[t.Format]; !ok {
 		return nil, fmt.Errorf("tournament T%d: unknown format %q; expected roundrobin, double, swiss or tables", t.ID, t.Format)
 	}
-	e := &tournament.Event{Name: t.Name, Format: f, Rounds: t.Rounds, Seed: uint64(t.Seed)}
-	if f == tournament.Tables {
-		e.TableSizes = []int{t.Seats}
-	}
-	// Round robins do not score byes (every player sits out once).
-	e.UnscoredByes = f == tournament.RoundRobin || f == tournament.DoubleRoundRobin
-	for _, p := range t.Players {
-		id := entrantID(p.Address.Addr)
-		e.Players = append(e.Players, tournament.Player{ID: id, Name: entrantName(p)})
-		if p.Withdrawn {
-			e.Withdrawn = append(e.Withdrawn, id)
-		}
-	}
-	for _, g := range t.Games {
-		e.Games = append(e.Games, tournament.Game{ID: strconv.FormatInt(g.GameID, 10), Round: g.Round, Board: g.Board,
-			Players: slices.Clone(g.Players), Ranks: slices.Clone(g.Ranks), Forfeit: g.Forfeit})
-	}
-	for _, b := range t.Byes {
-		e.Byes = append(e.Byes, tournament.Bye{Round: b.Round, Player: b.Player})
-	}
-	return e, nil
+	return referee.TournamentEvent(t), nil
 }
 
 // entrantID is an entrant's address as the referee keys entrants: trimmed
