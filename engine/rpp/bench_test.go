@@ -83,3 +83,24 @@ func BenchmarkApplyKey(b *testing.B) {
 		_ = n.Key()
 	}
 }
+
+// BenchmarkApplyHash: Apply then Hash, what engine.Line does per ply for a
+// Hasher.
+func BenchmarkApplyHash(b *testing.B) {
+	s := midgame(b)
+	var m engine.Move = mv(b, s.board(), "Lg6-f6")
+	b.ReportAllocs()
+	for b.Loop() {
+		n, _ := s.Apply(m)
+		_ = n.(*State).Hash()
+	}
+}
+
+// BenchmarkHash: Hash alone in the 4-player midgame.
+func BenchmarkHash(b *testing.B) {
+	s := midgame(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = s.Hash()
+	}
+}

@@ -59,7 +59,8 @@ func parseDiagram(text string) (*State, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &State{bi: b.idx, seats: int8(seats), toMove: int8(seatOf(h[2][0]))}
+	s := newState(len(b.names))
+	s.bi, s.seats, s.toMove = b.idx, int8(seats), int8(seatOf(h[2][0]))
 	for _, f := range h[3:] {
 		k, v, _ := strings.Cut(f, "=")
 		switch k {
@@ -141,6 +142,7 @@ func parseDiagram(text string) (*State, error) {
 			}
 		}
 	}
+	s.zc = s.cellsHash()
 	return s, nil
 }
 

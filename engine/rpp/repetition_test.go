@@ -149,8 +149,9 @@ func TestKeyTellsEveryOwner(t *testing.T) {
 			if o == 0 || int(o)+4 > n {
 				continue
 			}
-			other := *s
+			other := s.clone()
 			other.cells[c].owner = o + 4
+			other.zc = other.cellsHash()
 			if other.Key() == s.Key() {
 				t.Fatalf("%d seats: cell %s owned by seat %d or %d gives the same key", n, s.board().CellName(Cell(c)), o, o+4)
 			}

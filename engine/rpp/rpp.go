@@ -205,7 +205,8 @@ func (r Rules) Start(o engine.Options) (engine.State, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &State{bi: b.idx, seats: int8(n), toMove: int8(o.First)}
+	s := newState(len(b.names))
+	s.bi, s.seats, s.toMove = b.idx, int8(n), int8(o.First)
 	for seat := 0; seat < n; seat++ {
 		for _, c := range b.homes[seat] {
 			s.cells[c] = cellState{owner: uint8(seat + 1)}
@@ -215,5 +216,6 @@ func (r Rules) Start(o engine.Options) (engine.State, error) {
 		}
 		s.live[seat] = 3 * PiecesPerSize
 	}
+	s.zc = s.cellsHash()
 	return s, nil
 }

@@ -2,7 +2,6 @@ package rpp
 
 import (
 	"fmt"
-	"hash/maphash"
 
 	"pbem/engine"
 )
@@ -50,7 +49,8 @@ type State struct {
 	nOut   int8            // seats eliminated so far
 	out    [MaxSeats]int8  // order of elimination (1, 2, ...), 0 = alive
 	live   [MaxSeats]uint8 // live pieces per seat
-	cells  [maxCells]cellState
+	zc     uint64      // xor of cellHash over the occupied cells, kept by Apply
+	cells  []cellState // one per cell of the board, in the state's own allocation (newState)
 	stacks [MaxSeats]stack              // by initiator
 	piles  [MaxSeats][MaxSeats][3]uint8 // capture piles: holder, owner, size
 }
@@ -59,6 +59,57 @@ var (
 	_ engine.State   = (*State)(nil)
 	_ engine.Settler = (*State)(nil)
 )
+
+// newState returns an empty state with cells for a board of n cells. The
+// cells of the boards' sizes share one allocation with the rest of the
+// state, sized to the board: a position of square7 is about half the bytes
+// of one of the octagon, and Apply allocates one per ply.
+func newState(n int) *State {
+	var s *State
+	switch n {
+	case 25:
+		b := new(struct {
+			s State
+			c [25]cellState
+		})
+		s = &b.s
+		s.cells = b.c[:]
+	case 49:
+		b := new(struct {
+			s State
+			c [49]cellState
+		})
+		s = &b.s
+		s.cells = b.c[:]
+	case 61:
+		b := new(struct {
+			s State
+			c [61]cellState
+		})
+		s = &b.s
+		s.cells = b.c[:]
+	case 127:
+		b := new(struct {
+			s State
+			c [127]cellState
+		})
+		s = &b.s
+		s.cells = b.c[:]
+	default:
+		s = &State{cells: make([]cellState, n)}
+	}
+	return s
+}
+
+// clone returns a copy of s that shares nothing with it.
+func (s *State) clone() *State {
+	n := newState(len(s.cells))
+	cells := n.cells
+	*n = *s
+	n.cells = cells
+	copy(cells, s.cells)
+	return n
+}
 
 // Board is the board the game is played on.
 func (s *State) Board() *Board { return boardList[s.bi] }
@@ -309,14 +360,14 @@ func (s *State) Apply(em engine.Move) (engine.State, error) {
 		return nil, engine.Illegal("the game is over (%s)", why)
 	}
 	seat := int(s.toMove)
-	n := new(State)
-	*n = *s
+	n := s.clone()
 	if m.Pass {
 		if m != Pass {
 			return nil, engine.Illegal("a pass moves no piece")
 		}
 		n.passes++
 		n.advance(seat)
+		n.rehashFrom(s, m)
 		return n, nil
 	}
 	e := s.check(m)
@@ -325,7 +376,62 @@ func (s *State) Apply(em engine.Move) (engine.State, error) {
 	}
 	n.passes = 0
 	n.play(seat, m, e)
+	n.rehashFrom(s, m)
 	return n, nil
+}
+
+// rehashFrom brings n.zc up to date after m from s: the only cells a move
+// changes are a step's two ends and the cells of the stacks that stood
+// before it (a stack resolves on its own cell, also on a pass; a new one
+// stands on m.To).
+func (n *State) rehashFrom(s *State, m Move) {
+	var seen [2 + MaxSeats]Cell
+	k := 0
+	add := func(c Cell) {
+		for _, x := range seen[:k] {
+			if x == c {
+				return
+			}
+		}
+		seen[k] = c
+		k++
+		n.zc ^= cellHash(c, s.cells[c]) ^ cellHash(c, n.cells[c])
+	}
+	if !m.Pass {
+		add(m.From)
+		add(m.To)
+	}
+	for i := range s.stacks[:s.seats] {
+		if s.stacks[i].on {
+			add(s.stacks[i].cell)
+		}
+	}
+}
+
+// cellHash is a cell's share of the position hash: 0 for an empty cell,
+// else a mix of the cell, its owner and its pieces.
+func cellHash(c Cell, cs cellState) uint64 {
+	if cs.owner == 0 {
+		return 0
+	}
+	return mix64(uint64(c)<<16 | uint64(cs.owner)<<8 | uint64(cs.pcs))
+}
+
+// mix64 is splitmix64's finaliser: every input bit moves every output bit.
+func mix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// cellsHash computes zc from scratch.
+func (s *State) cellsHash() uint64 {
+	var h uint64
+	for c := range s.cells {
+		h ^= cellHash(Cell(c), s.cells[c])
+	}
+	return h
 }
 
 // play makes the step m of seat, whose entry is e, on n.
@@ -473,7 +579,7 @@ func (s *State) Outcome() engine.Outcome {
 // tied seats only; eliminated seats follow in reverse order of
 // elimination.
 func (s *State) Settle(reason string) engine.Outcome {
-	t := *s
+	t := s.clone()
 	for i := range t.seats {
 		if t.stacks[i].on {
 			t.resolve(int(i))
@@ -544,28 +650,56 @@ func (s *State) Key() string {
 	return string(s.key(buf[:0]))
 }
 
-// Hash implements engine.Hasher: the hash of Key's bytes, without building
-// the string.
+// Hash implements engine.Hasher: the cells' share kept by Apply, folded
+// with the rest of what Key holds (side to move, eliminations, stacks and
+// piles) word by word, so that equal keys hash equal without building the
+// key.
 func (s *State) Hash() uint64 {
-	var buf [1024]byte
-	return maphash.Bytes(hashSeed, s.key(buf[:0]))
+	const prime = 0x100000001b3
+	h := (s.zc ^ uint64(s.toMove)) * prime
+	for i := range s.seats {
+		h = (h ^ uint64(s.out[i])) * prime
+	}
+	for i := range s.seats {
+		st := &s.stacks[i]
+		if !st.on {
+			continue
+		}
+		h = (h ^ uint64(i)<<24 ^ uint64(st.cell)<<8 ^ uint64(st.size)) * prime
+		for o := range s.seats {
+			u := st.under[o]
+			h = (h ^ uint64(u[0]) ^ uint64(u[1])<<8 ^ uint64(u[2])<<16) * prime
+		}
+	}
+	for i := range s.seats {
+		for o := range s.seats {
+			p := s.piles[i][o]
+			h = (h ^ uint64(p[0]) ^ uint64(p[1])<<8 ^ uint64(p[2])<<16) * prime
+		}
+	}
+	return mix64(h)
 }
 
-var hashSeed = maphash.MakeSeed()
 
 // key appends Key's bytes to k.
 func (s *State) key(k []byte) []byte {
 	k = append(k, byte(s.toMove))
-	for i := range s.seats {
-		k = append(k, byte(s.out[i]))
-	}
-	cells := s.cells[:len(s.board().names)]
+	cells := s.cells
 	for c := range cells {
 		if o := cells[c].owner; o != 0 {
 			k = append(k, byte(c>>8), byte(c), o, cells[c].pcs)
 		}
 	}
 	k = append(k, 0xff)
+	return s.keyRest(k)
+}
+
+// keyRest appends the part of Key's bytes after the cells: eliminations,
+// stacks and piles.
+func (s *State) keyRest(k []byte) []byte {
+	for i := range s.seats {
+		k = append(k, byte(s.out[i]))
+	}
 	for i := range s.seats {
 		st := &s.stacks[i]
 		if !st.on {
@@ -609,9 +743,12 @@ func (s *State) Check() error {
 	var live [MaxSeats]int
 	var count [MaxSeats][3]int
 	tops := 0
+	if len(s.cells) != len(s.board().names) {
+		return fmt.Errorf("%d cells on a board of %d", len(s.cells), len(s.board().names))
+	}
 	for c, cs := range s.cells {
 		name := s.board().CellName(Cell(c))
-		if c >= len(s.board().names) || cs.owner == 0 {
+		if cs.owner == 0 {
 			if cs != (cellState{}) {
 				return fmt.Errorf("cell %s: pieces %#x without an owner", name, cs.pcs)
 			}
@@ -704,6 +841,9 @@ func (s *State) Check() error {
 	}
 	if o, _ := s.over(); !o && s.out[s.toMove] != 0 {
 		return fmt.Errorf("eliminated seat %c to move", SeatLetters[s.toMove])
+	}
+	if h := s.cellsHash(); h != s.zc {
+		return fmt.Errorf("the cells hash %#x, kept %#x", h, s.zc)
 	}
 	return nil
 }
