@@ -42,15 +42,15 @@ type stack struct {
 
 // State is a position of rpp: an immutable value.
 type State struct {
-	bi     uint8 // index into boardList: no pointer, so states need no GC scan
+	bi     uint8 // index into boardList
 	seats  int8
 	toMove int8
-	passes int8            // consecutive passes
-	nOut   int8            // seats eliminated so far
-	out    [MaxSeats]int8  // order of elimination (1, 2, ...), 0 = alive
-	live   [MaxSeats]uint8 // live pieces per seat
-	zc     uint64      // xor of cellHash over the occupied cells, kept by Apply
-	cells  []cellState // one per cell of the board, in the state's own allocation (newState)
+	passes int8                         // consecutive passes
+	nOut   int8                         // seats eliminated so far
+	out    [MaxSeats]int8               // order of elimination (1, 2, ...), 0 = alive
+	live   [MaxSeats]uint8              // live pieces per seat
+	zc     uint64                       // xor of cellHash over the occupied cells, kept by Apply
+	cells  []cellState                  // one per cell of the board, in the state's own allocation (newState)
 	stacks [MaxSeats]stack              // by initiator
 	piles  [MaxSeats][MaxSeats][3]uint8 // capture piles: holder, owner, size
 }
@@ -679,7 +679,6 @@ func (s *State) Hash() uint64 {
 	}
 	return mix64(h)
 }
-
 
 // key appends Key's bytes to k.
 func (s *State) key(k []byte) []byte {
