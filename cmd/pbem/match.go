@@ -204,6 +204,24 @@ func (m *match) report(c *cli, results []gameResult, stats bool) {
 	}
 	slices.Sort(rs)
 	fmt.Fprintf(w, "endings: %s\n", strings.Join(rs, ", "))
+	sides := m.start.Sides()
+	for seat, side := range sides {
+		var sw, sd, sl int
+		for _, r := range results {
+			switch {
+			case r.seat != seat:
+			case r.score > 0.5:
+				sw++
+			case r.score < 0.5:
+				sl++
+			default:
+				sd++
+			}
+		}
+		if sw+sd+sl > 0 {
+			fmt.Fprintf(w, "A as %s: %d wins, %d draws, %d losses\n", side, sw, sd, sl)
+		}
+	}
 	for who, name := range []string{"A", "B"} {
 		var t []time.Duration
 		for _, r := range results {

@@ -213,14 +213,22 @@ func positionHash(l *engine.Line) uint64 {
 // randomMove draws a legal move: from the game's Sampler when it has one,
 // else uniformly from Legal; nil when there is none.
 func randomMove(s engine.State, r *rand.Rand) engine.Move {
+	m, _ := randomMoveCount(s, r)
+	return m
+}
+
+// randomMoveCount is randomMove that also returns the number of legal moves
+// when it listed them (-1 when a Sampler drew the move), so that a playout
+// learns the mobility of its last positions without listing them again.
+func randomMoveCount(s engine.State, r *rand.Rand) (engine.Move, int) {
 	if smp, ok := s.(engine.Sampler); ok {
-		return smp.RandomMove(r)
+		return smp.RandomMove(r), -1
 	}
 	moves := s.Legal()
 	if len(moves) == 0 {
-		return nil
+		return nil, 0
 	}
-	return moves[r.IntN(len(moves))]
+	return moves[r.IntN(len(moves))], len(moves)
 }
 
 // Rewards turns an outcome into one reward per side in [0, 1]: a point for
@@ -258,29 +266,24 @@ func Rewards(o engine.Outcome) []float64 {
 const mobilityWeight = 0.2
 
 // evaluate scores a position where a playout stops unfinished. A game with
-// a Settler settles it. Otherwise recent, the positions just before s (and
-// s itself), tell each side's mobility (the number of its legal moves when
-// it was to move): each pair of sides scores as a draw shifted by
+// a Settler settles it. Otherwise each side's mobility is the number of its
+// legal moves when it was last to move among the positions just before s
+// and s itself: mob holds the counts the playout already knows (-1 for
+// unknown), and recent the positions, oldest first, whose counts are still
+// to be listed. Each pair of sides scores as a draw shifted by
 // mobilityWeight times the difference of their shares of the two
 // mobilities. Sides with no recent position count as even.
-func evaluate(s engine.State, recent []engine.State) []float64 {
-	if _, ok := s.(engine.Settler); ok || len(recent) == 0 {
+func evaluate(s engine.State, recent []engine.State, mob []float64) []float64 {
+	n := len(s.Sides())
+	if _, ok := s.(engine.Settler); ok || len(recent) == 0 || n < 2 {
 		return Rewards(engine.Settle(s, "playout cap"))
 	}
-	n := len(s.Sides())
-	mob := make([]float64, n)
-	for i := range mob {
-		mob[i] = -1
-	}
-	for _, p := range append(recent, s) {
-		if t := p.ToMove(); t >= 0 && t < n {
-			mob[t] = float64(len(p.Legal()))
+	for i := len(recent) - 1; i >= 0; i-- {
+		if t := recent[i].ToMove(); t >= 0 && t < n && mob[t] < 0 {
+			mob[t] = float64(len(recent[i].Legal()))
 		}
 	}
 	w := make([]float64, n)
-	if n < 2 {
-		return Rewards(engine.Draw(n, "playout cap"))
-	}
 	for i := range n {
 		pts := 0.0
 		for j := range n {

@@ -38,7 +38,8 @@ type search struct {
 	sides    int
 	playouts int
 	path     []*node
-	recent   []engine.State // the last positions of a playout
+	recent   []engine.State // the last positions of a playout whose mobility is not known yet
+	mob      []float64      // each side's mobility near the end of a playout
 }
 
 func newSearch(b Budget, r *rand.Rand) *search {
@@ -240,23 +241,41 @@ func (sr *search) selectChild(n *node) *node {
 }
 
 // playout plays random moves from s until the game ends or the ply cap,
-// where the position is scored by evaluate.
+// where the position is scored by evaluate. Over the last plies before the
+// cap it keeps each side's latest mobility: the count of the moves it drew
+// from, or, when a Sampler drew the move, the position, listed only if the
+// playout reaches the cap.
 func (sr *search) playout(s engine.State) ([]float64, error) {
 	recent := sr.recent[:0]
+	if len(sr.mob) != sr.sides {
+		sr.mob = make([]float64, sr.sides)
+	}
+	mob := sr.mob
+	for i := range mob {
+		mob[i] = -1
+	}
+	window := sr.budget.MaxPlies - sr.sides
 	for ply := 0; ; ply++ {
 		if o := s.Outcome(); o.Over {
 			return Rewards(o), nil
 		}
 		if ply >= sr.budget.MaxPlies {
-			sr.recent = recent
-			return evaluate(s, recent), nil
-		}
-		if ply >= sr.budget.MaxPlies-sr.sides {
+			if t := s.ToMove(); t >= 0 && t < len(mob) {
+				mob[t] = -1
+			}
 			recent = append(recent, s)
+			sr.recent = recent
+			return evaluate(s, recent, mob), nil
 		}
-		m := randomMove(s, sr.r)
+		m, count := randomMoveCount(s, sr.r)
 		if m == nil {
 			return Rewards(engine.Draw(sr.sides, "no legal move")), nil
+		}
+		if t := s.ToMove(); ply >= window && t >= 0 && t < len(mob) {
+			mob[t] = float64(count)
+			if count < 0 {
+				recent = append(recent, s)
+			}
 		}
 		next, err := s.Apply(m)
 		if err != nil {
