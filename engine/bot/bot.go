@@ -50,30 +50,51 @@ type Budget struct {
 	// Playouts is the number of search iterations (each one random playout);
 	// 0 means no limit.
 	Playouts int
-	// Time is the longest a search may think; 0 means no limit. A search
-	// stopped by time is not reproducible: use Playouts for that.
+	// SampledPlayouts, when set, replaces Playouts in games whose states
+	// draw their moves from a Sampler: games of large turns, whose playouts
+	// cost more and whose searches widen slowly.
+	SampledPlayouts int
+	// Time is the longest a search may think, counted from the start of
+	// Search; 0 means no limit. A search stopped by time is not
+	// reproducible: use Playouts for that.
 	Time time.Duration
 	// MaxPlies caps each playout; 0 means DefaultMaxPlies.
 	MaxPlies int
 }
 
-// levels are the budgets of levels 1 to MaxLevel: each level has about
-// three times the playouts of the one below. Levels 1 to 4 are playout
-// counts only, so their moves are reproducible. Level 5 also stops at
-// LevelTimeLimit: most of its moves finish their playouts well within it
-// (see BenchmarkLevel5), but late elevation positions, whose turns are
-// large, would take several seconds; there the move depends on the
-// machine's speed.
+// playouts is the playout bound of b for a search from s.
+func (b Budget) playouts(s engine.State) int {
+	if _, ok := s.(engine.Sampler); ok && b.SampledPlayouts > 0 {
+		return b.SampledPlayouts
+	}
+	return b.Playouts
+}
+
+// levels are the budgets of levels 1 to MaxLevel. Levels 1 to 4 are playout
+// counts only, so their moves are reproducible. The step from level 3 up is
+// steeper than the one below it (3x, then 6x, then what level 5's time
+// allows), because each doubling of the playouts gains less than the one
+// before. Level 4 has half its playouts in games of large turns (a
+// Sampler): their playouts are the dearest, and level 5 must still search
+// several times as many within its time. Level 5 thinks until
+// LevelTimeLimit less a margin for the work around the search (the root's
+// win-in-one check, the final choice), or until its playouts are spent,
+// which happens in quick games only; its moves depend on the machine's
+// speed.
 var levels = [MaxLevel + 1]Budget{
 	1: {Playouts: 100},
 	2: {Playouts: 300},
 	3: {Playouts: 1000},
-	4: {Playouts: 3000},
-	5: {Playouts: 10000, Time: LevelTimeLimit},
+	4: {Playouts: 6000, SampledPlayouts: 3000},
+	5: {Playouts: 200000, Time: LevelTimeLimit - levelTimeMargin},
 }
 
 // LevelTimeLimit bounds the thinking time of a level-5 move.
 const LevelTimeLimit = 2 * time.Second
+
+// levelTimeMargin is what level 5 keeps of LevelTimeLimit for the work a
+// search does before its first playout and after its last.
+const levelTimeMargin = 200 * time.Millisecond
 
 // LevelBudget returns the budget of a level from 1 to MaxLevel.
 func LevelBudget(level int) (Budget, error) {
@@ -102,7 +123,7 @@ func New(level int, seed uint64) (*Player, error) {
 
 // NewBudget returns a searching player with a budget of its own.
 func NewBudget(b Budget, seed uint64) (*Player, error) {
-	if b.Playouts < 0 || b.Time < 0 || b.MaxPlies < 0 {
+	if b.Playouts < 0 || b.SampledPlayouts < 0 || b.Time < 0 || b.MaxPlies < 0 {
 		return nil, fmt.Errorf("bot: budget %+v has a negative bound; expected zero (no bound) or more", b)
 	}
 	if b.Playouts == 0 && b.Time == 0 {

@@ -243,6 +243,31 @@ func TestBudget(t *testing.T) {
 	}
 }
 
+// TestSampledBudget: a budget's SampledPlayouts bound searches in games that
+// draw their moves from a Sampler, and Playouts the others.
+func TestSampledBudget(t *testing.T) {
+	p, err := bot.NewBudget(bot.Budget{Playouts: 50, SampledPlayouts: 20}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range variants {
+		t.Run(v.String(), func(t *testing.T) {
+			s := v.start(t)
+			r, err := p.Search(context.Background(), engine.NewLine(s))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := 50
+			if _, ok := s.(engine.Sampler); ok {
+				want = 20
+			}
+			if r.Reason != "search" || r.Playouts != want {
+				t.Errorf("Search = %+v; want a search of %d playouts", r, want)
+			}
+		})
+	}
+}
+
 // TestGameOver: no player moves in a finished game.
 func TestGameOver(t *testing.T) {
 	s0, _ := enginetest.ToyRules{}.Start(engine.Options{Players: 2})
@@ -345,18 +370,22 @@ func TestNew(t *testing.T) {
 			t.Errorf("New(%d) succeeded, want an error", level)
 		}
 	}
-	for _, b := range []bot.Budget{{}, {Playouts: -1}, {MaxPlies: 3}} {
+	for _, b := range []bot.Budget{{}, {Playouts: -1}, {MaxPlies: 3}, {SampledPlayouts: 10}, {Playouts: 10, SampledPlayouts: -1}} {
 		if _, err := bot.NewBudget(b, 1); err == nil {
 			t.Errorf("NewBudget(%+v) succeeded, want an error", b)
 		}
 	}
-	prev := 0
+	prev, prevSampled := 0, 0
 	for level := 1; level <= bot.MaxLevel; level++ {
 		b, err := bot.LevelBudget(level)
-		if err != nil || b.Playouts <= prev {
-			t.Errorf("LevelBudget(%d) = %+v, %v; want more playouts than level %d's %d", level, b, err, level-1, prev)
+		sampled := b.SampledPlayouts
+		if sampled == 0 {
+			sampled = b.Playouts
 		}
-		prev = b.Playouts
+		if err != nil || b.Playouts <= prev || sampled <= prevSampled {
+			t.Errorf("LevelBudget(%d) = %+v, %v; want more playouts than level %d's %d (%d in games with a Sampler)", level, b, err, level-1, prev, prevSampled)
+		}
+		prev, prevSampled = b.Playouts, sampled
 		if b.Time != 0 && level < bot.MaxLevel {
 			t.Errorf("LevelBudget(%d) = %+v; only the top level may be bounded by time (the others are reproducible)", level, b)
 		}

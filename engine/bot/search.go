@@ -69,7 +69,12 @@ func (sr *search) newNode(l *engine.Line, m engine.Move) *node {
 const rootWidening = 64
 
 func (sr *search) run(ctx context.Context, l *engine.Line) (Result, error) {
+	var deadline time.Time
+	if sr.budget.Time > 0 {
+		deadline = time.Now().Add(sr.budget.Time)
+	}
 	s := l.State()
+	limit := sr.budget.playouts(s)
 	sr.sides = len(s.Sides())
 	moves := s.Legal()
 	switch len(moves) {
@@ -96,11 +101,7 @@ func (sr *search) run(ctx context.Context, l *engine.Line) (Result, error) {
 		root.sampler = nil // every root move gets a child
 	}
 
-	var deadline time.Time
-	if sr.budget.Time > 0 {
-		deadline = time.Now().Add(sr.budget.Time)
-	}
-	for sr.budget.Playouts == 0 || sr.playouts < sr.budget.Playouts {
+	for limit == 0 || sr.playouts < limit {
 		if sr.playouts > 0 && sr.playouts%8 == 0 && sr.stop(ctx, deadline) {
 			break
 		}
