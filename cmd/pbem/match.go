@@ -26,7 +26,7 @@ func runMatch(c *cli, args []string) int {
 	players := fs.Int("players", 0, "number of seats (rpp; 0 = the game's default); A plays one, B the others")
 	board := fs.String("board", "", "board name (rpp; default for the number of players)")
 	maxPlies := fs.Int("max-plies", 2000, "settle a game still going after `M` plies (rpp by capture piles, other games as a draw); bots can take over a thousand plies to finish an elevation game")
-	stats := fs.Bool("stats", false, "also print each level's thinking time per move (min, median, max) and the game lengths")
+	stats := fs.Bool("stats", false, "also print each level's thinking time per move (min, median, 90th percentile, max), the game lengths and A's results per seat")
 	pos, code, done := c.parse(fs, args)
 	if done {
 		return code
@@ -231,7 +231,8 @@ func (m *match) report(c *cli, results []gameResult, stats bool) {
 			continue
 		}
 		slices.Sort(t)
-		fmt.Fprintf(w, "%s (level %d) per move: %d moves, min %v, median %v, max %v\n",
-			name, m.levels[who], len(t), t[0].Round(time.Microsecond), t[len(t)/2].Round(time.Microsecond), t[len(t)-1].Round(time.Microsecond))
+		fmt.Fprintf(w, "%s (level %d) per move: %d moves, min %v, median %v, p90 %v, max %v\n",
+			name, m.levels[who], len(t), t[0].Round(time.Microsecond), t[len(t)/2].Round(time.Microsecond),
+			t[len(t)*9/10].Round(time.Microsecond), t[len(t)-1].Round(time.Microsecond))
 	}
 }

@@ -31,7 +31,7 @@ $`)
 	require.Equal(t, 0, code, errs)
 	assert.Regexp(t, `\nplies per game: min \d+, median \d+, max 30\n`, out)
 	assert.Regexp(t, `\nendings: [^\n]*move limit of 30 plies \d\n`, out)
-	assert.Regexp(t, `\nA \(level 0\) per move: \d+ moves, min \S+, median \S+, max \S+\nB \(level 0\) per move: `, out)
+	assert.Regexp(t, `\nA \(level 0\) per move: \d+ moves, min \S+, median \S+, p90 \S+, max \S+\nB \(level 0\) per move: `, out)
 	seats := regexp.MustCompile(`\nA as (\S+): (\d+) wins, (\d+) draws, (\d+) losses`).FindAllStringSubmatch(out, -1)
 	require.Len(t, seats, 2, "A took both seats of three games:\n%s", out)
 	for i, want := range []int{2, 1} { // A takes seat i mod 2 in game i
