@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"pbem/engine"
 )
@@ -212,6 +213,24 @@ func TestRulesText(t *testing.T) {
 	for i, l := range strings.Split(r.Help(), "\n") {
 		if len(l) > 72 {
 			t.Errorf("Help() line %d is %d columns, want <= 72", i+1, len(l))
+		}
+	}
+}
+
+// TestEveryBoardHasABox: every board's states are allocated with their
+// cells right after them, where cells looks for them.
+func TestEveryBoardHasABox(t *testing.T) {
+	for _, off := range []uintptr{unsafe.Offsetof(box25{}.c), unsafe.Offsetof(box49{}.c),
+		unsafe.Offsetof(box61{}.c), unsafe.Offsetof(box127{}.c), unsafe.Offsetof(box277{}.c)} {
+		if off != cellsAt {
+			t.Errorf("a box's cells are at %d, want %d", off, cellsAt)
+		}
+	}
+	for _, b := range boardList {
+		s := newState(b.Cells())
+		s.bi = b.idx
+		if got := len(s.cells()); got != b.Cells() {
+			t.Errorf("%s: %d cells, want %d", b.name, got, b.Cells())
 		}
 	}
 }

@@ -111,7 +111,7 @@ func parseDiagram(text string) (*State, error) {
 					return nil, fmt.Errorf("cell code %q", code)
 				}
 			}
-			s.cells[cells[j]] = cs
+			s.cells()[cells[j]] = cs
 		}
 	}
 	for _, f := range lines[1+len(rows):] {
@@ -134,8 +134,8 @@ func parseDiagram(text string) (*State, error) {
 			}
 		}
 	}
-	for c := range s.cells {
-		cs := s.cells[c]
+	for c := range s.cells() {
+		cs := s.cells()[c]
 		for z := Small; z <= Large; z++ {
 			if cs.get(z) != absent {
 				s.live[cs.owner-1]++

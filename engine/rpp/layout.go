@@ -56,7 +56,7 @@ func (s *State) Layout(view int) *engine.Layout {
 		if c.Owner >= 0 {
 			c.Mark = "home"
 		}
-		cs := s.cells[i]
+		cs := s.cells()[i]
 		for z := Large; z >= Small && cs.owner != 0; z-- {
 			p := engine.Piece{Side: int(cs.owner) - 1, Letter: string(z.Letter()), Name: sizeNames[z], Size: int(z)}
 			switch cs.get(z) {

@@ -52,7 +52,7 @@ func checkAllMoves(t *testing.T, s *State, o engine.Options, g, ply int) {
 	b := s.board()
 	tried := 0
 	for c := range b.Cells() {
-		if s.cells[c].owner == 0 && c%7 != 0 {
+		if s.cells()[c].owner == 0 && c%7 != 0 {
 			continue // every occupied cell, and some empty ones
 		}
 		targets := append([]Cell(nil), b.adj[c]...)
@@ -82,7 +82,7 @@ func checkAllMoves(t *testing.T, s *State, o engine.Options, g, ply int) {
 				tried++
 				ns := n.(*State)
 				me, other := int(s.toMove), -1
-				if tc := s.cells[to]; tc.owner != 0 && int(tc.owner)-1 != me {
+				if tc := s.cells()[to]; tc.owner != 0 && int(tc.owner)-1 != me {
 					other = int(tc.owner) - 1
 				}
 				dm := int(s.live[me]) - int(ns.live[me])

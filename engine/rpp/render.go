@@ -12,7 +12,7 @@ import (
 // piece on top of a capture stack; "" for an empty cell. E.g. "RN",
 // "YLn", "GlS".
 func (s *State) CellCode(c Cell) string {
-	cs := s.cells[c]
+	cs := s.cells()[c]
 	if cs.owner == 0 {
 		return ""
 	}
@@ -156,7 +156,7 @@ func (s *State) renderStacks(out *strings.Builder) {
 		if !st.on {
 			continue
 		}
-		owner := s.cells[st.cell].owner - 1
+		owner := s.cells()[st.cell].owner - 1
 		var under []string
 		for o := range int(s.seats) {
 			for z := Large; z >= Small; z-- {

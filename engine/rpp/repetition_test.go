@@ -144,13 +144,13 @@ func TestKeyTellsEveryOwner(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := st.(*State)
-		for c := range s.cells[:s.board().Cells()] {
-			o := s.cells[c].owner
+		for c := range s.cells()[:s.board().Cells()] {
+			o := s.cells()[c].owner
 			if o == 0 || int(o)+4 > n {
 				continue
 			}
 			other := s.clone()
-			other.cells[c].owner = o + 4
+			other.cells()[c].owner = o + 4
 			other.zc = other.cellsHash()
 			if other.Key() == s.Key() {
 				t.Fatalf("%d seats: cell %s owned by seat %d or %d gives the same key", n, s.board().CellName(Cell(c)), o, o+4)

@@ -209,10 +209,10 @@ func (r Rules) Start(o engine.Options) (engine.State, error) {
 	s.bi, s.seats, s.toMove = b.idx, int8(n), int8(o.First)
 	for seat := 0; seat < n; seat++ {
 		for _, c := range b.homes[seat] {
-			s.cells[c] = cellState{owner: uint8(seat + 1)}
-			s.cells[c].set(Large, free)
-			s.cells[c].set(Medium, nested)
-			s.cells[c].set(Small, nested)
+			s.cells()[c] = cellState{owner: uint8(seat + 1)}
+			s.cells()[c].set(Large, free)
+			s.cells()[c].set(Medium, nested)
+			s.cells()[c].set(Small, nested)
 		}
 		s.live[seat] = 3 * PiecesPerSize
 	}

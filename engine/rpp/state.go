@@ -2,6 +2,7 @@ package rpp
 
 import (
 	"fmt"
+	"unsafe"
 
 	"pbem/engine"
 )
@@ -50,7 +51,6 @@ type State struct {
 	out    [MaxSeats]int8               // order of elimination (1, 2, ...), 0 = alive
 	live   [MaxSeats]uint8              // live pieces per seat
 	zc     uint64                       // xor of cellHash over the occupied cells, kept by Apply
-	cells  []cellState                  // one per cell of the board, in the state's own allocation (newState)
 	stacks [MaxSeats]stack              // by initiator
 	piles  [MaxSeats][MaxSeats][3]uint8 // capture piles: holder, owner, size
 }
@@ -60,54 +60,64 @@ var (
 	_ engine.Settler = (*State)(nil)
 )
 
-// newState returns an empty state with cells for a board of n cells. The
-// cells of the boards' sizes share one allocation with the rest of the
-// state, sized to the board: a position of square7 is about half the bytes
-// of one of the octagon, and Apply allocates one per ply.
+// A state's cells follow it in the same allocation, as many as its board
+// has (newState): a position of square7 is about half the bytes of one of
+// the octagon, Apply allocates one per ply, and with no pointer in it the
+// collector never scans one. cells reaches them.
+type (
+	box25 struct {
+		s State
+		c [25]cellState
+	}
+	box49 struct {
+		s State
+		c [49]cellState
+	}
+	box61 struct {
+		s State
+		c [61]cellState
+	}
+	box127 struct {
+		s State
+		c [127]cellState
+	}
+	box277 struct {
+		s State
+		c [277]cellState
+	}
+)
+
+// newState returns an empty state with cells for a board of n cells.
 func newState(n int) *State {
-	var s *State
 	switch n {
 	case 25:
-		b := new(struct {
-			s State
-			c [25]cellState
-		})
-		s = &b.s
-		s.cells = b.c[:]
+		return &new(box25).s
 	case 49:
-		b := new(struct {
-			s State
-			c [49]cellState
-		})
-		s = &b.s
-		s.cells = b.c[:]
+		return &new(box49).s
 	case 61:
-		b := new(struct {
-			s State
-			c [61]cellState
-		})
-		s = &b.s
-		s.cells = b.c[:]
+		return &new(box61).s
 	case 127:
-		b := new(struct {
-			s State
-			c [127]cellState
-		})
-		s = &b.s
-		s.cells = b.c[:]
-	default:
-		s = &State{cells: make([]cellState, n)}
+		return &new(box127).s
+	case 277:
+		return &new(box277).s
 	}
-	return s
+	panic(fmt.Sprintf("rpp: no state for a board of %d cells", n))
+}
+
+// cellsAt is the offset of the cells from their state in each box.
+const cellsAt = unsafe.Sizeof(State{})
+
+// cells are the state's cells, one per cell of its board: they follow the
+// state in its box (newState), so a State is never copied by value.
+func (s *State) cells() []cellState {
+	return unsafe.Slice((*cellState)(unsafe.Add(unsafe.Pointer(s), cellsAt)), len(boardList[s.bi].names))
 }
 
 // clone returns a copy of s that shares nothing with it.
 func (s *State) clone() *State {
-	n := newState(len(s.cells))
-	cells := n.cells
+	n := newState(len(boardList[s.bi].names))
 	*n = *s
-	n.cells = cells
-	copy(cells, s.cells)
+	copy(n.cells(), s.cells())
 	return n
 }
 
@@ -149,7 +159,7 @@ const (
 // At reports the seat whose live pieces are on c (-1 if none) and the
 // state of its piece of size z there.
 func (s *State) At(c Cell, z Size) (seat int, st PieceState) {
-	cs := s.cells[c]
+	cs := s.cells()[c]
 	return int(cs.owner) - 1, PieceState(cs.get(z))
 }
 
@@ -179,7 +189,7 @@ const (
 
 // entry is what happens when seat's piece of size z enters cell to.
 func (s *State) entry(seat int, z Size, to Cell) int {
-	c := s.cells[to]
+	c := s.cells()[to]
 	if c.owner == 0 {
 		return enStep
 	}
@@ -243,7 +253,7 @@ func (s *State) AppendLegal(dst []Move) []Move {
 	b := s.board()
 	n := len(b.names)
 	for c := 0; c < n; c++ {
-		cs := s.cells[c]
+		cs := s.cells()[c]
 		if cs.owner != own {
 			continue
 		}
@@ -292,7 +302,7 @@ func (s *State) check(m Move) int {
 		return -1
 	}
 	seat := int(s.toMove)
-	cs := s.cells[m.From]
+	cs := s.cells()[m.From]
 	if int(cs.owner)-1 != seat || !movable(cs.get(m.Piece)) || !s.board().Adjacent(m.From, m.To) {
 		return -1
 	}
@@ -314,7 +324,7 @@ func (s *State) diagnose(m Move) error {
 	}
 	seat, from, to := int(s.toMove), s.board().CellName(m.From), s.board().CellName(m.To)
 	z := m.Piece.Letter()
-	cs := s.cells[m.From]
+	cs := s.cells()[m.From]
 	switch {
 	case cs.owner == 0:
 		return engine.Illegal("no piece on %s", from)
@@ -332,7 +342,7 @@ func (s *State) diagnose(m Move) error {
 	if !s.board().Adjacent(m.From, m.To) {
 		return engine.Illegal("%s is not adjacent to %s: a piece moves one step", to, from)
 	}
-	t := s.cells[m.To]
+	t := s.cells()[m.To]
 	switch s.entry(seat, m.Piece, m.To) {
 	case enFriendly:
 		what := "an"
@@ -395,7 +405,7 @@ func (n *State) rehashFrom(s *State, m Move) {
 		}
 		seen[k] = c
 		k++
-		n.zc ^= cellHash(c, s.cells[c]) ^ cellHash(c, n.cells[c])
+		n.zc ^= cellHash(c, s.cells()[c]) ^ cellHash(c, n.cells()[c])
 	}
 	if !m.Pass {
 		add(m.From)
@@ -428,8 +438,8 @@ func mix64(x uint64) uint64 {
 // cellsHash computes zc from scratch.
 func (s *State) cellsHash() uint64 {
 	var h uint64
-	for c := range s.cells {
-		h ^= cellHash(Cell(c), s.cells[c])
+	for c := range s.cells() {
+		h ^= cellHash(Cell(c), s.cells()[c])
 	}
 	return h
 }
@@ -438,7 +448,7 @@ func (s *State) cellsHash() uint64 {
 func (n *State) play(seat int, m Move, e int) {
 	z, t := m.Piece, m.To
 	n.lift(m.From, z)
-	tc := &n.cells[t]
+	tc := &n.cells()[t]
 	switch e {
 	case enStep:
 		tc.owner = uint8(seat + 1)
@@ -487,7 +497,7 @@ func (n *State) play(seat int, m Move, e int) {
 // lift takes the piece of size z off cell c; the piece nested in it, if
 // any, becomes the outermost of what is left of the nest.
 func (n *State) lift(c Cell, z Size) {
-	cs := &n.cells[c]
+	cs := &n.cells()[c]
 	cs.set(z, absent)
 	if z > Small && cs.get(z-1) == nested {
 		cs.set(z-1, free)
@@ -538,7 +548,7 @@ func (n *State) advance(seat int) {
 // frees its top.
 func (n *State) resolve(initiator int) {
 	st := &n.stacks[initiator]
-	c := &n.cells[st.cell]
+	c := &n.cells()[st.cell]
 	holder := int(c.owner) - 1
 	if !PileToTopOwner {
 		holder = initiator
@@ -683,7 +693,7 @@ func (s *State) Hash() uint64 {
 // key appends Key's bytes to k.
 func (s *State) key(k []byte) []byte {
 	k = append(k, byte(s.toMove))
-	cells := s.cells
+	cells := s.cells()
 	for c := range cells {
 		if o := cells[c].owner; o != 0 {
 			k = append(k, byte(c>>8), byte(c), o, cells[c].pcs)
@@ -742,10 +752,10 @@ func (s *State) Check() error {
 	var live [MaxSeats]int
 	var count [MaxSeats][3]int
 	tops := 0
-	if len(s.cells) != len(s.board().names) {
-		return fmt.Errorf("%d cells on a board of %d", len(s.cells), len(s.board().names))
+	if len(s.cells()) != len(s.board().names) {
+		return fmt.Errorf("%d cells on a board of %d", len(s.cells()), len(s.board().names))
 	}
-	for c, cs := range s.cells {
+	for c, cs := range s.cells() {
 		name := s.board().CellName(Cell(c))
 		if cs.owner == 0 {
 			if cs != (cellState{}) {
@@ -794,7 +804,7 @@ func (s *State) Check() error {
 			return fmt.Errorf("a stack of seat %d", i)
 		}
 		tops--
-		if int(st.cell) >= len(s.board().names) || s.cells[st.cell].get(st.size) != top {
+		if int(st.cell) >= len(s.board().names) || s.cells()[st.cell].get(st.size) != top {
 			return fmt.Errorf("stack of %c on %s has no top", SeatLetters[i], s.board().CellName(st.cell))
 		}
 		n := 0
