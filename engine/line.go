@@ -165,6 +165,22 @@ func (l *Line) Play(m Move) (*Line, error) {
 	if err != nil {
 		return nil, err
 	}
+	return l.extend(s), nil
+}
+
+// Played is Play for a caller that has already played m from l's position
+// on its own: next is the position l.State().Apply(m) returns (a codec
+// whose decoding walks the whole turn reaches it on the way). It refuses
+// any move once the game is over.
+func (l *Line) Played(next State) (*Line, error) {
+	if o := l.Outcome(); o.Over {
+		return nil, Illegal("the game is over (%s)", o.Reason)
+	}
+	return l.extend(next), nil
+}
+
+// extend returns the line one ply on from l, at s.
+func (l *Line) extend(s State) *Line {
 	n := &Line{state: s, parent: l, plies: l.plies + 1, reps: 1}
 	n.hash, n.key = hashOf(s)
 	if h := l.hist; h != nil {
@@ -177,12 +193,12 @@ func (l *Line) Play(m Move) (*Line, error) {
 			h.add(n)
 			n.hist = h
 			h.mu.Unlock()
-			return n, nil
+			return n
 		}
 		h.mu.Unlock()
 	}
 	n.reps = repeats(n, l)
-	return n, nil
+	return n
 }
 
 // repeats counts the occurrences of n's position: one more than at the

@@ -280,9 +280,22 @@ func (c *checker) line(l *Line, at *engine.Line, base, prevMover, prevRound int,
 			}
 			c.add(p.NumberPos, ply, p.NumberTok, "move number %s disagrees with the plies; expected %s", p.NumberTok, want)
 		}
-		m, err := c.g.Codec.Decode(s, p.Text)
-		var next *engine.Line
-		if err == nil {
+		var (
+			m     engine.Move
+			after engine.State
+			next  *engine.Line
+			err   error
+		)
+		if r, ok := c.g.Codec.(Resolver); ok {
+			m, after, err = r.DecodePlay(s, p.Text)
+		} else {
+			m, err = c.g.Codec.Decode(s, p.Text)
+		}
+		switch {
+		case err != nil:
+		case after != nil:
+			next, err = at.Played(after)
+		default:
 			next, err = at.Play(m)
 		}
 		if err != nil {

@@ -25,6 +25,15 @@ type Codec interface {
 	Notation() string
 }
 
+// A Resolver is a Codec whose decoding plays the ply's actions through the
+// engine on its way (a turn of several actions): DecodePlay is Decode that
+// also returns the position the move leads to, so that the caller need not
+// play the turn a second time. next is exactly what s.Apply(m) returns, or
+// nil when the codec did not reach it (the caller then applies m).
+type Resolver interface {
+	DecodePlay(s engine.State, text string) (m engine.Move, next engine.State, err error)
+}
+
 // SyntaxError reports text that does not follow a grammar: where (a byte
 // offset into the text that was parsed) and what was expected.
 type SyntaxError struct {

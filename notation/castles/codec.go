@@ -302,21 +302,33 @@ const ErrNoCapture = "x asserts a capture, but %s captures nothing"
 // playing its actions one by one through the engine's Turn (whose
 // per-action generators decide legality).
 func (c *Codec) Decode(es engine.State, text string) (engine.Move, error) {
+	m, _, err := c.DecodePlay(es, text)
+	return m, err
+}
+
+var _ notation.Resolver = (*Codec)(nil)
+
+// DecodePlay is Decode that also returns the position the move leads to
+// (notation.Resolver): Decode plays the actions through a Turn anyway. The
+// position is returned when the actions were written in the order Play
+// plays them (a setup's one placement; else the castle's step, then the
+// units' steps, then the placements), and is nil otherwise.
+func (c *Codec) DecodePlay(es engine.State, text string) (engine.Move, engine.State, error) {
 	if err := notation.CheckPlyLength(text); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var buf [maxActions]action
 	acts, err := c.parseActionsTo(buf[:0], text)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	s, ok := es.(*castles.State)
 	if !ok {
-		return nil, fmt.Errorf("castles: not a castles position: %T", es)
+		return nil, nil, fmt.Errorf("castles: not a castles position: %T", es)
 	}
 	t, err := s.Begin()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	m := castles.Move{Setup: s.InSetup()}
 	var nsteps, nplaces int
@@ -333,37 +345,57 @@ func (c *Codec) Decode(es engine.State, text string) (engine.Move, error) {
 	if nplaces > 0 {
 		m.Places = make([]castles.Square, 0, nplaces)
 	}
-	for _, a := range acts {
+	// inOrder: the actions so far are in Play's order (phase 0: nothing
+	// yet, 1: the castle stepped, 2: units stepped, 3: units placed).
+	inOrder, phase := true, 0
+	for i, a := range acts {
 		if a.from == noSquare {
-			return nil, engine.Illegal("no such square %s", a.fromText)
+			return nil, nil, engine.Illegal("no such square %s", a.fromText)
 		}
 		if a.to == noSquare {
-			return nil, engine.Illegal("no such square %s", a.toText)
+			return nil, nil, engine.Illegal("no such square %s", a.toText)
 		}
 		var capture, castle bool
 		switch {
 		case a.kind == '@':
 			err = t.Place(a.to)
 			m.Places = append(m.Places, a.to)
+			phase = 3
 		case a.kind == 'C' || a.from == t.Castle():
 			capture, err = t.CastleStep(a.from, a.to)
 			castle = true
 			m.Castle = [2]castles.Square{a.from, a.to}
+			inOrder = inOrder && i == 0
+			phase = 1
 		default:
 			capture, err = t.Step(a.from, a.to)
 			m.Steps = append(m.Steps, castles.Step{From: a.from, To: a.to})
+			inOrder = inOrder && phase >= 1 && phase <= 2
+			phase = 2
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if a.capture && !capture {
-			return nil, engine.Illegal(ErrNoCapture, actionText(a, castle))
+			return nil, nil, engine.Illegal(ErrNoCapture, actionText(a, castle))
 		}
 	}
 	if len(m.Steps) == 0 {
 		m.Steps = nil
 	}
-	return m, nil
+	if m.Setup {
+		inOrder = len(acts) == 1 && len(m.Places) == 1
+	} else {
+		inOrder = inOrder && phase >= 1
+	}
+	if !inOrder {
+		return m, nil, nil
+	}
+	next, err := t.End()
+	if err != nil {
+		return m, nil, nil // Apply says what is missing
+	}
+	return m, next, nil
 }
 
 // actionText writes a step that captures nothing in canonical form.

@@ -2,8 +2,11 @@ package castles
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"pbem/engine"
@@ -67,9 +70,11 @@ func FuzzDecode(f *testing.F) {
 				}
 				continue
 			}
-			if _, err := s.Apply(m); err != nil {
+			applied, err := s.Apply(m)
+			if err != nil {
 				t.Fatalf("Decode(%q) = %#v, which does not apply: %v\n%s", text, m, err, s.Render(-1))
 			}
+			agreePlayed(t, c, s, text, m, applied)
 			e := c.Encode(s, m)
 			back, err := c.Decode(s, e)
 			if err != nil {
@@ -83,4 +88,70 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 	})
+}
+
+// agreePlayed: DecodePlay returns Decode's move, and a position only when
+// it is the one Apply reaches.
+func agreePlayed(t *testing.T, c *Codec, s *castles.State, text string, m engine.Move, applied engine.State) {
+	t.Helper()
+	m2, next, err := c.DecodePlay(s, text)
+	if err != nil || !reflect.DeepEqual(m2, m) {
+		t.Fatalf("DecodePlay(%q) = %#v, %v; Decode gave %#v", text, m2, err, m)
+	}
+	if next != nil && next.Key() != applied.Key() {
+		t.Fatalf("DecodePlay(%q) reaches\n%s\nApply reaches\n%s", text, next.Render(-1), applied.Render(-1))
+	}
+}
+
+// TestDecodePlayAgrees: over random games, each ply written in Play's order
+// and with its actions reversed, DecodePlay agrees with Decode and Apply,
+// returns a position for Play's order, and none for a reversed turn of more
+// than one action. An illegal ply gets the same error from both.
+func TestDecodePlayAgrees(t *testing.T) {
+	c := New()
+	played, reversed := 0, 0
+	for g := range 40 {
+		r := rand.New(rand.NewPCG(7, uint64(g)))
+		s := castles.NewState()
+		for !s.Outcome().Over {
+			m := s.RandomMove(r)
+			text := c.Encode(s, m)
+			applied, err := s.Apply(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dm, err := c.Decode(s, text)
+			if err != nil {
+				t.Fatalf("Decode(Encode) = %v", err)
+			}
+			agreePlayed(t, c, s, text, dm, applied)
+			if _, next, _ := c.DecodePlay(s, text); next == nil {
+				t.Fatalf("DecodePlay(%q) in Play's order reached no position", text)
+			}
+			played++
+			parts := strings.Split(text, ",")
+			if len(parts) > 1 {
+				slices.Reverse(parts)
+				rev := strings.Join(parts, ",")
+				rm, derr := c.Decode(s, rev)
+				rm2, next, perr := c.DecodePlay(s, rev)
+				if fmt.Sprint(derr) != fmt.Sprint(perr) || !reflect.DeepEqual(rm, rm2) {
+					t.Fatalf("%q: Decode %v, %v; DecodePlay %v, %v", rev, rm, derr, rm2, perr)
+				}
+				if next != nil {
+					t.Fatalf("DecodePlay(%q), out of Play's order, reached a position", rev)
+				}
+				if derr == nil {
+					if ra, err := s.Apply(rm); err == nil {
+						agreePlayed(t, c, s, rev, rm, ra)
+					}
+				}
+				reversed++
+			}
+			s = applied.(*castles.State)
+		}
+	}
+	if played < 500 || reversed < 100 {
+		t.Fatalf("only %d plies and %d reversed turns were tried", played, reversed)
+	}
 }
