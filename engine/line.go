@@ -39,6 +39,19 @@ type history struct {
 	mu    sync.Mutex
 	lines []*Line
 	slots []int32
+	slab  []Line // room for the next lines of the tip, allocated together
+}
+
+// slabLines is how many lines of one game are allocated at once.
+const slabLines = 32
+
+// alloc returns a zero line from the slab.
+func (h *history) alloc() *Line {
+	if len(h.slab) == cap(h.slab) {
+		h.slab = make([]Line, 0, slabLines)
+	}
+	h.slab = h.slab[:len(h.slab)+1]
+	return &h.slab[len(h.slab)-1]
 }
 
 // latest returns the plies of the latest line whose position hashes to h,
@@ -107,10 +120,18 @@ func (l *Line) keyOf() string {
 }
 
 // NewLine starts a line at s.
-func NewLine(s State) *Line {
+func NewLine(s State) *Line { return NewLineFor(s, 0) }
+
+// NewLineFor starts a line at s that is expected to run about plies plies:
+// its history is sized for them up front.
+func NewLineFor(s State, plies int) *Line {
 	l := &Line{state: s, reps: 1}
 	l.hash, l.key = hashOf(s)
-	l.hist = &history{slots: make([]int32, 16)}
+	slots := 16
+	for slots < 2*(plies+1) {
+		slots *= 2
+	}
+	l.hist = &history{slots: make([]int32, slots), lines: make([]*Line, 0, plies+1)}
 	l.hist.add(l)
 	return l
 }
@@ -181,12 +202,13 @@ func (l *Line) Played(next State) (*Line, error) {
 
 // extend returns the line one ply on from l, at s.
 func (l *Line) extend(s State) *Line {
-	n := &Line{state: s, parent: l, plies: l.plies + 1, reps: 1}
-	n.hash, n.key = hashOf(s)
+	hash, key := hashOf(s)
 	if h := l.hist; h != nil {
 		h.mu.Lock()
 		if len(h.lines) == l.plies+1 && h.lines[l.plies] == l {
 			// l is the tip: every line of the history is an ancestor of n.
+			n := h.alloc()
+			n.state, n.parent, n.plies, n.reps, n.hash, n.key = s, l, l.plies+1, 1, hash, key
 			if i := h.latest(n.hash); i >= 0 {
 				n.reps = repeats(n, h.lines[i])
 			}
@@ -197,6 +219,7 @@ func (l *Line) extend(s State) *Line {
 		}
 		h.mu.Unlock()
 	}
+	n := &Line{state: s, parent: l, plies: l.plies + 1, reps: 1, hash: hash, key: key}
 	n.reps = repeats(n, l)
 	return n
 }

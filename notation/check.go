@@ -157,7 +157,7 @@ func check(r *Record, lookup Lookup, canon bool) (*Game, []*Problem) {
 	}
 	g := &Game{Record: r, Codec: codec, Options: o, Sides: sides}
 	c := &checker{g: g, first: o.First, n: len(sides), canon: canon}
-	g.Lines = []*engine.Line{engine.NewLine(start)}
+	g.Lines = []*engine.Line{engine.NewLineFor(start, len(r.Main.Plies))}
 	main, ok := c.line(r.Main, g.Lines[0], 0, -1, 0, &g.Moves)
 	problems = append(problems, c.problems...)
 	g.Lines = append(g.Lines[:1], main[1:]...)
