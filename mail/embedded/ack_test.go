@@ -39,7 +39,7 @@ func TestDeliveryWithoutAck(t *testing.T) {
 	t.Run("process crash", func(t *testing.T) {
 		dir := t.TempDir()
 		acct, _ := openAccount(t, dir)
-		_, err := acct.deliver("INBOX", []byte("Subject: one\r\n\r\nacked\r\n"), nil, time.Now())
+		_, err := acct.deliver("INBOX", []byte("Subject: one\r\n\r\nacked\r\n"), nil, time.Now(), "")
 		require.NoError(t, err)
 		acct.mu.Lock()
 		require.NoError(t, acct.log(&record{Op: "append", Mailbox: "INBOX", Time: time.Now(), raw: []byte("Subject: two\r\n\r\nnot acked\r\n")}))
@@ -48,7 +48,7 @@ func TestDeliveryWithoutAck(t *testing.T) {
 
 		acct, n := openAccount(t, dir)
 		assert.Equal(t, uint32(1), n, "the delivery without ack is dropped")
-		_, err = acct.deliver("INBOX", []byte("Subject: three\r\n\r\nacked\r\n"), nil, time.Now())
+		_, err = acct.deliver("INBOX", []byte("Subject: three\r\n\r\nacked\r\n"), nil, time.Now(), "")
 		require.NoError(t, err)
 		acct.j.close()
 		_, n = openAccount(t, dir)
@@ -115,7 +115,7 @@ func TestDeliveryWithoutAck(t *testing.T) {
 
 		acct, n := openAccount(t, dir)
 		assert.Equal(t, uint32(2), n)
-		_, err = acct.deliver("INBOX", []byte("Subject: new\r\n\r\nacked\r\n"), nil, time.Now())
+		_, err = acct.deliver("INBOX", []byte("Subject: new\r\n\r\nacked\r\n"), nil, time.Now(), "")
 		require.NoError(t, err)
 		acct.j.close()
 		_, n = openAccount(t, dir)

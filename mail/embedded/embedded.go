@@ -87,6 +87,7 @@ type Servers struct {
 	accounts []Account
 	accts    map[string]*account // by local part
 	journal  *journal            // nil: mail in memory only
+	recent   *recent             // the last SMTP deliveries (nil: mail in memory only)
 	tlsConf  *tls.Config
 	certPool *x509.CertPool
 
@@ -156,6 +157,10 @@ func Start(opts *Options) (*Servers, error) {
 		s.accounts = append(s.accounts, Account{Address: addr, Password: pw})
 	}
 	if o.Dir != "" {
+		s.recent = newRecent()
+		for _, acct := range s.accts {
+			acct.recent = s.recent
+		}
 		j, n, err := openJournal(o.Dir, s.accts, o.wrapJournal)
 		if err != nil {
 			return nil, err
@@ -275,21 +280,23 @@ func (s *Servers) Deliver(from string, to []string, raw []byte) error {
 		if !ok {
 			return fmt.Errorf("embedded: no mailbox for %q", rcpt)
 		}
-		if err := s.deliverTo(local, rcpt, from, raw); err != nil {
+		if err := s.deliverTo(local, rcpt, from, headerMessageID(raw), raw); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (s *Servers) deliverTo(local, rcpt, from string, raw []byte) error {
+// deliverTo delivers raw into the INBOX of local, durably, remembering it
+// by from, local and messageID for Delivered.
+func (s *Servers) deliverTo(local, rcpt, from, messageID string, raw []byte) error {
 	var b strings.Builder
 	b.Grow(len(raw) + 200)
 	fmt.Fprintf(&b, "Return-Path: <%s>\r\n", headerSafe(from))
 	fmt.Fprintf(&b, "Delivered-To: %s\r\n", headerSafe(rcpt))
 	fmt.Fprintf(&b, "Received: by %s (pbem embedded); %s\r\n", s.opts.Domain, time.Now().Format(time.RFC1123Z))
 	b.Write(raw)
-	_, err := s.accts[local].deliver("INBOX", []byte(b.String()), nil, time.Now())
+	_, err := s.accts[local].deliver("INBOX", []byte(b.String()), nil, time.Now(), deliveryKey(from, local, messageID))
 	return err
 }
 
@@ -450,7 +457,8 @@ func (ss *session) Data(r io.Reader) error {
 	if len(ss.rcpts) == 0 {
 		return &smtp.SMTPError{Code: 554, EnhancedCode: smtp.EnhancedCode{5, 5, 1}, Message: "No valid recipients"}
 	}
-	if from, ok := headerFrom(raw); !ok || !ss.isUser(from) {
+	from, messageID, ok := headerFrom(raw)
+	if !ok || !ss.isUser(from) {
 		return &smtp.SMTPError{
 			Code:         550,
 			EnhancedCode: smtp.EnhancedCode{5, 7, 1},
@@ -461,7 +469,7 @@ func (ss *session) Data(r io.Reader) error {
 		local, _ := ss.s.local(rcpt)
 		// deliverTo returns once the message is durable: only then
 		// does the client get its 250.
-		if err := ss.s.deliverTo(local, rcpt, ss.from, raw); err != nil {
+		if err := ss.s.deliverTo(local, rcpt, ss.from, messageID, raw); err != nil {
 			ss.s.log.Error("delivery failed", "to", rcpt, "err", err)
 			return &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "Delivery failed; try again later"}
 		}
@@ -469,17 +477,18 @@ func (ss *session) Data(r io.Reader) error {
 	return nil
 }
 
-// headerFrom returns the single address of raw's From field.
-func headerFrom(raw []byte) (string, bool) {
+// headerFrom returns the single address of raw's From field, and its
+// Message-ID field.
+func headerFrom(raw []byte) (from, messageID string, ok bool) {
 	m, err := netmail.ReadMessage(bytes.NewReader(raw))
 	if err != nil {
-		return "", false
+		return "", "", false
 	}
 	list, err := m.Header.AddressList("From")
 	if err != nil || len(list) != 1 {
-		return "", false
+		return "", "", false
 	}
-	return list[0].Address, true
+	return list[0].Address, m.Header.Get("Message-Id"), true
 }
 
 func (ss *session) Reset() {

@@ -73,6 +73,10 @@ import (
 // recipients is delivered and acknowledged to each in turn: a crash
 // between two of them doubles it for the first.)
 //
+// A delivery over SMTP carries its key (envelope sender, recipient,
+// Message-ID); the last few thousand delivered, replayed ones included,
+// answer Servers.Delivered.
+//
 // Earlier versions kept one journal per account (<local>.journal), whose
 // records name no account and whose acks name no offset (each follows its
 // delivery, and acks the record just before it). Such a journal is
@@ -118,8 +122,9 @@ type account struct {
 	addr  string
 	local string
 
-	mu sync.Mutex // serializes the account's changes and their journal writes
-	j  *journal   // nil: memory only; set before the servers start
+	mu     sync.Mutex // serializes the account's changes and their journal writes
+	j      *journal   // nil: memory only; set before the servers start
+	recent *recent    // the servers' last SMTP deliveries (nil: memory only)
 }
 
 // record is one journaled change.
@@ -132,7 +137,8 @@ type record struct {
 	Flags   []imap.Flag `json:"flags,omitempty"`
 	StoreOp int         `json:"store_op,omitempty"`
 	Time    time.Time   `json:"time,omitzero"`
-	At      *int64      `json:"at,omitempty"` // ack, drop: the offset of the delivery's record
+	At      *int64      `json:"at,omitempty"`  // ack, drop: the offset of the delivery's record
+	Key     string      `json:"key,omitempty"` // append over SMTP: its deliveryKey, for Servers.Delivered
 	raw     []byte
 }
 
@@ -311,6 +317,9 @@ func (acct *account) apply(rec *record) error {
 	switch rec.Op {
 	case "append":
 		_, err := u.Append(rec.Mailbox, literal{bytes.NewReader(rec.raw), int64(len(rec.raw))}, &imap.AppendOptions{Flags: rec.Flags, Time: rec.Time})
+		if err == nil {
+			acct.recent.add(rec.Key)
+		}
 		return err
 	case "create":
 		return u.Create(rec.Mailbox, nil)
@@ -509,15 +518,16 @@ func (acct *account) log(rec *record) error {
 // the message added to the mailbox, so that it is visible only once it is
 // on disk and takes its UID in the order of the acks. (The delivery's own
 // record needs no lock: where it stands among the account's changes does
-// not matter, its ack's place does.)
-func (acct *account) deliver(mailbox string, raw []byte, flags []imap.Flag, t time.Time) (*imap.AppendData, error) {
+// not matter, its ack's place does.) key, for a delivery over SMTP, is
+// journaled with it and remembered once it is acked (Servers.Delivered).
+func (acct *account) deliver(mailbox string, raw []byte, flags []imap.Flag, t time.Time, key string) (*imap.AppendData, error) {
 	if t.IsZero() {
 		t = time.Now()
 	}
 	if _, err := acct.user.Status(mailbox, &imap.StatusOptions{}); err != nil {
 		return nil, err // no such mailbox: nothing to journal
 	}
-	at, end, err := acct.write(&record{Op: "append", Mailbox: mailbox, Flags: flags, Time: t, raw: raw})
+	at, end, err := acct.write(&record{Op: "append", Mailbox: mailbox, Flags: flags, Time: t, Key: key, raw: raw})
 	if err != nil {
 		return nil, err
 	}
@@ -537,7 +547,11 @@ func (acct *account) deliver(mailbox string, raw []byte, flags []imap.Flag, t ti
 		return nil, err
 	}
 	// The mailbox exists and acct.mu is held: Append cannot fail.
-	return acct.user.Append(mailbox, literal{bytes.NewReader(raw), int64(len(raw))}, &imap.AppendOptions{Flags: flags, Time: t})
+	data, err := acct.user.Append(mailbox, literal{bytes.NewReader(raw), int64(len(raw))}, &imap.AppendOptions{Flags: flags, Time: t})
+	if err == nil {
+		acct.recent.add(key)
+	}
+	return data, err
 }
 
 // syncDir makes the creation of files in dir durable.
@@ -657,7 +671,7 @@ func (ss *imapSession) Append(mailbox string, r imap.LiteralReader, options *ima
 	if options != nil {
 		o = *options
 	}
-	data, err := ss.acct.deliver(mailbox, raw, o.Flags, o.Time)
+	data, err := ss.acct.deliver(mailbox, raw, o.Flags, o.Time, "")
 	var imapErr *imap.Error
 	if err != nil && !errors.As(err, &imapErr) {
 		ss.s.log.Error("journal", "account", ss.acct.addr, "op", "append", "err", err)
