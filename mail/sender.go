@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/textproto"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -116,9 +118,20 @@ type SenderOptions struct {
 	// each reply the server accepted, the moment it did, before it calls
 	// Outbox.Sent (a store's write may wait for other transactions). A
 	// Sender started after a crash reads it and records those replies as
-	// sent instead of sending them again. The file is emptied whenever
-	// every reply noted in it is recorded in the Outbox.
+	// sent instead of sending them again. It also notes each reply (its
+	// sender, Message-ID and recipients) before it sends it, for
+	// Delivered. The file is emptied whenever every reply noted in it is
+	// recorded in the Outbox and none is being sent.
 	AcceptedLog string
+	// Delivered, if set, tells whether the SMTP server holds the message
+	// with this Message-ID, from this envelope sender, for rcpt (the
+	// embedded servers can: embedded.Servers.Delivered). A Sender started
+	// after a crash asks it about each reply the AcceptedLog shows it was
+	// sending without a note of its acceptance (the process died between
+	// the server's 250 and the note): a reply every recipient holds is
+	// recorded as sent, and one some hold goes to the others only. So with
+	// it, a crash doubles no reply. It needs AcceptedLog.
+	Delivered func(from, rcpt, messageID string) bool
 
 	// Accepted, if set, is called with the id of each reply the server
 	// accepted, once it is marked (in the AcceptedLog, or else in the
@@ -144,8 +157,10 @@ type SenderOptions struct {
 // process dies between the server's 250 and that first mark, the reply
 // goes out again on the next attempt with the same bytes and Message-ID:
 // that duplicate, at most one reply per connection, is the one window
-// exactly-once delivery cannot close over SMTP. Within one process, a
-// reply whose Sent failed is remembered and not sent again.
+// exactly-once delivery cannot close over SMTP alone. A server that can
+// say what it holds closes it (SenderOptions.Delivered): the replies the
+// log shows under way at the crash are looked up there first. Within one
+// process, a reply whose Sent failed is remembered and not sent again.
 type Sender struct {
 	outbox Outbox
 	opts   SenderOptions
@@ -160,6 +175,10 @@ type Sender struct {
 	marked      map[string]bool
 	logOpen     bool     // AcceptedLog read and open (or not used)
 	acceptedLog *os.File // AcceptedLog
+	sending     int      // replies noted in the AcceptedLog as being sent, not yet settled
+	// partial are the replies some of whose recipients held them after
+	// a crash: the recipients still to send them to.
+	partial map[string][]string
 
 	idle     []*smtp.Client // connections kept between SendDue calls
 	idleFrom time.Time      // when they were last used
@@ -221,6 +240,7 @@ func NewSender(outbox Outbox, opts *SenderOptions) (*Sender, error) {
 		wake:     make(chan struct{}, 1),
 		accepted: make(map[string]bool),
 		marked:   make(map[string]bool),
+		partial:  make(map[string][]string),
 	}
 	s.logSync.fn = func(context.Context, []string) error { return s.syncLog() }
 	s.marks.fn = s.markSentBatch
@@ -516,10 +536,14 @@ func (l *lane) run() {
 			sendErr = connErr
 		}
 		if sendErr == nil {
-			sendErr = s.send(l.c, o)
+			rcpts := s.noteSending(o)
+			sendErr = s.send(l.c, o, rcpts)
+			if sendErr == nil {
+				s.setAccepted(o.ID)
+			}
+			s.sent()
 		}
 		if sendErr == nil {
-			s.setAccepted(o.ID)
 			s.opts.Metrics.Sent.Add(1)
 			s.log.Debug("reply sent", "id", o.ID, "message_id", o.MessageID, "to", o.Recipients())
 			if err := s.accept(ctx, o.ID); err != nil {
@@ -616,8 +640,8 @@ func (s *Sender) connect() (*smtp.Client, error) {
 	return c, nil
 }
 
-func (s *Sender) send(c *smtp.Client, o *Outgoing) error {
-	rcpts := o.Recipients()
+// send submits o over c to rcpts.
+func (s *Sender) send(c *smtp.Client, o *Outgoing, rcpts []string) error {
 	if len(rcpts) == 0 {
 		return Permanent(errors.New("no recipients"))
 	}
@@ -698,16 +722,66 @@ func (s *Sender) markSentBatch(ctx context.Context, ids []string) error {
 func (s *Sender) forget(id string) {
 	s.mu.Lock()
 	delete(s.accepted, id)
+	delete(s.partial, id)
 	s.marked[id] = true
-	if len(s.accepted) == 0 && s.acceptedLog != nil {
-		// Everything noted is in the Outbox: start the log afresh. Not
-		// synced: should this be lost, the ids are recorded again,
-		// which changes nothing.
+	s.settleLog()
+	s.mu.Unlock()
+}
+
+// settleLog empties the AcceptedLog when everything noted in it is in the
+// Outbox and nothing is being sent; s.mu is held. Not synced: should this
+// be lost, the ids are recorded again, which changes nothing.
+func (s *Sender) settleLog() {
+	if len(s.accepted) == 0 && s.sending == 0 && len(s.partial) == 0 && s.acceptedLog != nil {
 		if err := s.acceptedLog.Truncate(0); err != nil {
 			s.log.Warn("accepted log", "err", err)
 		}
 	}
-	s.mu.Unlock()
+}
+
+// noteSending notes in the AcceptedLog, unsynced (a write survives the
+// process; a machine's crash is answered by the server's own log), that o
+// is about to be sent, with what Delivered needs to look it up after a
+// crash, and returns the recipients to send it to: all of o's, or those
+// that did not hold it after a crash. Each call is followed by one of
+// sent.
+func (s *Sender) noteSending(o *Outgoing) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rcpts := o.Recipients()
+	if p, ok := s.partial[o.ID]; ok {
+		rcpts = p
+	}
+	if s.acceptedLog == nil {
+		return rcpts
+	}
+	s.sending++
+	note := "? " + o.ID
+	if fields := append([]string{o.From.Addr, o.MessageID}, rcpts...); !slices.ContainsFunc(fields, hasSpace) {
+		note += " " + strings.Join(fields, " ")
+	}
+	if _, err := s.acceptedLog.WriteString(note + "\n"); err != nil {
+		s.log.Error("accepted log: a crash now could send this reply again", "id", o.ID, "err", err)
+	}
+	return rcpts
+}
+
+// sent ends a noteSending: the reply is accepted (setAccepted was called)
+// or failed.
+func (s *Sender) sent() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.acceptedLog == nil {
+		return
+	}
+	s.sending--
+	s.settleLog()
+}
+
+// hasSpace reports whether f is empty or holds a space or a control
+// character: it cannot be a field of a note in the AcceptedLog.
+func hasSpace(f string) bool {
+	return f == "" || strings.ContainsFunc(f, func(r rune) bool { return r <= ' ' || r == 0x7f })
 }
 
 // openLog reads the AcceptedLog once: the replies a crashed process saw
@@ -739,8 +813,52 @@ func (s *Sender) openLog(ctx context.Context) error {
 		}
 	}
 	s.acceptedLog, s.logOpen = f, true
-	for _, id := range lines[:len(lines)-1] {
-		if id == "" || s.accepted[id] {
+	// A reply noted as being sent ("? id from message-id rcpt...") and
+	// not as accepted (its id alone) may or may not have reached the
+	// server: Delivered, if set, says.
+	var ids []string
+	doubt := map[string][]string{}
+	for _, line := range lines[:len(lines)-1] {
+		if note, ok := strings.CutPrefix(line, "? "); ok {
+			fields := strings.Fields(note)
+			if len(fields) > 0 {
+				doubt[fields[0]] = fields[1:]
+			}
+			continue
+		}
+		if line != "" {
+			ids = append(ids, line)
+		}
+	}
+	for _, id := range ids {
+		delete(doubt, id)
+	}
+	for _, id := range slices.Sorted(maps.Keys(doubt)) {
+		f := doubt[id]
+		if s.opts.Delivered == nil || len(f) < 3 {
+			continue // sent again
+		}
+		from, mid, rcpts := f[0], f[1], f[2:]
+		var left []string
+		for _, r := range rcpts {
+			if !s.opts.Delivered(from, r, mid) {
+				left = append(left, r)
+			}
+		}
+		switch {
+		case len(left) == 0:
+			s.log.Info("reply under way at a restart found delivered; not sent again", "id", id, "message_id", mid)
+			if _, err := s.acceptedLog.WriteString(id + "\n"); err != nil {
+				s.log.Warn("accepted log", "err", err)
+			}
+			ids = append(ids, id)
+		case len(left) < len(rcpts):
+			s.log.Info("reply under way at a restart found delivered to some recipients; sent to the others only", "id", id, "message_id", mid, "to", left)
+			s.partial[id] = left
+		}
+	}
+	for _, id := range ids {
+		if s.accepted[id] {
 			continue
 		}
 		if err := s.outbox.Sent(ctx, id); err != nil {
@@ -750,7 +868,7 @@ func (s *Sender) openLog(ctx context.Context) error {
 		}
 		s.log.Info("reply accepted before a restart recorded as sent", "id", id)
 	}
-	if len(s.accepted) == 0 {
+	if len(s.accepted) == 0 && len(s.partial) == 0 {
 		if err := f.Truncate(0); err != nil {
 			return fmt.Errorf("mail: accepted log %s: %w", s.opts.AcceptedLog, err)
 		}

@@ -3,6 +3,7 @@ package mail_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -350,5 +351,74 @@ func TestSenderAcceptedLog(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, st.isSent(id2))
 	data, _ = os.ReadFile(log)
+	assert.Empty(t, data)
+}
+
+// The process died after the server's 250 and before the Sender noted it:
+// the AcceptedLog holds only the note that the reply was being sent. With
+// Delivered (the embedded servers can say what they hold) the new Sender
+// records a reply every recipient holds as sent and sends a reply some
+// hold to the others only; one nobody holds, or every one without
+// Delivered, is sent again.
+func TestSenderAfterCrashAsksTheServer(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		delivered []string // the recipients who hold the reply at the crash
+		ask       bool     // Delivered set
+		want      map[string]int
+	}{
+		{"held by all", []string{"alice@pbem.local", "bob@pbem.local"}, true, map[string]int{"alice": 1, "bob": 1}},
+		{"held by one", []string{"alice@pbem.local"}, true, map[string]int{"alice": 1, "bob": 1}},
+		{"held by none", nil, true, map[string]int{"alice": 1, "bob": 1}},
+		{"not asked", []string{"alice@pbem.local", "bob@pbem.local"}, false, map[string]int{"alice": 2, "bob": 2}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := startServers(t, &embedded.Options{Dir: t.TempDir()})
+			st := newStore()
+			id := st.queue("alice@pbem.local", "Your move.")
+			o := &st.row(id).o
+			o.Cc = []mail.Address{{Addr: "bob@pbem.local"}}
+			if len(c.delivered) > 0 {
+				submit(t, s, o.From.Addr, c.delivered, mail.Compose(o))
+			}
+			log := filepath.Join(t.TempDir(), "accepted.log")
+			note := fmt.Sprintf("? %s %s %s alice@pbem.local bob@pbem.local\n", id, o.From.Addr, o.MessageID)
+			require.NoError(t, os.WriteFile(log, []byte(note), 0o600))
+
+			opts := &mail.SenderOptions{AcceptedLog: log}
+			if c.ask {
+				opts.Delivered = s.Delivered
+			}
+			_, err := newSender(t, s, st, opts).SendDue(context.Background())
+			require.NoError(t, err)
+			assert.True(t, st.isSent(id))
+			for _, who := range []string{"alice", "bob"} {
+				pw, _ := s.Password(who)
+				assert.Len(t, fetchAll(t, s.IMAPAddr(), who+"@pbem.local", pw, "INBOX"), c.want[who], who)
+			}
+			data, err := os.ReadFile(log)
+			require.NoError(t, err)
+			assert.Empty(t, data, "the log is emptied once the Outbox has everything")
+		})
+	}
+}
+
+// Every reply is noted in the AcceptedLog before it is sent, with what
+// Delivered needs, and the log is emptied once everything is settled.
+func TestSenderNotesWhatItSends(t *testing.T) {
+	s := startServers(t, nil)
+	st := newStore()
+	id := st.queue("alice@pbem.local", "Your move.")
+	o := st.row(id).o
+	log := filepath.Join(t.TempDir(), "accepted.log")
+	var notes []string
+	snd := newSender(t, s, st, &mail.SenderOptions{AcceptedLog: log, Accepted: func(string) {
+		data, _ := os.ReadFile(log)
+		notes = strings.Split(strings.TrimSpace(string(data)), "\n")
+	}})
+	_, err := snd.SendDue(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, []string{fmt.Sprintf("? %s %s %s alice@pbem.local", id, o.From.Addr, o.MessageID), id}, notes)
+	data, _ := os.ReadFile(log)
 	assert.Empty(t, data)
 }

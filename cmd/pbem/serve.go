@@ -184,11 +184,17 @@ func (s *server) start(ctx context.Context) error {
 	if s.onSent != nil {
 		accepted = ob.accepted
 	}
+	var delivered func(from, rcpt, messageID string) bool
+	if s.mails != nil {
+		// The embedded servers say which replies they hold: none is
+		// sent twice after a crash.
+		delivered = s.mails.Delivered
+	}
 	s.sender, err = mail.NewSender(ob, &mail.SenderOptions{
 		Addr: s.cfg.SMTP.Addr, Security: smtpSec, Username: s.cfg.SMTP.Username, Password: smtpPass,
 		Helo: s.cfg.SMTP.Helo, BackoffMin: retryMin, BackoffMax: retryMax, Metrics: s.metrics, Logger: s.log,
 		AcceptedLog: filepath.Join(s.cfg.DataDir, "smtp-accepted.log"), Connections: s.cfg.SMTP.Connections,
-		BatchSize: 4 * s.cfg.IMAP.Batch, Accepted: accepted,
+		BatchSize: 4 * s.cfg.IMAP.Batch, Accepted: accepted, Delivered: delivered,
 	})
 	if err != nil {
 		return err

@@ -44,8 +44,10 @@ func soakInt(t *testing.T, name string, def int) int {
 // mail servers and kills the server (SIGKILL) at random moments, restarting
 // it each time on the same data directory. In the end every ply mailed is
 // in its game's record exactly once, nothing the players were sent is lost
-// (each ply was answered) and at most one reply arrived twice (counted by
-// Message-ID: a resent reply keeps its Message-ID).
+// (each ply was answered) and no reply arrived twice (counted by
+// Message-ID: a resent reply keeps its Message-ID), since the sender asks
+// the embedded servers after a restart which of the replies it was
+// sending when it was killed they hold.
 //
 // PBEM_SOAK_GAMES (24), PBEM_SOAK_MOVES (300 plies in all), PBEM_SOAK_KILLS
 // (25) and PBEM_SOAK_SEED (1) set its size; a CI run can take a smaller one.
@@ -184,7 +186,12 @@ func TestSoakKill9(t *testing.T) {
 	for _, d := range dups {
 		t.Log(d)
 	}
-	assert.LessOrEqual(t, doubled, 1, "replies doubled")
+	// A reply under way at a kill is looked up on the embedded servers
+	// after the restart: one they hold is not sent again.
+	log, _ := os.ReadFile(srv.log)
+	t.Logf("%d replies under way at a kill were found delivered after the restart and not sent again",
+		strings.Count(string(log), "found delivered; not sent again"))
+	assert.Zero(t, doubled, "replies doubled")
 	if t.Failed() {
 		log, _ := os.ReadFile(srv.log)
 		t.Logf("server log (tail):\n%s", tail(string(log), 4000))
