@@ -575,50 +575,31 @@ func (s *State) judge() {
 // of (NoUnit for none): not exited, none in reserve, and every piece of it
 // inside a stack topped by the opponent.
 func (s *State) lostSizes() [2]Unit {
-	var need, held [2][4]bool
-	needed := 0 // sizes needed and not yet seen held
+	var need uint8 // bit 4*side+size: a size the side needs held
 	for side := range 2 {
 		for size := Worker; size <= Queen; size++ {
-			need[side][size] = !s.exited[side][size] && s.reserve[side][size] == 0
-			if need[side][size] {
-				needed++
+			if !s.exited[side][size] && s.reserve[side][size] == 0 {
+				need |= 1 << (4*side + int(size))
 			}
 		}
 	}
 	var lost [2]Unit
-	if needed == 0 {
+	if need == 0 {
 		return lost
 	}
-	// A side holds a size when a unit it owns contains a piece of it. The
-	// scan stops once every needed size is seen held.
-	hold := func(side int, size Unit) {
-		if !held[side][size] {
-			held[side][size] = true
-			if need[side][size] {
-				needed--
-			}
-		}
-	}
+	// The scan stops once every needed size is seen held.
+	var held uint8
 	for _, st := range s.board {
 		if st == 0 {
 			continue
 		}
-		n := st.Len()
-		top := st.At(n - 1)
-		owner := top.Side()
-		hold(owner, top.Size())
-		for i := 0; i < n-1; i++ {
-			if p := st.At(i); p.Side() == owner {
-				hold(owner, p.Size())
-			}
-		}
-		if needed == 0 {
+		if held |= heldBy[st]; held&need == need {
 			return lost
 		}
 	}
 	for side := range 2 {
 		for size := Worker; size <= Queen; size++ {
-			if need[side][size] && !held[side][size] {
+			if bit := uint8(1) << (4*side + int(size)); need&bit != 0 && held&bit == 0 {
 				lost[side] = size
 				break
 			}
@@ -626,6 +607,23 @@ func (s *State) lostSizes() [2]Unit {
 	}
 	return lost
 }
+
+// heldBy says, for every stack, the sizes its owner holds in it: bit
+// 4*side+size for each piece of the owner's (the top's side), top included.
+var heldBy = func() *[1 << 16]uint8 {
+	var t [1 << 16]uint8
+	for v := 1; v < len(t); v++ {
+		st := Stack(v)
+		n := st.Len()
+		owner := st.At(n - 1).Side()
+		for i := range n {
+			if p := st.At(i); p.Side() == owner && p.Size() >= Worker && p.Size() <= Queen {
+				t[v] |= 1 << (4*owner + int(p.Size()))
+			}
+		}
+	}
+	return &t
+}()
 
 // Key implements engine.State: the board, reserves, exited pieces and the
 // side to move. The count of passes just made is not part of the position
