@@ -39,14 +39,13 @@ func readFast(file string, n int, toks []lexer.Token) *Record {
 		i += 4
 	}
 	f := fastReader{toks: toks, i: i}
-	// The plies of the game, in one allocation.
-	words := 0
+	// The plies of the game, in a few allocations.
 	for _, t := range toks[i:] {
 		if t.Type == tWord {
-			words++
+			f.words++
 		}
 	}
-	f.slab = make([]Ply, 0, words)
+	f.slab = make([]Ply, 0, min(f.words, plySlab))
 	main, ok := f.line(0)
 	if !ok || f.i+1 >= len(toks) || toks[f.i].Type != tResult || toks[f.i+1].Type != tEOF {
 		return nil
@@ -57,17 +56,24 @@ func readFast(file string, n int, toks []lexer.Token) *Record {
 }
 
 type fastReader struct {
-	toks []lexer.Token
-	i    int
-	slab []Ply // room for every ply of the game
+	toks  []lexer.Token
+	i     int
+	words int   // plies of the game (words of its movetext)
+	used  int   // plies read
+	slab  []Ply // room for the next plies
 }
+
+// plySlab is how many plies are allocated together: a game's plies are
+// allocated plySlab at a time, so that a long game makes small objects
+// (under 32 KB), not one large one.
+const plySlab = 128
 
 // line reads elements up to a result (depth 0) or ")" (inside a
 // variation), which it leaves unread.
 func (f *fastReader) line(depth int) (*Line, bool) {
 	l := &Line{}
-	if depth == 0 && cap(f.slab) > 0 {
-		l.Plies = make([]*Ply, 0, cap(f.slab))
+	if depth == 0 && f.words > 0 {
+		l.Plies = make([]*Ply, 0, f.words)
 	}
 	var last *Ply
 	var num *lexer.Token
@@ -80,6 +86,10 @@ func (f *fastReader) line(depth int) (*Line, bool) {
 		case tNumber:
 			num = t
 		case tWord:
+			if len(f.slab) == cap(f.slab) {
+				f.slab = make([]Ply, 0, max(min(f.words-f.used, plySlab), 1))
+			}
+			f.used++
 			f.slab = append(f.slab, Ply{Text: t.Value, Pos: toPos(t.Pos)})
 			last = &f.slab[len(f.slab)-1]
 			if num != nil {
