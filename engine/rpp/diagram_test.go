@@ -142,7 +142,7 @@ func parseDiagram(text string) (*State, error) {
 			}
 		}
 	}
-	s.zc = s.cellsHash()
+	s.zc, s.zr = s.cellsHash(), s.restHash()
 	return s, nil
 }
 

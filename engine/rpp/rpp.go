@@ -216,6 +216,6 @@ func (r Rules) Start(o engine.Options) (engine.State, error) {
 		}
 		s.live[seat] = 3 * PiecesPerSize
 	}
-	s.zc = s.cellsHash()
+	s.zc, s.zr = s.cellsHash(), s.restHash()
 	return s, nil
 }

@@ -43,7 +43,8 @@ type stack struct {
 
 // State is a position of rpp: an immutable value.
 type State struct {
-	bi     uint8 // index into boardList
+	bi     uint8  // index into boardList
+	nc     uint16 // cells of the board (newState)
 	seats  int8
 	toMove int8
 	passes int8                         // consecutive passes
@@ -51,6 +52,7 @@ type State struct {
 	out    [MaxSeats]int8               // order of elimination (1, 2, ...), 0 = alive
 	live   [MaxSeats]uint8              // live pieces per seat
 	zc     uint64                       // xor of cellHash over the occupied cells, kept by Apply
+	zr     uint64                       // restHash, kept by Apply
 	stacks [MaxSeats]stack              // by initiator
 	piles  [MaxSeats][MaxSeats][3]uint8 // capture piles: holder, owner, size
 }
@@ -89,19 +91,23 @@ type (
 
 // newState returns an empty state with cells for a board of n cells.
 func newState(n int) *State {
+	var s *State
 	switch n {
 	case 25:
-		return &new(box25).s
+		s = &new(box25).s
 	case 49:
-		return &new(box49).s
+		s = &new(box49).s
 	case 61:
-		return &new(box61).s
+		s = &new(box61).s
 	case 127:
-		return &new(box127).s
+		s = &new(box127).s
 	case 277:
-		return &new(box277).s
+		s = &new(box277).s
+	default:
+		panic(fmt.Sprintf("rpp: no state for a board of %d cells", n))
 	}
-	panic(fmt.Sprintf("rpp: no state for a board of %d cells", n))
+	s.nc = uint16(n)
+	return s
 }
 
 // cellsAt is the offset of the cells from their state in each box.
@@ -110,12 +116,12 @@ const cellsAt = unsafe.Sizeof(State{})
 // cells are the state's cells, one per cell of its board: they follow the
 // state in its box (newState), so a State is never copied by value.
 func (s *State) cells() []cellState {
-	return unsafe.Slice((*cellState)(unsafe.Add(unsafe.Pointer(s), cellsAt)), len(boardList[s.bi].names))
+	return unsafe.Slice((*cellState)(unsafe.Add(unsafe.Pointer(s), cellsAt)), s.nc)
 }
 
 // clone returns a copy of s that shares nothing with it.
 func (s *State) clone() *State {
-	n := newState(len(boardList[s.bi].names))
+	n := newState(int(s.nc))
 	*n = *s
 	copy(n.cells(), s.cells())
 	return n
@@ -377,7 +383,7 @@ func (s *State) Apply(em engine.Move) (engine.State, error) {
 		}
 		n.passes++
 		n.advance(seat)
-		n.rehashFrom(s, m)
+		n.rehashFrom(s, m, 0)
 		return n, nil
 	}
 	e := s.check(m)
@@ -386,15 +392,16 @@ func (s *State) Apply(em engine.Move) (engine.State, error) {
 	}
 	n.passes = 0
 	n.play(seat, m, e)
-	n.rehashFrom(s, m)
+	n.rehashFrom(s, m, e)
 	return n, nil
 }
 
-// rehashFrom brings n.zc up to date after m from s: the only cells a move
-// changes are a step's two ends and the cells of the stacks that stood
-// before it (a stack resolves on its own cell, also on a pass; a new one
-// stands on m.To).
-func (n *State) rehashFrom(s *State, m Move) {
+// rehashFrom brings n.zc and n.zr up to date after m from s: the only
+// cells a move changes are a step's two ends and the cells of the stacks
+// that stood before it (a stack resolves on its own cell, also on a pass;
+// a new one stands on m.To); eliminations, stacks and piles change only by
+// a capture or where a stack stood.
+func (n *State) rehashFrom(s *State, m Move, e int) {
 	var seen [2 + MaxSeats]Cell
 	k := 0
 	add := func(c Cell) {
@@ -411,10 +418,15 @@ func (n *State) rehashFrom(s *State, m Move) {
 		add(m.From)
 		add(m.To)
 	}
+	stood := false
 	for i := range s.stacks[:s.seats] {
 		if s.stacks[i].on {
 			add(s.stacks[i].cell)
+			stood = true
 		}
+	}
+	if stood || (!m.Pass && e != enStep) {
+		n.zr = n.restHash()
 	}
 }
 
@@ -660,13 +672,18 @@ func (s *State) Key() string {
 	return string(s.key(buf[:0]))
 }
 
-// Hash implements engine.Hasher: the cells' share kept by Apply, folded
-// with the rest of what Key holds (side to move, eliminations, stacks and
-// piles) word by word, so that equal keys hash equal without building the
-// key.
+// Hash implements engine.Hasher: the shares of the cells and of the rest
+// (eliminations, stacks and piles) kept by Apply, with the side to move,
+// so that equal keys hash equal without building the key.
 func (s *State) Hash() uint64 {
+	return mix64(s.zc ^ s.zr ^ uint64(s.toMove+1)*0x9e3779b97f4a7c15)
+}
+
+// restHash is the share of Key's bytes after the cells in Hash: folded
+// word by word from the eliminations, stacks and piles.
+func (s *State) restHash() uint64 {
 	const prime = 0x100000001b3
-	h := (s.zc ^ uint64(s.toMove)) * prime
+	h := uint64(0xcbf29ce484222325)
 	for i := range s.seats {
 		h = (h ^ uint64(s.out[i])) * prime
 	}
@@ -853,6 +870,9 @@ func (s *State) Check() error {
 	}
 	if h := s.cellsHash(); h != s.zc {
 		return fmt.Errorf("the cells hash %#x, kept %#x", h, s.zc)
+	}
+	if h := s.restHash(); h != s.zr {
+		return fmt.Errorf("the rest hashes %#x, kept %#x", h, s.zr)
 	}
 	return nil
 }
