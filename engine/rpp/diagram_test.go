@@ -125,12 +125,12 @@ func parseDiagram(text string) (*State, error) {
 			st := &s.stacks[i]
 			*st = stack{on: true, size: SizeOf(f[2][0]), cell: c}
 			for _, p := range f[4:] {
-				st.under[seatOf(p[0])][SizeOf(p[1])-1]++
+				st.under[seatOf(p[0])].inc(int(SizeOf(p[1]) - 1))
 			}
 		case "pile": // pile Y: RM RS
 			h := seatOf(f[1][0])
 			for _, p := range f[2:] {
-				s.piles[h][seatOf(p[0])][SizeOf(p[1])-1]++
+				s.piles[h][seatOf(p[0])].inc(int(SizeOf(p[1]) - 1))
 			}
 		}
 	}
@@ -193,11 +193,11 @@ func dump(s *State) string {
 	return strings.Join(out, "\n")
 }
 
-func pieces(p *[MaxSeats][3]uint8, seats int) string {
+func pieces(p *[MaxSeats]counts, seats int) string {
 	var l string
 	for o := range seats {
 		for z := Large; z >= Small; z-- {
-			for range p[o][z-1] {
+			for range p[o].n(int(z - 1)) {
 				l += fmt.Sprintf(" %c%c", SeatLetters[o], z.Letter())
 			}
 		}

@@ -79,7 +79,7 @@ func (s *State) Layout(view int) *engine.Layout {
 		c := &l.Cells[st.cell]
 		for o := range seats {
 			for z := Large; z >= Small; z-- {
-				for range st.under[o][z-1] {
+				for range st.under[o].n(int(z - 1)) {
 					c.Under = append(c.Under, engine.Piece{Side: o, Letter: string(z.Letter()), Name: sizeNames[z], Size: int(z)})
 				}
 			}
@@ -91,7 +91,7 @@ func (s *State) Layout(view int) *engine.Layout {
 		h := engine.Holding{Side: i, Name: "capture pile"}
 		for o := range seats {
 			for z := Large; z >= Small; z-- {
-				for range s.piles[i][o][z-1] {
+				for range s.piles[i][o].n(int(z - 1)) {
 					h.Pieces = append(h.Pieces, engine.Piece{Side: o, Letter: string(z.Letter()), Name: sizeNames[z], Size: int(z)})
 				}
 			}

@@ -160,7 +160,7 @@ func (s *State) renderStacks(out *strings.Builder) {
 		var under []string
 		for o := range int(s.seats) {
 			for z := Large; z >= Small; z-- {
-				for range st.under[o][z-1] {
+				for range st.under[o].n(int(z - 1)) {
 					under = append(under, string([]byte{SeatLetters[o], z.Letter()}))
 				}
 			}

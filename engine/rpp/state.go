@@ -38,8 +38,22 @@ type stack struct {
 	on    bool
 	size  Size
 	cell  Cell
-	under [MaxSeats][3]uint8
+	under [MaxSeats]counts
 }
+
+// counts is how many pieces of each size a set holds, 5 bits a size: S in
+// bits 0-4, M in 5-9, L in 10-14. Two sets add as numbers (no seat has
+// more than PiecesPerSize of a size).
+type counts uint16
+
+// n is the count of size index z (0 for S, 1 for M, 2 for L).
+func (c counts) n(z int) uint8 { return uint8(c>>(5*z)) & 31 }
+
+// inc adds a piece of size index z.
+func (c *counts) inc(z int) { *c += 1 << (5 * z) }
+
+// total is the number of pieces of every size.
+func (c counts) total() int { return int(c.n(0)) + int(c.n(1)) + int(c.n(2)) }
 
 // State is a position of rpp: an immutable value.
 type State struct {
@@ -47,14 +61,14 @@ type State struct {
 	nc     uint16 // cells of the board (newState)
 	seats  int8
 	toMove int8
-	passes int8                         // consecutive passes
-	nOut   int8                         // seats eliminated so far
-	out    [MaxSeats]int8               // order of elimination (1, 2, ...), 0 = alive
-	live   [MaxSeats]uint8              // live pieces per seat
-	zc     uint64                       // xor of cellHash over the occupied cells, kept by Apply
-	zr     uint64                       // restHash, kept by Apply
-	stacks [MaxSeats]stack              // by initiator
-	piles  [MaxSeats][MaxSeats][3]uint8 // capture piles: holder, owner, size
+	passes int8                       // consecutive passes
+	nOut   int8                       // seats eliminated so far
+	out    [MaxSeats]int8             // order of elimination (1, 2, ...), 0 = alive
+	live   [MaxSeats]uint8            // live pieces per seat
+	zc     uint64                     // xor of cellHash over the occupied cells, kept by Apply
+	zr     uint64                     // restHash, kept by Apply
+	stacks [MaxSeats]stack            // by initiator
+	piles  [MaxSeats][MaxSeats]counts // capture piles: holder, owner
 }
 
 var (
@@ -171,7 +185,7 @@ func (s *State) At(c Cell, z Size) (seat int, st PieceState) {
 
 // Pile is how many pieces of owner's of size z are in holder's capture
 // pile.
-func (s *State) Pile(holder, owner int, z Size) int { return int(s.piles[holder][owner][z-1]) }
+func (s *State) Pile(holder, owner int, z Size) int { return int(s.piles[holder][owner].n(int(z - 1))) }
 
 // Effect is what a move does.
 type Effect uint8
@@ -477,7 +491,7 @@ func (n *State) play(seat int, m Move, e int) {
 			tc.set(w, top)
 			st = stack{on: true, size: w, cell: t}
 		}
-		st.under[seat][z-1]++
+		st.under[seat].inc(int(z - 1))
 		n.stacks[seat] = st
 	case enCapture: // rule 3: the mover takes the piece it beats, and all under it
 		b, o := beaten(z), int(tc.owner)-1
@@ -491,7 +505,7 @@ func (n *State) play(seat int, m Move, e int) {
 			if k != b && tc.get(k) != nested {
 				break
 			}
-			st.under[o][k-1]++
+			st.under[o].inc(int(k - 1))
 			n.live[o]--
 		}
 		*tc = cellState{owner: uint8(seat + 1)}
@@ -566,9 +580,7 @@ func (n *State) resolve(initiator int) {
 		holder = initiator
 	}
 	for o := range n.seats {
-		for z := range 3 {
-			n.piles[holder][o][z] += st.under[o][z]
-		}
+		n.piles[holder][o] += st.under[o]
 	}
 	c.set(st.size, free)
 	*st = stack{}
@@ -660,8 +672,7 @@ func dense(r []int) []int {
 
 // pileOf counts the pieces of owner's in holder's capture pile.
 func (s *State) pileOf(holder, owner int) int {
-	p := s.piles[holder][owner]
-	return int(p[0]) + int(p[1]) + int(p[2])
+	return s.piles[holder][owner].total()
 }
 
 // Key identifies the full position: side to move, eliminations, every
@@ -694,14 +705,12 @@ func (s *State) restHash() uint64 {
 		}
 		h = (h ^ uint64(i)<<24 ^ uint64(st.cell)<<8 ^ uint64(st.size)) * prime
 		for o := range s.seats {
-			u := st.under[o]
-			h = (h ^ uint64(u[0]) ^ uint64(u[1])<<8 ^ uint64(u[2])<<16) * prime
+			h = (h ^ uint64(st.under[o])) * prime
 		}
 	}
 	for i := range s.seats {
 		for o := range s.seats {
-			p := s.piles[i][o]
-			h = (h ^ uint64(p[0]) ^ uint64(p[1])<<8 ^ uint64(p[2])<<16) * prime
+			h = (h ^ uint64(s.piles[i][o])) * prime
 		}
 	}
 	return mix64(h)
@@ -734,8 +743,8 @@ func (s *State) keyRest(k []byte) []byte {
 		k = append(k, byte(i), byte(st.cell>>8), byte(st.cell), byte(st.size))
 		for o := range s.seats {
 			for z := range 3 {
-				if st.under[o][z] != 0 {
-					k = append(k, byte(o<<2|int8(z)), st.under[o][z])
+				if x := st.under[o].n(z); x != 0 {
+					k = append(k, byte(o<<2|int8(z)), x)
 				}
 			}
 		}
@@ -745,12 +754,12 @@ func (s *State) keyRest(k []byte) []byte {
 	for h := range s.seats {
 		for o := range s.seats {
 			p := s.piles[h][o]
-			if p == [3]uint8{} {
+			if p == 0 {
 				continue // most piles are empty
 			}
 			for z := range 3 {
-				if p[z] != 0 {
-					k = append(k, byte(h<<5|o<<2|int8(z)), p[z])
+				if x := p.n(z); x != 0 {
+					k = append(k, byte(h<<5|o<<2|int8(z)), x)
 				}
 			}
 		}
@@ -827,8 +836,8 @@ func (s *State) Check() error {
 		n := 0
 		for o := range seats {
 			for z := range 3 {
-				count[o][z] += int(st.under[o][z])
-				n += int(st.under[o][z])
+				count[o][z] += int(st.under[o].n(z))
+				n += int(st.under[o].n(z))
 			}
 		}
 		if n == 0 {
@@ -841,7 +850,7 @@ func (s *State) Check() error {
 	for h := range seats {
 		for o := range seats {
 			for z := range 3 {
-				count[o][z] += int(s.piles[h][o][z])
+				count[o][z] += int(s.piles[h][o].n(z))
 			}
 		}
 	}
