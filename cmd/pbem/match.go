@@ -82,6 +82,9 @@ type gameResult struct {
 	plies  int
 	reason string
 	think  [2][]time.Duration // per move, of A and of B
+	// playouts per searched move (not random, only or winning moves), of A
+	// and of B.
+	playouts [2][]int
 }
 
 // play plays n games on GOMAXPROCS workers; results are in game order.
@@ -136,12 +139,15 @@ func (m *match) game(ctx context.Context, i int) (gameResult, error) {
 			who = 0
 		}
 		t0 := time.Now()
-		mv, err := players[who].MoveLine(ctx, line)
+		res, err := players[who].Search(ctx, line)
 		r.think[who] = append(r.think[who], time.Since(t0))
 		if err != nil {
 			return r, err
 		}
-		if line, err = line.Play(mv); err != nil {
+		if res.Reason == "search" {
+			r.playouts[who] = append(r.playouts[who], res.Playouts)
+		}
+		if line, err = line.Play(res.Move); err != nil {
 			return r, fmt.Errorf("%s chose a move the game refuses: %w", players[who].Name(), err)
 		}
 	}
@@ -234,5 +240,14 @@ func (m *match) report(c *cli, results []gameResult, stats bool) {
 		fmt.Fprintf(w, "%s (level %d) per move: %d moves, min %v, median %v, p90 %v, max %v\n",
 			name, m.levels[who], len(t), t[0].Round(time.Microsecond), t[len(t)/2].Round(time.Microsecond),
 			t[len(t)*9/10].Round(time.Microsecond), t[len(t)-1].Round(time.Microsecond))
+		var po []int
+		for _, r := range results {
+			po = append(po, r.playouts[who]...)
+		}
+		if len(po) > 0 {
+			slices.Sort(po)
+			fmt.Fprintf(w, "%s (level %d) playouts per searched move: %d moves, min %d, median %d, max %d\n",
+				name, m.levels[who], len(po), po[0], po[len(po)/2], po[len(po)-1])
+		}
 	}
 }

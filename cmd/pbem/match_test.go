@@ -37,6 +37,11 @@ $`)
 	for i, want := range []int{2, 1} { // A takes seat i mod 2 in game i
 		assert.Equal(t, want, atoi(t, seats[i][2])+atoi(t, seats[i][3])+atoi(t, seats[i][4]), "games of A as %s", seats[i][1])
 	}
+	assert.NotContains(t, out, "playouts per searched move", "level 0 does not search")
+
+	code, out, errs = run(t, "", "match", "ziggurat43", "--a", "1", "--b", "0", "-n", "2", "--stats", "--max-plies", "6")
+	require.Equal(t, 0, code, errs)
+	assert.Regexp(t, `\nA \(level 1\) playouts per searched move: \d+ moves, min 100, median 100, max 100\n`, out)
 }
 
 func TestWilson(t *testing.T) {
