@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -70,7 +69,24 @@ func (g *Game) Final() *engine.Line { return g.Lines[len(g.Lines)-1] }
 // ended.
 var terminations = []string{"resign", "agreement", "time", "forfeit"}
 
-var dateRE = regexp.MustCompile(`^([0-9]{4}|\?\?\?\?)\.([0-9]{2}|\?\?)\.([0-9]{2}|\?\?)$`)
+// validDate reports whether v is a Date tag's value: YYYY.MM.DD, each
+// field digits or all question marks (????.??.??).
+func validDate(v string) bool {
+	if len(v) != 10 || v[4] != '.' || v[7] != '.' {
+		return false
+	}
+	for _, f := range [3]string{v[:4], v[5:7], v[8:]} {
+		digits, unknown := true, true
+		for i := range len(f) {
+			digits = digits && f[i] >= '0' && f[i] <= '9'
+			unknown = unknown && f[i] == '?'
+		}
+		if !digits && !unknown {
+			return false
+		}
+	}
+	return true
+}
 
 // Options derives the game options from the tags (Players, Board,
 // FirstPlayer) and the side names. It returns the problem with the tag.
@@ -141,7 +157,7 @@ func check(r *Record, lookup Lookup, canon bool) (*Game, []*Problem) {
 		return nil, append(problems, &Problem{File: r.File, Game: r.Index, Line: t.Pos.Line, Col: t.Pos.Col, Token: id, Msg: err.Error()})
 	}
 	for _, t := range r.Tags {
-		if t.Name == "Date" && !dateRE.MatchString(t.Value) {
+		if t.Name == "Date" && !validDate(t.Value) {
 			problems = append(problems, &Problem{File: r.File, Game: r.Index, Line: t.Pos.Line, Col: t.Pos.Col, Token: t.Value,
 				Msg: fmt.Sprintf("bad [Date %q]; expected YYYY.MM.DD with ?? for unknown parts", t.Value)})
 		}

@@ -33,3 +33,16 @@ func TestDuplicateTags(t *testing.T) {
 		})
 	}
 }
+
+// TestValidDate: the Date tag's shape, field by field.
+func TestValidDate(t *testing.T) {
+	for v, want := range map[string]bool{
+		"2026.11.25": true, "????.??.??": true, "2026.??.??": true, "2026.11.??": true,
+		"????.11.25": true, "2026.1.25": false, "2026-11-25": false, "2026.11.25 ": false,
+		"20?6.11.25": false, "2026.1?.25": false, "": false, "2026.11.2x": false, "abcd.ef.gh": false,
+	} {
+		if got := validDate(v); got != want {
+			t.Errorf("validDate(%q) = %v, want %v", v, got, want)
+		}
+	}
+}
