@@ -16,6 +16,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
@@ -55,6 +56,12 @@ type Store struct {
 	path string
 	now  func() time.Time
 	prep prepared // the hot statements, prepared once
+	// wmu serializes the hot write transactions (commits, and the
+	// outbox's marks) of this Store: a writer waits here, woken the moment
+	// the one before commits, instead of in SQLite's busy handler, which
+	// sleeps 1 to 100 ms between tries. Other writers (and other
+	// processes) still meet the busy timeout.
+	wmu sync.Mutex
 
 	// failAt, when set (tests), is called at each step of Commit and fails
 	// the commit when it returns an error.

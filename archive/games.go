@@ -227,6 +227,8 @@ func (s *Store) commit(ctx context.Context, cs []*Change) error {
 	if len(cs) == 0 {
 		return nil
 	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err

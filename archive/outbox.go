@@ -167,6 +167,8 @@ func (s *Store) SentBatch(ctx context.Context, ids []string) (missing []string, 
 	if len(ids) == 0 {
 		return nil, nil
 	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("archive: sent: %w", err)
@@ -205,6 +207,8 @@ WHERE id = ? AND status = 'pending'`, lastErr, id)
 }
 
 func (s *Store) setStatus(ctx context.Context, what, query string, args ...any) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
 	res, err := s.q(nil).ExecContext(ctx, query, args...)
 	if err != nil {
 		return fmt.Errorf("archive: %s: %w", what, err)
