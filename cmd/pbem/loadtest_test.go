@@ -1,25 +1,33 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"math/rand/v2"
+	"net"
+	"net/http"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"pbem/archive"
 	"pbem/engine"
 	"pbem/mail"
+	"pbem/mail/embedded"
 	"pbem/notation"
 	"pbem/referee"
 )
@@ -55,15 +63,22 @@ func loadInt(name string, def int) int {
 // memory only (no journal, no fsync per delivery), so that the figures are
 // pbem's own: its store still syncs every commit and its accepted log.
 //
-// It prints moves/s, latency percentiles (p50, p99, max) and the process's
-// memory. It asserts nothing about time: the figures are for reading. A
-// reply counts as accepted once the sender has noted it (after the
-// server's 250 and the fsync of the accepted log), so the latencies are
-// upper bounds. PBEM_LOAD_CONNECTIONS and PBEM_LOAD_BATCH set
+// By default (PBEM_LOAD_PROCESS=1) pbem serve runs as a process of its
+// own, built from this package, configured for the embedded mail servers
+// that run in the driver's process: its memory and CPU time are pbem's
+// alone, read from /proc. With PBEM_LOAD_PROCESS=0 pbem serve runs in the
+// driver's process on its own embedded servers, as `pbem serve` without a
+// configuration does (make bench-serve PROFILE=file profiles it all).
+//
+// It prints moves/s, latency percentiles (p50, p99, max), memory and CPU
+// time. It asserts nothing about time: the figures are for reading. A
+// reply counts once the embedded SMTP server has delivered it (durably,
+// just before its 250). PBEM_LOAD_CONNECTIONS and PBEM_LOAD_BATCH set
 // smtp.connections and imap.batch; PBEM_LOAD_HEAPPROFILE=FILE writes a
-// heap profile while the server still runs. Deliveries go straight into the referee's inbox, as the
-// embedded SMTP server puts them (Servers.Deliver), so that the driver's
-// own SMTP logins do not load the two cores.
+// heap profile while the server still runs (in-process mode). Deliveries
+// go straight into the referee's inbox, as the embedded SMTP server puts
+// them (Servers.Deliver), so that the driver's own SMTP logins do not load
+// the two cores.
 func TestLoadServe(t *testing.T) {
 	if !*serveLoad {
 		t.Skip("the load driver of make bench-serve; run with -serve-load")
@@ -76,8 +91,12 @@ func TestLoadServe(t *testing.T) {
 
 	d := startLoad(t, n)
 	defer d.stop()
-	fmt.Printf("pbem serve on its embedded mail servers (mail kept %s), imap.batch %d, smtp.connections %d: %d games set up by mail in %v\n",
-		map[bool]string{true: "in memory", false: "durably"}[d.s.memoryMail], d.s.cfg.IMAP.Batch, d.s.cfg.SMTP.Connections,
+	where := "in the driver's process, on its own embedded mail servers"
+	if d.proc != nil {
+		where = "as a process of its own, on embedded mail servers in the driver's process"
+	}
+	fmt.Printf("pbem serve %s (mail kept %s), imap.batch %d, smtp.connections %d: %d games set up by mail in %v\n",
+		where, map[bool]string{true: "in memory", false: "durably"}[d.memoryMail], d.cfg.IMAP.Batch, d.cfg.SMTP.Connections,
 		n, d.setup.Round(time.Millisecond))
 	if stored > 0 {
 		start := time.Now()
@@ -87,20 +106,24 @@ func TestLoadServe(t *testing.T) {
 	runtime.GC()
 
 	// Burst: one move in every game at once.
+	cpu := d.cpu()
 	r := d.round(d.games)
-	fmt.Printf("burst: %d moves in %d games: %.0f moves/s; delivery to every reply accepted: %s; last reply %v after the last delivery\n",
-		len(r.lat), len(d.games), float64(len(r.lat))/r.end.Sub(r.first).Seconds(), pct(r.lat), r.end.Sub(r.lastDelivery).Round(time.Millisecond))
+	fmt.Printf("burst: %d moves in %d games: %.0f moves/s; delivery to every reply accepted: %s; last reply %v after the last delivery%s\n",
+		len(r.lat), len(d.games), float64(len(r.lat))/r.end.Sub(r.first).Seconds(), pct(r.lat), r.end.Sub(r.lastDelivery).Round(time.Millisecond),
+		d.cpuSince(cpu))
 
 	// Steady: rate moves a second, each to a game with nothing under way.
+	cpu = d.cpu()
 	lat := d.steady(rate, time.Duration(secs)*time.Second)
-	fmt.Printf("steady: %d moves at %d/s: delivery to every reply accepted: %s\n", len(lat), rate, pct(lat))
+	fmt.Printf("steady: %d moves at %d/s: delivery to every reply accepted: %s%s\n", len(lat), rate, pct(lat), d.cpuSince(cpu))
 
 	// Sustained: each game moves again once its replies are out.
+	cpu = d.cpu()
 	moves, lat, took := d.sustained(time.Duration(secs) * time.Second)
-	fmt.Printf("sustained: %d moves in %v with %d games: %.0f moves/s; delivery to every reply accepted: %s\n",
-		moves, took.Round(time.Millisecond), len(d.games), float64(moves)/took.Seconds(), pct(lat))
+	fmt.Printf("sustained: %d moves in %v with %d games: %.0f moves/s; delivery to every reply accepted: %s%s\n",
+		moves, took.Round(time.Millisecond), len(d.games), float64(moves)/took.Seconds(), pct(lat), d.cpuSince(cpu))
 
-	if f := os.Getenv("PBEM_LOAD_HEAPPROFILE"); f != "" {
+	if f := os.Getenv("PBEM_LOAD_HEAPPROFILE"); f != "" && d.proc == nil {
 		// The heap while the server runs, by where it was allocated:
 		// the embedded mail servers' mail apart from pbem's own.
 		runtime.GC()
@@ -115,7 +138,14 @@ func TestLoadServe(t *testing.T) {
 	}
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	rss, hwm := procStatus("VmRSS"), procStatus("VmHWM")
+	if d.proc != nil {
+		pid := strconv.Itoa(d.proc.Process.Pid)
+		fmt.Printf("memory: pbem serve's RSS %s (peak %s); the driver's process (driver, embedded mail servers with every mail) RSS %s, Go heap in use %d MB\n",
+			procStatus(pid, "VmRSS"), procStatus(pid, "VmHWM"), procStatus("self", "VmRSS"), ms.HeapInuse>>20)
+		fmt.Printf("pbem serve's counters: %s\n", d.counters())
+		return
+	}
+	rss, hwm := procStatus("self", "VmRSS"), procStatus("self", "VmHWM")
 	fmt.Printf("memory: RSS %s (peak %s) of the whole process (server, embedded mail servers with every mail, driver); Go heap in use %d MB\n",
 		rss, hwm, ms.HeapInuse>>20)
 	st := d.s.ref.Stats()
@@ -134,9 +164,10 @@ func pct(d []time.Duration) string {
 	return fmt.Sprintf("p50 %v, p99 %v, max %v", at(50), at(99), s[len(s)-1].Round(100*time.Microsecond))
 }
 
-// procStatus reads a field of /proc/self/status ("" if it cannot).
-func procStatus(field string) string {
-	data, err := os.ReadFile("/proc/self/status")
+// procStatus reads a field of /proc/PID/status (PID a number or "self";
+// "?" if it cannot).
+func procStatus(pid, field string) string {
+	data, err := os.ReadFile("/proc/" + pid + "/status")
 	if err != nil {
 		return "?"
 	}
@@ -150,12 +181,22 @@ func procStatus(field string) string {
 
 // loadDriver is pbem serve under load, and the games it plays.
 type loadDriver struct {
-	t      *testing.T
+	t          *testing.T
+	cfg        *Config
+	memoryMail bool
+	mails      *embedded.Servers
+	store      *archive.Store // pbem's store (opened beside it in process mode)
+	codec      notation.Codec
+	setup      time.Duration
+
+	// In-process mode: the server and its end.
 	s      *server
 	cancel context.CancelFunc
 	done   chan error
-	codec  notation.Codec
-	setup  time.Duration
+	// Process mode: pbem serve and its /metrics address.
+	proc     *exec.Cmd
+	procDone chan error
+	httpAddr string
 
 	games   []int64
 	seat    map[int64][2]string // inviter, invitee
@@ -191,18 +232,13 @@ func startLoad(t *testing.T, n int) *loadDriver {
 	for i := range 2 * n {
 		names = append(names, "p"+strconv.Itoa(i))
 	}
-	d := &loadDriver{t: t, done: make(chan error, 1), seat: map[int64][2]string{}, lines: map[int64]*engine.Line{},
+	d := &loadDriver{t: t, cfg: cfg, memoryMail: os.Getenv("PBEM_LOAD_MAIL") == "memory",
+		seat: map[int64][2]string{}, lines: map[int64]*engine.Line{},
 		waiting: map[int64]*pendingMove{}, rnd: rand.New(rand.NewPCG(1, 2))}
-	d.s = &server{cfg: cfg, out: io.Discard, embedded: true, players: names, onSent: d.sent,
-		memoryMail: os.Getenv("PBEM_LOAD_MAIL") == "memory"}
-	ctx, cancel := context.WithCancel(context.Background())
-	d.cancel = cancel
-	ready := make(chan struct{})
-	go func() { d.done <- d.s.run(ctx, func(*server) { close(ready) }) }()
-	select {
-	case <-ready:
-	case err := <-d.done:
-		t.Fatalf("pbem serve: %v", err)
+	if loadInt("PBEM_LOAD_PROCESS", 1) == 1 {
+		d.startProcess(names)
+	} else {
+		d.startInProcess(names)
 	}
 	d.codec, _ = referee.Lookup("castles")
 	start := time.Now()
@@ -211,14 +247,131 @@ func startLoad(t *testing.T, n int) *loadDriver {
 	return d
 }
 
-func (d *loadDriver) stop() {
-	d.cancel()
-	<-d.done
+// startInProcess runs pbem serve in this process on its embedded servers.
+func (d *loadDriver) startInProcess(players []string) {
+	d.done = make(chan error, 1)
+	d.s = &server{cfg: d.cfg, out: io.Discard, embedded: true, players: players, onDelivery: d.delivered,
+		memoryMail: d.memoryMail}
+	ctx, cancel := context.WithCancel(context.Background())
+	d.cancel = cancel
+	ready := make(chan struct{})
+	go func() { d.done <- d.s.run(ctx, func(*server) { close(ready) }) }()
+	select {
+	case <-ready:
+	case err := <-d.done:
+		d.t.Fatalf("pbem serve: %v", err)
+	}
+	d.mails, d.store = d.s.mails, d.s.store
 }
 
-// sent is the server's hook: a reply was recorded as sent.
-func (d *loadDriver) sent(_ string, game int64) {
+// startProcess runs the embedded mail servers in this process and pbem
+// serve, built from this package, as a process of its own configured for
+// them; it returns once pbem serve answers on /healthz.
+func (d *loadDriver) startProcess(players []string) {
+	t := d.t
+	dir := t.TempDir()
+	mailDir := filepath.Join(dir, "mail")
+	if d.memoryMail {
+		mailDir = ""
+	}
+	mails, err := embedded.Start(&embedded.Options{Players: players, Dir: mailDir, OnDelivery: d.delivered,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.mails = mails
+	bin := filepath.Join(dir, "pbem")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.httpAddr = ln.Addr().String()
+	ln.Close()
+	ref := mails.RefereeAddress()
+	pw, _ := mails.Password(ref)
+	cfg := fmt.Sprintf(`data_dir: %s
+referee:
+  address: %s
+  rate_limit_total: %d
+imap:
+  addr: %s
+  security: plain
+  username: %s
+  password_env: PBEM_LOAD_PASSWORD
+  batch: %d
+smtp:
+  addr: %s
+  security: plain
+  username: %s
+  password_env: PBEM_LOAD_PASSWORD
+  connections: %d
+http:
+  addr: %s
+log:
+  level: error
+`, d.cfg.DataDir, ref, d.cfg.Referee.RateLimitTotal, mails.IMAPAddr(), ref, d.cfg.IMAP.Batch,
+		mails.SMTPAddr(), ref, d.cfg.SMTP.Connections, d.httpAddr)
+	cfgPath := filepath.Join(dir, "pbem.yaml")
+	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "serve", "--config", cfgPath)
+	cmd.Env = append(os.Environ(), "PBEM_LOAD_PASSWORD="+pw)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	d.proc, d.procDone = cmd, make(chan error, 1)
+	go func() { d.procDone <- cmd.Wait() }()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if resp, err := http.Get("http://" + d.httpAddr + "/healthz"); err == nil {
+			resp.Body.Close()
+			break
+		}
+		select {
+		case err := <-d.procDone:
+			t.Fatalf("pbem serve ended: %v", err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("pbem serve did not answer on /healthz")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if d.store, err = archive.Open(context.Background(), d.cfg.DataDir, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (d *loadDriver) stop() {
+	if d.proc == nil {
+		d.cancel()
+		<-d.done
+		return
+	}
+	d.proc.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-d.procDone:
+	case <-time.After(10 * time.Second):
+		d.proc.Process.Kill()
+		<-d.procDone
+	}
+	d.store.Close()
+	d.mails.Close()
+}
+
+// delivered is the embedded servers' hook: a reply of the referee's, for
+// the game its Reply-To names, was delivered.
+func (d *loadDriver) delivered(from, _ string, raw []byte) {
+	if !strings.EqualFold(from, "referee@pbem.local") {
+		return // a player's move
+	}
 	now := time.Now()
+	game := replyGame(raw)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	p := d.waiting[game]
@@ -233,14 +386,105 @@ func (d *loadDriver) sent(_ string, game int64) {
 	}
 }
 
-func (d *loadDriver) addr(i int) string { return "p" + strconv.Itoa(i) + "@" + d.s.mails.Domain() }
+// replyGame reads the game from a reply's Reply-To (referee+ID.TOKEN@),
+// 0 if it names none.
+func replyGame(raw []byte) int64 {
+	_, after, ok := bytes.Cut(raw, []byte("\r\nReply-To: "))
+	if !ok {
+		return 0
+	}
+	_, after, ok = bytes.Cut(after, []byte("+"))
+	if !ok {
+		return 0
+	}
+	var id int64
+	for _, c := range after {
+		if c < '0' || c > '9' {
+			break
+		}
+		id = 10*id + int64(c-'0')
+	}
+	return id
+}
+
+// cpuTimes is the CPU time used so far by pbem serve's process and by this
+// one, in clock ticks.
+type cpuTimes struct {
+	pbem, self int64
+	at         time.Time
+}
+
+func (d *loadDriver) cpu() cpuTimes {
+	c := cpuTimes{self: procTicks("self"), at: time.Now()}
+	if d.proc != nil {
+		c.pbem = procTicks(strconv.Itoa(d.proc.Process.Pid))
+	}
+	return c
+}
+
+// cpuSince says how much CPU pbem serve and the driver's process used
+// since c (process mode only).
+func (d *loadDriver) cpuSince(c cpuTimes) string {
+	if d.proc == nil {
+		return ""
+	}
+	now := d.cpu()
+	wall := now.at.Sub(c.at).Seconds()
+	pbem, self := float64(now.pbem-c.pbem)/100, float64(now.self-c.self)/100
+	return fmt.Sprintf("; CPU: pbem serve %.1f s (%.0f%% of a core), the driver and the mail servers %.1f s, in %.1f s on %d cores",
+		pbem, 100*pbem/wall, self, wall, runtime.NumCPU())
+}
+
+// procTicks is the user and system time of /proc/PID/stat, in clock ticks
+// (100 a second on Linux).
+func procTicks(pid string) int64 {
+	data, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return 0
+	}
+	// The fields after the command's closing parenthesis: state is the
+	// first, utime the 12th and stime the 13th.
+	_, rest, _ := bytes.Cut(data, []byte(") "))
+	f := strings.Fields(string(rest))
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	s, _ := strconv.ParseInt(f[12], 10, 64)
+	return u + s
+}
+
+// counters returns pbem serve's referee and poller counters from /metrics.
+func (d *loadDriver) counters() string {
+	resp, err := http.Get("http://" + d.httpAddr + "/metrics")
+	if err != nil {
+		return err.Error()
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	var out []string
+	for _, line := range strings.Split(string(body), "\n") {
+		if !strings.HasPrefix(line, "pbem_") {
+			continue
+		}
+		for _, name := range []string{"handled", "conflicts", "duplicates", "processed"} {
+			if strings.Contains(strings.Fields(line)[0], name) {
+				out = append(out, line)
+				break
+			}
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+func (d *loadDriver) addr(i int) string { return "p" + strconv.Itoa(i) + "@" + d.mails.Domain() }
 
 // deliver puts a mail from a player into the referee's inbox.
 func (d *loadDriver) deliver(from, to, subject, body string) {
-	domain := d.s.mails.Domain()
+	domain := d.mails.Domain()
 	o := &mail.Outgoing{From: mail.Address{Addr: from}, To: []mail.Address{{Addr: to}}, Subject: subject,
 		Date: time.Now(), MessageID: mail.NewMessageID(domain), Text: body}
-	if err := d.s.mails.Deliver(from, []string{to}, mail.Compose(o)); err != nil {
+	if err := d.mails.Deliver(from, []string{to}, mail.Compose(o)); err != nil {
 		d.t.Fatal(err)
 	}
 }
@@ -248,7 +492,7 @@ func (d *loadDriver) deliver(from, to, subject, body string) {
 // replyTos reads the plus-address (with the token) of every player of
 // every game from the outbox.
 func (d *loadDriver) replyTos() map[int64]map[string]string {
-	rows, err := d.s.store.DB().Query(`SELECT game_id, to_addrs, reply_to FROM outbox WHERE game_id > 0 AND reply_to != ''`)
+	rows, err := d.store.DB().Query(`SELECT game_id, to_addrs, reply_to FROM outbox WHERE game_id > 0 AND reply_to != ''`)
 	if err != nil {
 		d.t.Fatal(err)
 	}
@@ -285,13 +529,13 @@ func (d *loadDriver) waitFor(what string, ok func() bool) {
 // setUp makes n games by mail: the inviter creates and confirms, the
 // invitee accepts.
 func (d *loadDriver) setUp(n int) {
-	ref := d.s.mails.RefereeAddress()
+	ref := d.mails.RefereeAddress()
 	d.parallel(n, func(g int) { d.deliver(d.addr(2*g), ref, "new castles with "+d.addr(2*g+1), "") })
 	d.waitFor("confirmations", func() bool { return len(d.replyTos()) == n })
 	rt := d.replyTos()
 	for g, m := range rt {
 		for a := range m {
-			i, _ := strconv.Atoi(strings.TrimPrefix(strings.TrimSuffix(a, "@"+d.s.mails.Domain()), "p"))
+			i, _ := strconv.Atoi(strings.TrimPrefix(strings.TrimSuffix(a, "@"+d.mails.Domain()), "p"))
 			d.seat[g] = [2]string{d.addr(i), d.addr(i + 1)}
 		}
 		d.games = append(d.games, g)
@@ -311,10 +555,10 @@ func (d *loadDriver) setUp(n int) {
 	d.parallel(n, func(i int) { g := d.games[i]; d.deliver(d.seat[g][1], rt[g][d.seat[g][1]], "", "accept") })
 	d.waitFor("accepts", func() bool {
 		var k int
-		d.s.store.DB().QueryRow(`SELECT count(*) FROM games WHERE status = 'playing'`).Scan(&k)
+		d.store.DB().QueryRow(`SELECT count(*) FROM games WHERE status = 'playing'`).Scan(&k)
 		return k == n
 	})
-	d.waitFor("the start mails", func() bool { n, _ := d.s.store.Pending(context.Background()); return n == 0 })
+	d.waitFor("the start mails", func() bool { n, _ := d.store.Pending(context.Background()); return n == 0 })
 	d.replyTo = d.replyTos()
 	st, _ := d.codec.Rules().Start(engine.Options{})
 	for _, g := range d.games {
@@ -343,7 +587,7 @@ func (d *loadDriver) parallel(n int, f func(i int)) {
 // seed copies the first game into stored more games: active of them under
 // way, the others over, each with seats of its own.
 func (d *loadDriver) seed(stored, active int) {
-	db := d.s.store.DB()
+	db := d.store.DB()
 	src := d.games[0]
 	const base = 1_000_000
 	_, err := db.Exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
@@ -356,7 +600,7 @@ SELECT ? + i, game, CASE WHEN i <= ? THEN status ELSE 'over' END, options, offer
 	}
 	_, err = db.Exec(`INSERT INTO seats (game_id, seat, side, address, name, token, joined)
 SELECT g.id, s.seat, s.side, 'x' || g.id || '.' || s.seat || '@' || ?, s.name, s.token, s.joined
-FROM games g, seats s WHERE g.id > ? AND s.game_id = ?`, d.s.mails.Domain(), base, src)
+FROM games g, seats s WHERE g.id > ? AND s.game_id = ?`, d.mails.Domain(), base, src)
 	if err != nil {
 		d.t.Fatal(err)
 	}

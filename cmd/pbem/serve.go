@@ -103,10 +103,11 @@ type server struct {
 	out                io.Writer
 	embedded           bool
 	imapPort, smtpPort int
-	players            []string                    // embedded player accounts (default: the demo players)
-	onSent             func(id string, game int64) // called when the SMTP server accepted a reply and it is noted (benchmarks)
-	grace              time.Duration               // outboxGrace unless set (tests)
-	memoryMail         bool                        // embedded mail servers without their journal (load tests)
+	players            []string                            // embedded player accounts (default: the demo players)
+	onSent             func(id string, game int64)         // called when the SMTP server accepted a reply and it is noted (benchmarks)
+	grace              time.Duration                       // outboxGrace unless set (tests)
+	memoryMail         bool                                // embedded mail servers without their journal (load tests)
+	onDelivery         func(from, rcpt string, raw []byte) // embedded.Options.OnDelivery (load tests)
 
 	log     *slog.Logger
 	store   *archive.Store
@@ -149,7 +150,7 @@ func (s *server) start(ctx context.Context) error {
 			dir = ""
 		}
 		srv, err := embedded.Start(&embedded.Options{IMAPPort: s.imapPort, SMTPPort: s.smtpPort, Players: s.players, Logger: s.log,
-			Dir: dir})
+			Dir: dir, OnDelivery: s.onDelivery})
 		if err != nil {
 			return fmt.Errorf("embedded mail servers: %w (use --imap-port 0 --smtp-port 0 for free ports)", err)
 		}

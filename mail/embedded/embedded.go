@@ -69,6 +69,13 @@ type Options struct {
 	// debug level.
 	Logger *slog.Logger
 
+	// OnDelivery, if set, is called with each message the SMTP server
+	// (or Deliver) delivered, once it is durable and in the mailbox,
+	// before the 250: the envelope sender, the recipient as given and
+	// the message as submitted. It is for load drivers and tests that
+	// time deliveries; it must not block.
+	OnDelivery func(from, rcpt string, raw []byte)
+
 	// wrapJournal, if set, wraps the journal file once it is open (tests
 	// count and hold its fsyncs).
 	wrapJournal func(journalFile) journalFile
@@ -297,6 +304,9 @@ func (s *Servers) deliverTo(local, rcpt, from, messageID string, raw []byte) err
 	fmt.Fprintf(&b, "Received: by %s (pbem embedded); %s\r\n", s.opts.Domain, time.Now().Format(time.RFC1123Z))
 	b.Write(raw)
 	_, err := s.accts[local].deliver("INBOX", []byte(b.String()), nil, time.Now(), deliveryKey(from, local, messageID))
+	if err == nil && s.opts.OnDelivery != nil {
+		s.opts.OnDelivery(from, rcpt, raw)
+	}
 	return err
 }
 
