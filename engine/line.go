@@ -40,6 +40,7 @@ type history struct {
 	lines []*Line
 	slots []int32
 	slab  []Line // room for the next lines of the tip, allocated together
+	want  int    // lines the game is expected to reach (NewLineFor)
 }
 
 // slabLines is how many lines of one game are allocated at once.
@@ -48,7 +49,11 @@ const slabLines = 32
 // alloc returns a zero line from the slab.
 func (h *history) alloc() *Line {
 	if len(h.slab) == cap(h.slab) {
-		h.slab = make([]Line, 0, slabLines)
+		n := h.want - len(h.lines) // lines still expected
+		if n <= 0 || n > slabLines {
+			n = slabLines
+		}
+		h.slab = make([]Line, 0, n)
 	}
 	h.slab = h.slab[:len(h.slab)+1]
 	return &h.slab[len(h.slab)-1]
@@ -131,7 +136,7 @@ func NewLineFor(s State, plies int) *Line {
 	for slots < 2*(plies+1) {
 		slots *= 2
 	}
-	l.hist = &history{slots: make([]int32, slots), lines: make([]*Line, 0, plies+1)}
+	l.hist = &history{slots: make([]int32, slots), lines: make([]*Line, 0, plies+1), want: plies + 1}
 	l.hist.add(l)
 	return l
 }
