@@ -128,9 +128,13 @@ type SenderOptions struct {
 	// embedded servers can: embedded.Servers.Delivered). A Sender started
 	// after a crash asks it about each reply the AcceptedLog shows it was
 	// sending without a note of its acceptance (the process died between
-	// the server's 250 and the note): a reply every recipient holds is
-	// recorded as sent, and one some hold goes to the others only. So with
-	// it, a crash doubles no reply. It needs AcceptedLog.
+	// the server's 250 and the note), and every Sender asks it about each
+	// reply before sending it: a reply every recipient holds is recorded
+	// as sent, and one some hold goes to the others only. So with it, a
+	// crash doubles no reply, and the AcceptedLog's notes need no fsync of
+	// their own (they are written, which a process's death does not undo;
+	// after a crash of the machine the server's answer stands in for a
+	// note lost with the page cache).
 	Delivered func(from, rcpt, messageID string) bool
 
 	// Accepted, if set, is called with the id of each reply the server
@@ -158,9 +162,10 @@ type SenderOptions struct {
 // goes out again on the next attempt with the same bytes and Message-ID:
 // that duplicate, at most one reply per connection, is the one window
 // exactly-once delivery cannot close over SMTP alone. A server that can
-// say what it holds closes it (SenderOptions.Delivered): the replies the
-// log shows under way at the crash are looked up there first. Within one
-// process, a reply whose Sent failed is remembered and not sent again.
+// say what it holds closes it (SenderOptions.Delivered): each reply is
+// looked up there before it is sent, and the replies the log shows under
+// way at a crash as soon as the Sender starts. Within one process, a
+// reply whose Sent failed is remembered and not sent again.
 type Sender struct {
 	outbox Outbox
 	opts   SenderOptions
@@ -535,8 +540,21 @@ func (l *lane) run() {
 			l.c, connErr = s.connect()
 			sendErr = connErr
 		}
+		rcpts := s.recipients(o)
+		if len(rcpts) == 0 {
+			// Every recipient holds it already (a crash's note lost, or
+			// an attempt that failed after the server took it).
+			s.log.Info("reply found delivered; not sent again", "id", o.ID, "message_id", o.MessageID)
+			s.setAccepted(o.ID)
+			if err := s.accept(ctx, o.ID); err != nil {
+				l.err = err
+				return
+			}
+			l.progress = true
+			continue
+		}
 		if sendErr == nil {
-			rcpts := s.noteSending(o)
+			s.noteSending(o, rcpts)
 			sendErr = s.send(l.c, o, rcpts)
 			if sendErr == nil {
 				s.setAccepted(o.ID)
@@ -582,8 +600,12 @@ func (l *lane) run() {
 // batch; without, recorded in the Outbox.
 func (s *Sender) accept(ctx context.Context, id string) error {
 	if s.noteAccepted(id) {
-		if err := s.logSync.do(ctx, ""); err != nil {
-			s.log.Error("accepted log: a crash now would send this reply again", "id", id, "err", err)
+		// With Delivered the server's record stands in for a note lost
+		// with the machine: the note needs no fsync.
+		if s.opts.Delivered == nil {
+			if err := s.logSync.do(ctx, ""); err != nil {
+				s.log.Error("accepted log: a crash now would send this reply again", "id", id, "err", err)
+			}
 		}
 		if s.opts.Accepted != nil {
 			s.opts.Accepted(id)
@@ -739,21 +761,37 @@ func (s *Sender) settleLog() {
 	}
 }
 
+// recipients returns the recipients to send o to: all of o's, or those
+// that did not hold it after a crash, less those that hold it now if
+// Delivered says.
+func (s *Sender) recipients(o *Outgoing) []string {
+	s.mu.Lock()
+	rcpts, ok := s.partial[o.ID]
+	s.mu.Unlock()
+	if !ok {
+		rcpts = o.Recipients()
+	}
+	if s.opts.Delivered == nil || len(rcpts) == 0 {
+		return rcpts
+	}
+	left := rcpts[:0:0]
+	for _, r := range rcpts {
+		if !s.opts.Delivered(o.From.Addr, r, o.MessageID) {
+			left = append(left, r)
+		}
+	}
+	return left
+}
+
 // noteSending notes in the AcceptedLog, unsynced (a write survives the
-// process; a machine's crash is answered by the server's own log), that o
-// is about to be sent, with what Delivered needs to look it up after a
-// crash, and returns the recipients to send it to: all of o's, or those
-// that did not hold it after a crash. Each call is followed by one of
+// process), that o is about to be sent to rcpts, with what Delivered
+// needs to look it up after a crash. Each call is followed by one of
 // sent.
-func (s *Sender) noteSending(o *Outgoing) []string {
+func (s *Sender) noteSending(o *Outgoing, rcpts []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rcpts := o.Recipients()
-	if p, ok := s.partial[o.ID]; ok {
-		rcpts = p
-	}
 	if s.acceptedLog == nil {
-		return rcpts
+		return
 	}
 	s.sending++
 	note := "? " + o.ID
@@ -763,7 +801,6 @@ func (s *Sender) noteSending(o *Outgoing) []string {
 	if _, err := s.acceptedLog.WriteString(note + "\n"); err != nil {
 		s.log.Error("accepted log: a crash now could send this reply again", "id", o.ID, "err", err)
 	}
-	return rcpts
 }
 
 // sent ends a noteSending: the reply is accepted (setAccepted was called)

@@ -422,3 +422,36 @@ func TestSenderNotesWhatItSends(t *testing.T) {
 	data, _ := os.ReadFile(log)
 	assert.Empty(t, data)
 }
+
+// With Delivered the Sender looks each reply up before sending it: one a
+// recipient holds already (an attempt that failed after the server took
+// it, a note lost with the machine) does not reach that recipient again.
+func TestSenderAsksBeforeSending(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		delivered []string
+	}{
+		{"held by all", []string{"alice@pbem.local", "bob@pbem.local"}},
+		{"held by one", []string{"bob@pbem.local"}},
+		{"held by none", nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := startServers(t, &embedded.Options{Dir: t.TempDir()})
+			st := newStore()
+			id := st.queue("alice@pbem.local", "Your move.")
+			o := &st.row(id).o
+			o.Cc = []mail.Address{{Addr: "bob@pbem.local"}}
+			if len(c.delivered) > 0 {
+				submit(t, s, o.From.Addr, c.delivered, mail.Compose(o))
+			}
+			_, err := newSender(t, s, st, &mail.SenderOptions{Delivered: s.Delivered,
+				AcceptedLog: filepath.Join(t.TempDir(), "accepted.log")}).SendDue(context.Background())
+			require.NoError(t, err)
+			assert.True(t, st.isSent(id))
+			for _, who := range []string{"alice", "bob"} {
+				pw, _ := s.Password(who)
+				assert.Len(t, fetchAll(t, s.IMAPAddr(), who+"@pbem.local", pw, "INBOX"), 1, who)
+			}
+		})
+	}
+}

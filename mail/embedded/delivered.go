@@ -9,7 +9,7 @@ import (
 // recentDeliveries is how many SMTP deliveries Servers.Delivered remembers.
 // A client asks about the messages it was sending when it stopped, which
 // are among the last the servers delivered before the journal's end.
-const recentDeliveries = 4096
+const recentDeliveries = 1 << 14
 
 // recent remembers the keys (deliveryKey) of the last recentDeliveries
 // deliveries made over SMTP, live and replayed from the journal, oldest
