@@ -226,6 +226,10 @@ func startLoad(t *testing.T, n int) *loadDriver {
 	cfg.HTTP.Addr = "127.0.0.1:0"
 	cfg.Log.Level = "error"
 	cfg.Referee.RateLimitTotal = 1_000_000 // every game starts with a mail without a token
+	inProcess := loadInt("PBEM_LOAD_PROCESS", 1) == 0
+	if inProcess {
+		cfg.SMTP.Connections = embeddedSMTPConnections // as pbem serve without a configuration
+	}
 	cfg.SMTP.Connections = loadInt("PBEM_LOAD_CONNECTIONS", cfg.SMTP.Connections)
 	cfg.IMAP.Batch = loadInt("PBEM_LOAD_BATCH", cfg.IMAP.Batch)
 	var names []string
@@ -235,10 +239,10 @@ func startLoad(t *testing.T, n int) *loadDriver {
 	d := &loadDriver{t: t, cfg: cfg, memoryMail: os.Getenv("PBEM_LOAD_MAIL") == "memory",
 		seat: map[int64][2]string{}, lines: map[int64]*engine.Line{},
 		waiting: map[int64]*pendingMove{}, rnd: rand.New(rand.NewPCG(1, 2))}
-	if loadInt("PBEM_LOAD_PROCESS", 1) == 1 {
-		d.startProcess(names)
-	} else {
+	if inProcess {
 		d.startInProcess(names)
+	} else {
+		d.startProcess(names)
 	}
 	d.codec, _ = referee.Lookup("castles")
 	start := time.Now()

@@ -29,6 +29,11 @@ const (
 	// embeddedWebAddr serves the game pages of pbem serve without a
 	// configuration.
 	embeddedWebAddr = "127.0.0.1:8026"
+	// embeddedSMTPConnections is smtp.connections on the embedded
+	// servers: connections on loopback within the process cost little,
+	// and the deliveries of many share one fsync of the servers' journal
+	// (a configured server keeps defaultSMTPConnections).
+	embeddedSMTPConnections = 32
 )
 
 // Default bounds of the wait before a reply the SMTP server did not take is
@@ -75,6 +80,7 @@ func runServe(c *cli, args []string) int {
 	}
 	if *config == "" {
 		cfg.Web.Addr = embeddedWebAddr // the embedded defaults show their games on the web too
+		cfg.SMTP.Connections = embeddedSMTPConnections
 	}
 	switch *webAddr {
 	case "":
