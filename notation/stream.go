@@ -29,7 +29,7 @@ type Checker struct {
 // batchTokens is about how many tokens a batch of games holds: enough to
 // make handing batches between goroutines cheap, few enough to keep the
 // memory of the batches in flight small.
-const batchTokens = 1 << 12
+const batchTokens = 1 << 10
 
 type batch struct {
 	games []chunk
