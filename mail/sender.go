@@ -58,7 +58,7 @@ type NextDueOutbox interface {
 
 // markLinger is how long the Sender gathers replies the server accepted
 // (and the accepted log holds) before it records them in the Outbox.
-const markLinger = 10 * time.Millisecond
+const markLinger = 50 * time.Millisecond
 
 // BatchSentOutbox is an optional extension of [Outbox]: SentBatch records
 // several replies as sent at once (one transaction, one sync to disk). The
