@@ -176,7 +176,7 @@ func check(r *Record, lookup Lookup, canon bool) (*Game, []*Problem) {
 	g.Lines = []*engine.Line{engine.NewLineFor(start, len(r.Main.Plies))}
 	main, ok := c.line(r.Main, g.Lines[0], 0, -1, 0, &g.Moves)
 	problems = append(problems, c.problems...)
-	g.Lines = append(g.Lines[:1], main[1:]...)
+	g.Lines = main // main[0] is g.Lines[0]
 	if !ok {
 		return g, problems
 	}

@@ -123,7 +123,7 @@ func fastAction(text string) (action, bool) {
 		}
 		var a action
 		a.kind = '@'
-		a.to, a.toText = toSquare(text[1:])
+		a.to, a.toText = lowerSquare(text[1:])
 		a.from, a.fromText = a.to, a.toText
 		return a, true
 	}
@@ -140,10 +140,19 @@ func fastAction(text string) (action, bool) {
 	if k != len(text) {
 		return action{}, false
 	}
-	a.from, a.fromText = toSquare(text[i:j])
-	a.to, a.toText = toSquare(text[j+1 : k])
+	a.from, a.fromText = lowerSquare(text[i:j])
+	a.to, a.toText = lowerSquare(text[j+1 : k])
 	a.capture = text[j] == 'x'
 	return a, true
+}
+
+// lowerSquare is toSquare for a token already in lower case (fastSquare's).
+func lowerSquare(t string) (castles.Square, string) {
+	q, ok := castles.ParseSquare(t)
+	if !ok {
+		return noSquare, shorten(t)
+	}
+	return q, t
 }
 
 // fastSquare returns where a square of a lower-case letter and digits at i
