@@ -97,7 +97,9 @@ func (c *Codec) parseActions(text string) ([]action, error) {
 
 // parseActionsTo is parseActions, appending to acts.
 func (c *Codec) parseActionsTo(acts []action, text string) ([]action, error) {
-	for part := range strings.SplitSeq(text, ",") {
+	for rest, more := text, true; more; {
+		var part string
+		part, rest, more = strings.Cut(rest, ",")
 		if a, ok := fastAction(part); ok {
 			acts = append(acts, a)
 			continue
