@@ -719,6 +719,9 @@ func (s *State) restHash() uint64 {
 // key appends Key's bytes to k.
 func (s *State) key(k []byte) []byte {
 	k = append(k, byte(s.toMove))
+	for i := range s.seats {
+		k = append(k, byte(s.out[i]))
+	}
 	cells := s.cells()
 	for c := range cells {
 		if o := cells[c].owner; o != 0 {
@@ -729,12 +732,9 @@ func (s *State) key(k []byte) []byte {
 	return s.keyRest(k)
 }
 
-// keyRest appends the part of Key's bytes after the cells: eliminations,
-// stacks and piles.
+// keyRest appends the part of Key's bytes after the cells: stacks and
+// piles.
 func (s *State) keyRest(k []byte) []byte {
-	for i := range s.seats {
-		k = append(k, byte(s.out[i]))
-	}
 	for i := range s.seats {
 		st := &s.stacks[i]
 		if !st.on {
