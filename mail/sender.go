@@ -1,7 +1,6 @@
 package mail
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -153,11 +152,14 @@ type SenderOptions struct {
 // Sender delivers the replies in an [Outbox] over SMTP.
 //
 // A reply is marked sent right after the server accepts it (250 after
-// DATA), before its connection sends the next one: in the AcceptedLog,
-// fsynced, if there is one (the Outbox then records it as soon as it can,
-// in batches with the replies other connections had accepted meanwhile),
-// else in the Outbox. Connections mark together: one fsync or one
-// transaction covers every reply accepted while the one before ran. If the
+// DATA), before its connection sends the next one: in the AcceptedLog if
+// there is one (the Outbox then records it as soon as it can, in batches
+// with the replies other connections had accepted meanwhile), else in the
+// Outbox. The note is written at once, which a process's death does not
+// undo; its fsync, against a crash of the machine, runs while the
+// connection sends the next reply's MAIL, RCPT, DATA and text, and ends
+// before that reply's final dot. Connections mark together: one fsync or
+// one transaction covers every reply accepted while the one before ran. If the
 // process dies between the server's 250 and that first mark, the reply
 // goes out again on the next attempt with the same bytes and Message-ID:
 // that duplicate, at most one reply per connection, is the one window
@@ -493,6 +495,38 @@ type lane struct {
 	next     time.Time // the earliest retry it scheduled
 	progress bool      // some item left the due set
 	err      error     // from the outbox
+	// synced is the fsync of the AcceptedLog that covers the note of
+	// the lane's last reply (nil: none runs), and noted that reply.
+	synced <-chan error
+	noted  string
+}
+
+// accept marks a reply the server accepted (Sender.accept); the fsync of
+// its note, if one is needed, is waited for by settle, before the lane's
+// next reply is committed.
+func (l *lane) accept(id string) error {
+	l.settle()
+	synced, err := l.s.accept(l.ctx, id)
+	l.synced, l.noted = synced, id
+	if synced == nil && err == nil {
+		l.s.accepted1(id)
+	}
+	return err
+}
+
+// settle waits for the fsync of the note of the lane's last reply: it is
+// called before the next reply's final dot (the server's moment of
+// acceptance), so that a crash of the machine can cost at most one reply
+// a connection, and when the lane ends.
+func (l *lane) settle() {
+	if l.synced == nil {
+		return
+	}
+	if err := <-l.synced; err != nil {
+		l.s.log.Error("accepted log: a crash of the machine now would send this reply again", "id", l.noted, "err", err)
+	}
+	l.synced = nil
+	l.s.accepted1(l.noted)
 }
 
 func (l *lane) close() {
@@ -508,6 +542,7 @@ func (l *lane) close() {
 // rescheduled with that error).
 func (l *lane) run() {
 	s, ctx := l.s, l.ctx
+	defer l.settle()
 	var connErr error
 	for i := range l.items {
 		o := &l.items[i]
@@ -546,7 +581,7 @@ func (l *lane) run() {
 			// an attempt that failed after the server took it).
 			s.log.Info("reply found delivered; not sent again", "id", o.ID, "message_id", o.MessageID)
 			s.setAccepted(o.ID)
-			if err := s.accept(ctx, o.ID); err != nil {
+			if err := l.accept(o.ID); err != nil {
 				l.err = err
 				return
 			}
@@ -555,7 +590,7 @@ func (l *lane) run() {
 		}
 		if sendErr == nil {
 			s.noteSending(o, rcpts)
-			sendErr = s.send(l.c, o, rcpts)
+			sendErr = s.send(l.c, o, rcpts, l.settle)
 			if sendErr == nil {
 				s.setAccepted(o.ID)
 			}
@@ -564,7 +599,7 @@ func (l *lane) run() {
 		if sendErr == nil {
 			s.opts.Metrics.Sent.Add(1)
 			s.log.Debug("reply sent", "id", o.ID, "message_id", o.MessageID, "to", o.Recipients())
-			if err := s.accept(ctx, o.ID); err != nil {
+			if err := l.accept(o.ID); err != nil {
 				l.err = err
 				return
 			}
@@ -595,29 +630,28 @@ func (l *lane) run() {
 }
 
 // accept marks a reply the server accepted, before its connection sends
-// another: with an AcceptedLog, noted there and fsynced (with whatever the
-// other connections noted meanwhile), the Outbox recording it later in a
-// batch; without, recorded in the Outbox.
-func (s *Sender) accept(ctx context.Context, id string) error {
+// another: with an AcceptedLog, noted there (written at once; the Outbox
+// records it later in a batch) and an fsync of the log started, shared
+// with what the other connections noted meanwhile, whose end synced
+// reports; without, recorded in the Outbox. With Delivered the note needs
+// no fsync (the server's record stands in for a note lost with the
+// machine): synced is nil.
+func (s *Sender) accept(ctx context.Context, id string) (synced <-chan error, err error) {
 	if s.noteAccepted(id) {
-		// With Delivered the server's record stands in for a note lost
-		// with the machine: the note needs no fsync.
-		if s.opts.Delivered == nil {
-			if err := s.logSync.do(ctx, ""); err != nil {
-				s.log.Error("accepted log: a crash now would send this reply again", "id", id, "err", err)
-			}
-		}
-		if s.opts.Accepted != nil {
-			s.opts.Accepted(id)
-		}
 		s.marks.add(id)
-		return nil
+		if s.opts.Delivered == nil {
+			synced = s.logSync.start()
+		}
+		return synced, nil
 	}
-	err := s.markSent(ctx, id)
-	if err == nil && s.opts.Accepted != nil {
+	return nil, s.markSent(ctx, id)
+}
+
+// accepted1 tells SenderOptions.Accepted that id is marked.
+func (s *Sender) accepted1(id string) {
+	if s.opts.Accepted != nil {
 		s.opts.Accepted(id)
 	}
-	return err
 }
 
 // flushMarks records in the Outbox the accepted replies still waiting, and
@@ -662,15 +696,48 @@ func (s *Sender) connect() (*smtp.Client, error) {
 	return c, nil
 }
 
-// send submits o over c to rcpts.
-func (s *Sender) send(c *smtp.Client, o *Outgoing, rcpts []string) error {
+// send submits o over c to rcpts. commit is called before the final dot,
+// the server's moment of acceptance, once MAIL, RCPT and DATA are
+// answered and the message is written.
+func (s *Sender) send(c *smtp.Client, o *Outgoing, rcpts []string, commit func()) error {
 	if len(rcpts) == 0 {
 		return Permanent(errors.New("no recipients"))
 	}
 	if o.From.Addr == "" {
 		return Permanent(errors.New("no From address"))
 	}
-	return c.SendMail(o.From.Addr, rcpts, bytes.NewReader(Compose(o)))
+	var opts *smtp.MailOptions
+	if !ascii(o.From.Addr) || slices.ContainsFunc(rcpts, func(r string) bool { return !ascii(r) }) {
+		opts = &smtp.MailOptions{UTF8: true}
+	}
+	if err := c.Mail(o.From.Addr, opts); err != nil {
+		return err
+	}
+	for _, r := range rcpts {
+		if err := c.Rcpt(r, nil); err != nil {
+			return err
+		}
+	}
+	w, err := c.Data()
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(Compose(o)); err != nil {
+		return err
+	}
+	commit()
+	return w.Close()
+}
+
+// ascii reports whether s is plain ASCII (else MAIL asks for SMTPUTF8, as
+// smtp.Client.SendMail does).
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // failed records a failed attempt and returns when the reply is due again
@@ -1010,6 +1077,24 @@ func (g *group) add(item string) {
 			g.loop(context.Background())
 		}()
 	}
+}
+
+// start asks for a run that covers what was added before, as do("")
+// does, without waiting: the channel gets the run's result.
+func (g *group) start() <-chan error {
+	ch := make(chan error, 1)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.waiters = append(g.waiters, ch)
+	if !g.running {
+		g.running = true
+		go func() {
+			g.mu.Lock()
+			defer g.mu.Unlock()
+			g.loop(context.Background())
+		}()
+	}
+	return ch
 }
 
 func (g *group) do(ctx context.Context, item string) error {
