@@ -231,7 +231,7 @@ func (s *soakServer) start() {
 	require.NoError(s.t, err)
 	defer f.Close()
 	cmd := exec.Command(s.bin, "serve", "--data", s.data, "--imap-port", strconv.Itoa(s.imap),
-		"--smtp-port", strconv.Itoa(s.smtp), "--http", s.addr(s.http))
+		"--smtp-port", strconv.Itoa(s.smtp), "--http", s.addr(s.http), "--web", "off")
 	cmd.Stdout, cmd.Stderr = f, f
 	require.NoError(s.t, cmd.Start())
 	s.mu.Lock()
