@@ -561,6 +561,19 @@ func (l *lane) run() {
 			l.progress = true
 			continue
 		}
+		rcpts := s.recipients(o)
+		if len(rcpts) == 0 {
+			// Every recipient holds it already (a crash's note lost, or
+			// an attempt that failed after the server took it).
+			s.log.Info("reply found delivered; not sent again", "id", o.ID, "message_id", o.MessageID)
+			s.setAccepted(o.ID)
+			if err := l.accept(o.ID); err != nil {
+				l.err = err
+				return
+			}
+			l.progress = true
+			continue
+		}
 		if l.reused {
 			// A connection kept idle may have been closed by the
 			// server meanwhile: check it, else dial afresh.
@@ -574,19 +587,6 @@ func (l *lane) run() {
 		if l.c == nil && connErr == nil {
 			l.c, connErr = s.connect()
 			sendErr = connErr
-		}
-		rcpts := s.recipients(o)
-		if len(rcpts) == 0 {
-			// Every recipient holds it already (a crash's note lost, or
-			// an attempt that failed after the server took it).
-			s.log.Info("reply found delivered; not sent again", "id", o.ID, "message_id", o.MessageID)
-			s.setAccepted(o.ID)
-			if err := l.accept(o.ID); err != nil {
-				l.err = err
-				return
-			}
-			l.progress = true
-			continue
 		}
 		if sendErr == nil {
 			s.noteSending(o, rcpts)
