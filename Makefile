@@ -43,15 +43,16 @@ run:
 	$(GO) run ./cmd/pbem serve
 
 # The load driver of pbem serve (cmd/pbem TestLoadServe): N games through the
-# embedded IMAP and SMTP servers; prints moves/s, latency percentiles, and the
-# RSS and CPU time of pbem serve, which runs as a process of its own configured
-# for the embedded servers (as for a mail server of your own: 8 SMTP connections).
+# embedded IMAP and SMTP servers; prints moves/s, latency percentiles and memory.
+# It runs twice: first pbem serve in the driver's process on its own embedded
+# servers, as `pbem serve` without a configuration (32 SMTP connections;
+# PROFILE=file writes a CPU profile of it all), then pbem serve as a process of
+# its own configured for the embedded servers in the driver's process, as for a
+# mail server of your own (8 SMTP connections), with its own RSS and CPU time.
 # Sizes: PBEM_LOAD_GAMES (1000), PBEM_LOAD_RATE (100/s), PBEM_LOAD_SECONDS
 # (10), PBEM_LOAD_STORED (100000), PBEM_LOAD_ACTIVE (10000); PBEM_LOAD_MAIL=memory
 # keeps the embedded servers' mail in memory; PBEM_LOAD_CONNECTIONS and
-# PBEM_LOAD_BATCH set smtp.connections and imap.batch. PBEM_LOAD_PROCESS=0 runs
-# pbem serve in the driver's process on its own embedded servers, as `pbem serve`
-# without a configuration (32 SMTP connections); PROFILE=file then writes a CPU
-# profile of it all.
+# PBEM_LOAD_BATCH set smtp.connections and imap.batch.
 bench-serve:
-	$(GO) test ./cmd/pbem -run '^TestLoadServe$$' -count=1 -v -timeout 60m $(if $(PROFILE),-cpuprofile $(PROFILE)) -args -serve-load
+	PBEM_LOAD_PROCESS=0 $(GO) test ./cmd/pbem -run '^TestLoadServe$$' -count=1 -v -timeout 60m $(if $(PROFILE),-cpuprofile $(PROFILE)) -args -serve-load
+	PBEM_LOAD_PROCESS=1 $(GO) test ./cmd/pbem -run '^TestLoadServe$$' -count=1 -v -timeout 60m -args -serve-load
