@@ -234,3 +234,35 @@ func TestEveryBoardHasABox(t *testing.T) {
 		}
 	}
 }
+
+// TestLegalIsAppendLegalBoxed: Legal hands out the moves AppendLegal lists,
+// in its order, on every board over random games, and every seat count.
+func TestLegalIsAppendLegalBoxed(t *testing.T) {
+	if len(BoardNames) != numBoards {
+		t.Fatalf("numBoards is %d, there are %d boards", numBoards, len(BoardNames))
+	}
+	for _, n := range []int{2, 3, 4, 5, 6, 7, 8} {
+		st, err := Rules{}.Start(engine.Options{Players: n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := st.(*State)
+		for ply := 0; ply < 300 && !s.Outcome().Over; ply++ {
+			want := s.AppendLegal(nil)
+			got := s.Legal()
+			if len(got) != len(want) {
+				t.Fatalf("%d seats, ply %d: Legal lists %d moves, AppendLegal %d", n, ply, len(got), len(want))
+			}
+			for i := range want {
+				if got[i] != engine.Move(want[i]) {
+					t.Fatalf("%d seats, ply %d: move %d is %v, want %v", n, ply, i, got[i], want[i])
+				}
+			}
+			next, err := s.Apply(got[(ply*7+n)%len(got)])
+			if err != nil {
+				t.Fatal(err)
+			}
+			s = next.(*State)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package rpp
 
 import (
 	"fmt"
+	"sync"
 	"unsafe"
 
 	"pbem/engine"
@@ -133,6 +134,14 @@ func (s *State) cells() []cellState {
 	return unsafe.Slice((*cellState)(unsafe.Add(unsafe.Pointer(s), cellsAt)), s.nc)
 }
 
+// cell is cells()[c] without making the slice.
+func (s *State) cell(c Cell) cellState {
+	if c >= Cell(s.nc) {
+		panic(fmt.Sprintf("rpp: cell %d of a board of %d", c, s.nc))
+	}
+	return *(*cellState)(unsafe.Add(unsafe.Pointer(s), cellsAt+uintptr(c)*unsafe.Sizeof(cellState{})))
+}
+
 // clone returns a copy of s that shares nothing with it.
 func (s *State) clone() *State {
 	n := newState(int(s.nc))
@@ -209,7 +218,7 @@ const (
 
 // entry is what happens when seat's piece of size z enters cell to.
 func (s *State) entry(seat int, z Size, to Cell) int {
-	c := s.cells()[to]
+	c := s.cell(to)
 	if c.owner == 0 {
 		return enStep
 	}
@@ -253,13 +262,59 @@ func (s *State) Legal() []engine.Move {
 	if o, _ := s.over(); o {
 		return nil
 	}
-	var buf [96]Move
-	ms := s.AppendLegal(buf[:0])
-	out := make([]engine.Move, len(ms))
-	for i, m := range ms {
-		out[i] = m
+	// The moves come boxed from the board's table (boxedMoves), in
+	// AppendLegal's order: boxing each anew was most of the cost of Legal.
+	seat := int(s.toMove)
+	own := uint8(seat + 1)
+	b := s.board()
+	box := boxedMoves(b)
+	out := make([]engine.Move, 0, 32)
+	for c, cs := range s.cells() {
+		if cs.owner != own {
+			continue
+		}
+		for z := Large; z >= Small; z-- {
+			if !movable(cs.get(z)) {
+				continue
+			}
+			for k, t := range b.adj[c] {
+				if s.entry(seat, z, t) >= enStep {
+					out = append(out, box[c][3*k+int(z)-1])
+				}
+			}
+		}
 	}
-	return out
+	return append(out, boxedPass)
+}
+
+// boxedPass is Pass as an engine.Move, boxed once.
+var boxedPass engine.Move = Pass
+
+// numBoards is len(BoardNames).
+const numBoards = 5
+
+// boxed holds, per board, every step boxed as an engine.Move: [cell][3*k +
+// size-1] is the step of that size from the cell to its k-th neighbour.
+var boxed [numBoards]struct {
+	once  sync.Once
+	moves [][]engine.Move
+}
+
+// boxedMoves returns b's table of boxed steps, made on first use.
+func boxedMoves(b *Board) [][]engine.Move {
+	e := &boxed[b.idx]
+	e.once.Do(func() {
+		e.moves = make([][]engine.Move, len(b.names))
+		for c := range b.names {
+			e.moves[c] = make([]engine.Move, 3*len(b.adj[c]))
+			for k, t := range b.adj[c] {
+				for z := Small; z <= Large; z++ {
+					e.moves[c][3*k+int(z)-1] = Move{Piece: z, From: Cell(c), To: t}
+				}
+			}
+		}
+	})
+	return e.moves
 }
 
 // AppendLegal appends the legal moves to dst (the pass last) without
@@ -271,9 +326,7 @@ func (s *State) AppendLegal(dst []Move) []Move {
 	seat := int(s.toMove)
 	own := uint8(seat + 1)
 	b := s.board()
-	n := len(b.names)
-	for c := 0; c < n; c++ {
-		cs := s.cells()[c]
+	for c, cs := range s.cells() {
 		if cs.owner != own {
 			continue
 		}
