@@ -47,3 +47,17 @@ func (e *SyntaxError) Error() string { return e.Msg }
 func Syntaxf(offset int, format string, args ...any) *SyntaxError {
 	return &SyntaxError{Offset: offset, Msg: fmt.Sprintf(format, args...)}
 }
+
+// SquareEnd returns where a square of the plain shape written at text[i]
+// ends (a lower-case letter, then digits), or -1: the fast ply readers of
+// the games with such squares share it.
+func SquareEnd(text string, i int) int {
+	if i < 0 || i+1 >= len(text) || text[i] < 'a' || text[i] > 'z' || text[i+1] < '0' || text[i+1] > '9' {
+		return -1
+	}
+	j := i + 2
+	for j < len(text) && text[j] >= '0' && text[j] <= '9' {
+		j++
+	}
+	return j
+}

@@ -120,7 +120,7 @@ func (c *Codec) parseActionsTo(acts []action, text string) ([]action, error) {
 // anything else.
 func fastAction(text string) (action, bool) {
 	if len(text) > 0 && text[0] == '@' {
-		if fastSquare(text, 1) != len(text) {
+		if notation.SquareEnd(text, 1) != len(text) {
 			return action{}, false
 		}
 		var a action
@@ -134,11 +134,11 @@ func fastAction(text string) (action, bool) {
 	if len(text) > 0 && text[0] == 'C' {
 		a.kind, i = 'C', 1
 	}
-	j := fastSquare(text, i)
+	j := notation.SquareEnd(text, i)
 	if j < 0 || j >= len(text) || text[j] != '-' && text[j] != 'x' {
 		return action{}, false
 	}
-	k := fastSquare(text, j+1)
+	k := notation.SquareEnd(text, j+1)
 	if k != len(text) {
 		return action{}, false
 	}
@@ -148,26 +148,13 @@ func fastAction(text string) (action, bool) {
 	return a, true
 }
 
-// lowerSquare is toSquare for a token already in lower case (fastSquare's).
+// lowerSquare is toSquare for a token already in lower case (notation.SquareEnd's).
 func lowerSquare(t string) (castles.Square, string) {
 	q, ok := castles.ParseSquare(t)
 	if !ok {
 		return noSquare, shorten(t)
 	}
 	return q, t
-}
-
-// fastSquare returns where a square of a lower-case letter and digits at i
-// ends, or -1.
-func fastSquare(text string, i int) int {
-	if i+1 >= len(text) || text[i] < 'a' || text[i] > 'z' || !isDigit(text[i+1]) {
-		return -1
-	}
-	j := i + 2
-	for j < len(text) && isDigit(text[j]) {
-		j++
-	}
-	return j
 }
 
 func parseAction(text string) (action, error) {

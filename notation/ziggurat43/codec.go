@@ -70,31 +70,18 @@ func parseFast(text string, p *ply) bool {
 		p.kind = ziggurat43.Kind(strings.IndexByte(ziggurat43.Letters, text[0]))
 		i = 1
 	}
-	j := fastSquare(text, i)
+	j := notation.SquareEnd(text, i)
 	if j < 0 || j >= len(text) || text[j] != '-' && text[j] != 'x' && text[j] != '^' {
 		return false
 	}
 	p.from, p.fromText = toSquare(text[i:j])
 	p.op = text[j]
-	k := fastSquare(text, j+1)
+	k := notation.SquareEnd(text, j+1)
 	if k != len(text) {
 		return false
 	}
 	p.to, p.toText = toSquare(text[j+1 : k])
 	return true
-}
-
-// fastSquare returns where a square of a lower-case letter and digits at i
-// ends, or -1.
-func fastSquare(text string, i int) int {
-	if i+1 >= len(text) || text[i] < 'a' || text[i] > 'z' || !isDigit(text[i+1]) {
-		return -1
-	}
-	j := i + 2
-	for j < len(text) && isDigit(text[j]) {
-		j++
-	}
-	return j
 }
 
 func parse(text string) (*ply, error) {
