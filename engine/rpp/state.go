@@ -2,6 +2,7 @@ package rpp
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -262,29 +263,22 @@ func (s *State) Legal() []engine.Move {
 	if o, _ := s.over(); o {
 		return nil
 	}
-	// The moves come boxed from the board's table (boxedMoves), in
-	// AppendLegal's order: boxing each anew was most of the cost of Legal.
-	seat := int(s.toMove)
-	own := uint8(seat + 1)
+	// The moves come boxed from the board's table (boxedMoves): boxing
+	// each anew was most of the cost of Legal.
+	var buf [96]Move
+	ms := s.AppendLegal(buf[:0])
 	b := s.board()
 	box := boxedMoves(b)
-	out := make([]engine.Move, 0, 32)
-	for c, cs := range s.cells() {
-		if cs.owner != own {
+	out := make([]engine.Move, len(ms))
+	for i, m := range ms {
+		if m.Pass {
+			out[i] = boxedPass
 			continue
 		}
-		for z := Large; z >= Small; z-- {
-			if !movable(cs.get(z)) {
-				continue
-			}
-			for k, t := range b.adj[c] {
-				if s.entry(seat, z, t) >= enStep {
-					out = append(out, box[c][3*k+int(z)-1])
-				}
-			}
-		}
+		k := slices.Index(b.adj[m.From], m.To)
+		out[i] = box[m.From][3*k+int(m.Piece)-1]
 	}
-	return append(out, boxedPass)
+	return out
 }
 
 // boxedPass is Pass as an engine.Move, boxed once.
