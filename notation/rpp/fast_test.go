@@ -1,33 +1,20 @@
 package rpp
 
 import (
-	"reflect"
 	"testing"
+
+	"pbem/notation/notationtest"
 )
 
 // FuzzFastMatchesGrammar: whenever parseFast accepts a text, the grammar
 // reads the same ply from it.
 func FuzzFastMatchesGrammar(f *testing.F) {
-	for _, s := range []string{
+	seeds := []string{
 		"R:Lc1-c2", "Y:Lc3xc4", "G:Sc3-c4*", "B:pass", "K:Mb10-c11", "W:Lq19xr20*",
 		"R:Lc01-c2", "R:Lc100-c2", "R:lc1-c2", "r:Lc1-c2", "Z:Lc1-c2", "R:Lc1-c2**", "R:Lc1-", "R:pass*",
 		"R:Lx1-c2", "R:Lc1xx2", "R:LC1-c2", "R:Lc1-c2 ", "R:Lp1-a2", "R:passs",
-	} {
-		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, text string) {
-		var got ply
-		if !parseFast(text, &got) {
-			return
-		}
-		want, err := parse(text)
-		if err != nil {
-			t.Fatalf("parseFast(%q) = %+v, but the grammar says %v", text, got, err)
-		}
-		if !reflect.DeepEqual(&got, want) {
-			t.Fatalf("parseFast(%q) = %+v, the grammar reads %+v", text, got, *want)
-		}
-	})
+	notationtest.FastMatchesGrammar(f, seeds, parseFast, parse)
 }
 
 // TestFastReadsCanonical: every canonical ply of the examples takes the

@@ -1,32 +1,19 @@
 package ziggurat43
 
 import (
-	"reflect"
 	"testing"
+
+	"pbem/notation/notationtest"
 )
 
 // FuzzFastMatchesGrammar: whenever parseFast accepts a text, the grammar
 // reads the same ply from it.
 func FuzzFastMatchesGrammar(f *testing.F) {
-	for _, s := range []string{
+	seeds := []string{
 		"Se3-e4", "Hc1xd3", "Cc2-e2", "Ad2^f4", "Kf4-g5", "e3-e4", "Se30-e4", "Se03-e4", "Sz9-a1",
 		"K1-e4", "Se3x4", "Se3-e4 ", " Se3-e4", "SE3-e4", "Se3X", "se3-e4", "Se3--e4", "Se3-e4x",
-	} {
-		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, text string) {
-		var got ply
-		if !parseFast(text, &got) {
-			return
-		}
-		want, err := parse(text)
-		if err != nil {
-			t.Fatalf("parseFast(%q) = %+v, but the grammar says %v", text, got, err)
-		}
-		if !reflect.DeepEqual(&got, want) {
-			t.Fatalf("parseFast(%q) = %+v, the grammar reads %+v", text, got, *want)
-		}
-	})
+	notationtest.FastMatchesGrammar(f, seeds, parseFast, parse)
 }
 
 // TestFastReadsCanonical: the plies of the notation's examples take the
