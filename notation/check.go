@@ -347,6 +347,10 @@ type Checked struct {
 	Problems []*Problem
 	// Offset of the game's first byte in the file, for progress reports.
 	Offset int
+	// Typography counts the typographic characters of the game read as
+	// what they stand for (typography.go): an en dash as "-", a curly quote
+	// as '"', a no-break space as a blank.
+	Typography int
 }
 
 // Valid reports whether the game was checked without a problem.

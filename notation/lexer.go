@@ -5,6 +5,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2/lexer"
 )
@@ -241,6 +242,12 @@ type lexState struct {
 	queue     []lexer.Token // tokens lexed, handed out up to qi (reused)
 	qi        int
 	last      lexer.TokenType
+	prev      lexer.TokenType // the type before last
+	// wide: the word just measured by word has a byte outside ASCII.
+	wide bool
+	// typo counts the typographic characters read as what they stand for
+	// (see typography.go).
+	typo int
 	// noBrace: no "}" follows off (so that a run of "{" costs one scan).
 	noBrace bool
 }
@@ -269,7 +276,7 @@ func (l *lexState) advance(n int) {
 
 func (l *lexState) skipSpace() {
 	for l.off < len(l.data) || l.more() {
-		switch l.data[l.off] {
+		switch c := l.data[l.off]; c {
 		case ' ', '\t', '\r', '\f', '\v':
 			l.col++
 			l.off++
@@ -278,29 +285,60 @@ func (l *lexState) skipSpace() {
 			l.col = 1
 			l.off++
 		default:
-			return
+			if c < utf8.RuneSelf {
+				return
+			}
+			n := l.spaceAt(0)
+			if n == 0 {
+				return
+			}
+			l.col += n
+			l.off += n
+			l.typo++
 		}
 	}
 }
 
-func isSpecial(c byte) bool { return special[c] }
+// spaceAt returns the length of the typographic space (typography.go) at
+// off+i, or 0, reading more as needed.
+func (l *lexState) spaceAt(i int) int {
+	l.have(i + 3)
+	return wideSpace(l.data[l.off+i:])
+}
 
-// special holds the bytes that end a word.
-var special = func() (t [256]bool) {
+// Byte classes of word: a byte of a word, a special byte (one that ends a
+// word), a byte outside ASCII (which may start a typographic space).
+const (
+	cWord = iota
+	cSpecial
+	cWide
+)
+
+// class holds each byte's class for word.
+var class = func() (t [256]uint8) {
 	for c := range 256 {
 		switch c {
 		case ' ', '\t', '\r', '\n', '\f', '\v', '[', ']', '(', ')', '{', '}', ';', '"', '$':
-			t[c] = true
+			t[c] = cSpecial
 		}
-		t[c] = t[c] || c < 0x20 || c == 0x7f
+		if c < 0x20 || c == 0x7f {
+			t[c] = cSpecial
+		}
+		if c >= utf8.RuneSelf {
+			t[c] = cWide
+		}
 	}
 	return t
 }()
 
+func isSpecial(c byte) bool { return class[c] == cSpecial }
+
 // word returns the length of the word at off: the bytes up to the next
-// special byte, reading more as needed (the rest of the input when none
-// follows).
+// special byte or typographic space, reading more as needed (the rest of
+// the input when none follows). It sets wide when the word has a byte
+// outside ASCII.
 func (l *lexState) word() int {
+	l.wide = false
 	for i := l.off; ; i++ {
 		if i >= len(l.data) {
 			n := i - l.off
@@ -309,8 +347,16 @@ func (l *lexState) word() int {
 			}
 			i = l.off + n
 		}
-		if special[l.data[i]] {
-			return i - l.off
+		if k := class[l.data[i]]; k != cWord {
+			n := i - l.off
+			if k == cSpecial {
+				return n
+			}
+			l.wide = true
+			if l.spaceAt(n) > 0 {
+				return n
+			}
+			i = l.off + n // spaceAt may have read more
 		}
 	}
 }
@@ -319,7 +365,16 @@ func (l *lexState) emit(toks []lexer.Token, typ lexer.TokenType, n int) []lexer.
 	p := l.pos()
 	v := l.data[l.off : l.off+n]
 	l.advance(n)
-	l.last = typ
+	l.prev, l.last = l.last, typ
+	return append(toks, lexer.Token{Type: typ, Value: v, Pos: p})
+}
+
+// emitAs is emit for a token whose value is not the n bytes it spans (a
+// word or tag value read through typography.go).
+func (l *lexState) emitAs(toks []lexer.Token, typ lexer.TokenType, n int, v string) []lexer.Token {
+	p := l.pos()
+	l.advance(n)
+	l.prev, l.last = l.last, typ
 	return append(toks, lexer.Token{Type: typ, Value: v, Pos: p})
 }
 
@@ -337,7 +392,7 @@ func (l *lexState) bad(toks []lexer.Token, n int, format string, args ...any) []
 	p := l.pos()
 	v := strings.Clone(l.data[l.off : l.off+min(n, MaxToken+1)])
 	l.advance(n)
-	l.last = tInvalid
+	l.prev, l.last = l.last, tInvalid
 	return append(toks, lexer.Token{Type: tInvalid, Value: v, Pos: p})
 }
 
@@ -379,20 +434,7 @@ func (l *lexState) next(toks []lexer.Token) []lexer.Token {
 		}
 		return l.emit(toks, tComment, end)
 	case '"':
-		for i := 1; l.have(i + 1); i++ {
-			switch l.data[l.off+i] {
-			case '\\':
-				i++
-			case '"':
-				if i+1 > MaxText {
-					return l.bad(toks, i+1, "tag value of %d bytes is too long; expected at most %d bytes", i+1, MaxText)
-				}
-				return l.emit(toks, tString, i+1)
-			case '\n':
-				return l.bad(toks, i, `unterminated string: a tag value ends with '"' on its line`)
-			}
-		}
-		return l.bad(toks, l.rest(), `unterminated string: a tag value ends with '"' on its line`)
+		return l.str(toks, 1)
 	case '$':
 		n := l.scan(1, func(b byte) bool { return b < '0' || b > '9' })
 		if n < 0 {
@@ -408,6 +450,10 @@ func (l *lexState) next(toks []lexer.Token) []lexer.Token {
 	default:
 		if c < 0x20 || c == 0x7f {
 			return l.bad(toks, 1, "unexpected control byte %#02x", c)
+		}
+		// A tag value between curly quotes: [Event “Autumn Cup”].
+		if c >= utf8.RuneSelf && l.last == tWord && l.prev == tLBrack && l.have(3) && curlyQuote(l.data[l.off:]) {
+			return l.str(toks, 3)
 		}
 	}
 	// A word: everything up to the next special byte.
@@ -427,6 +473,11 @@ func (l *lexState) next(toks []lexer.Token) []lexer.Token {
 		}
 		return l.emit(toks, tNumber, m)
 	}
+	if l.wide {
+		if f, k := fold(w); k > 0 {
+			return l.folded(toks, w, f, k)
+		}
+	}
 	if isResult(w) {
 		return l.emit(toks, tResult, n)
 	}
@@ -442,6 +493,69 @@ func (l *lexState) next(toks []lexer.Token) []lexer.Token {
 		k := annotLen(w[a:n])
 		toks = l.emit(toks, tAnnot, k)
 		a += k
+	}
+	return toks
+}
+
+// str lexes a tag value that opens with a quote of open bytes (" or a
+// curly quote) and closes with " or a curly quote on the same line. A
+// value with a curly quote gets the value it would have between straight
+// quotes.
+func (l *lexState) str(toks []lexer.Token, open int) []lexer.Token {
+	curly := open > 1
+	for i := open; l.have(i + 1); i++ {
+		c := l.data[l.off+i]
+		end := 0
+		switch {
+		case c == '\\':
+			i++
+		case c == '"':
+			end = 1
+		case c == '\n':
+			return l.bad(toks, i, `unterminated string: a tag value ends with '"' on its line`)
+		case c >= utf8.RuneSelf && l.have(i+3) && curlyQuote(l.data[l.off+i:]):
+			end, curly = 3, true
+		}
+		if end == 0 {
+			continue
+		}
+		n := i + end
+		if n > MaxText {
+			return l.bad(toks, n, "tag value of %d bytes is too long; expected at most %d bytes", n, MaxText)
+		}
+		if !curly {
+			return l.emit(toks, tString, n)
+		}
+		if open > 1 {
+			l.typo++
+		}
+		if end > 1 {
+			l.typo++
+		}
+		return l.emitAs(toks, tString, n, `"`+l.data[l.off+open:l.off+i]+`"`)
+	}
+	return l.bad(toks, l.rest(), `unterminated string: a tag value ends with '"' on its line`)
+}
+
+// folded emits a word w that reads as f after typography.go (k characters
+// read so): a result, or a ply and the annotations that follow it.
+func (l *lexState) folded(toks []lexer.Token, w, f string, k int) []lexer.Token {
+	l.typo += k
+	if isResult(f) {
+		return l.emitAs(toks, tResult, len(w), f)
+	}
+	// Annotations are ASCII: they end w and f alike.
+	a := len(w)
+	for a > 0 && isAnnotByte(w[a-1]) {
+		a--
+	}
+	if a > 0 {
+		toks = l.emitAs(toks, tWord, a, f[:len(f)-(len(w)-a)])
+	}
+	for a < len(w) {
+		n := annotLen(w[a:])
+		toks = l.emit(toks, tAnnot, n)
+		a += n
 	}
 	return toks
 }
@@ -481,7 +595,7 @@ func (l *lexState) tagLine(toks []lexer.Token) ([]lexer.Token, bool) {
 		lexer.Token{Type: tRBrack, Value: d[j+1 : j+2], Pos: at(j + 1)})
 	l.off += j + 2
 	l.col += j + 2
-	l.last = tRBrack
+	l.prev, l.last = tString, tRBrack
 	return toks, true
 }
 

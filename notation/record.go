@@ -181,11 +181,14 @@ type chunker struct {
 	buf        []lexer.Token // reused: a chunk is parsed before the next is cut
 	// invalid says what is wrong with each tInvalid token of the chunk.
 	invalid map[int]string
+	// typo counts the typographic characters of the chunk (typography.go).
+	typo int
 }
 
 func (c *chunker) next() []lexer.Token {
 	chunk := c.buf[:0]
-	defer func() { c.buf = chunk[:0] }()
+	typo := c.l.typo
+	defer func() { c.buf, c.typo = chunk[:0], c.l.typo-typo }()
 	clear(c.invalid)
 	depth, movetext, inTag, broken, count := 0, false, false, false, 0
 	for {

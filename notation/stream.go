@@ -47,6 +47,7 @@ type chunk struct {
 	toks    []lexer.Token
 	invalid map[int]string
 	problem *Problem // a file that cannot be read as text
+	typo    int      // typographic characters read (typography.go)
 }
 
 // Run reads and checks every game of a record stream and hands each to
@@ -138,7 +139,7 @@ func (c *Checker) cut(file string, r io.Reader, spare chan []lexer.Token, send f
 		} else {
 			toks = slices.Clone(toks) // outgrew the slab (a long game)
 		}
-		g := chunk{n: n, toks: toks[:len(toks):len(toks)]}
+		g := chunk{n: n, toks: toks[:len(toks):len(toks)], typo: ch.typo}
 		if len(ch.invalid) > 0 {
 			g.invalid = maps.Clone(ch.invalid)
 		}
@@ -155,7 +156,7 @@ func (c *Checker) cut(file string, r io.Reader, spare chan []lexer.Token, send f
 }
 
 func (c *Checker) check(file string, g chunk) *Checked {
-	ch := &Checked{Index: g.n}
+	ch := &Checked{Index: g.n, Typography: g.typo}
 	p := g.problem
 	var r *Record
 	if p == nil {

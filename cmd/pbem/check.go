@@ -51,8 +51,10 @@ func runCheck(c *cli, args []string) int {
 		}
 		bar := c.progress(name, size)
 		out := bufio.NewWriterSize(c.stdout, 64<<10)
+		typo := 0
 		err = checker.Run(name, in, func(ch *notation.Checked) {
 			bar(ch.Offset)
+			typo += ch.Typography
 			games++
 			if ch.Game != nil {
 				plies += ch.Game.Plies
@@ -67,6 +69,9 @@ func runCheck(c *cli, args []string) int {
 				}
 			}
 		})
+		if typo > 0 {
+			fmt.Fprintf(out, "%s: read %d typographic characters as what they stand for (dashes as -, × as x, curly quotes as \", no-break and full-width spaces as blanks)\n", name, typo)
+		}
 		out.Flush()
 		in.Close()
 		bar(-1)
