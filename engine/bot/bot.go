@@ -60,7 +60,31 @@ type Budget struct {
 	Time time.Duration
 	// MaxPlies caps each playout; 0 means DefaultMaxPlies.
 	MaxPlies int
+	// MaxNodes caps the search tree's nodes, and so its memory; 0 means
+	// DefaultMaxNodes. A search that reaches it goes on with its playouts
+	// from the tree's leaves but adds no node. A search makes at most one
+	// node a playout (and the root), so a budget of fewer playouts than
+	// MaxNodes never meets the cap.
+	MaxNodes int
 }
+
+// DefaultMaxNodes bounds every search's tree: treeBytes over nodeBytes
+// (10,922 nodes). Levels 1 to 4 search fewer playouts than that, so the cap
+// never changes their moves; it bounds level 5 and custom budgets.
+const DefaultMaxNodes = treeBytes / nodeBytes
+
+// treeBytes is the memory a search tree may hold. The garbage of the
+// playouts comes on top (the heap grows to two or three times what is live
+// before the collector runs): a level-5 move in an 8-seat rpp game, the
+// dearest, peaks at about 45 MB of heap (it reached 240 MB at 100,000
+// playouts before the cap).
+const treeBytes = 16 << 20
+
+// nodeBytes is the most a node of a full tree held in the games of the
+// catalog (the node, its line and position, its share of listed moves and
+// of its parent's children): about 1,330 bytes in an 8-seat rpp game, the
+// largest position, and 550 to 600 in castles.
+const nodeBytes = 1536
 
 // playouts is the playout bound of b for a search from s.
 func (b Budget) playouts(s engine.State) int {
@@ -79,9 +103,9 @@ func (b Budget) playouts(s engine.State) int {
 // several times as many within its time. Level 5 thinks until
 // LevelTimeLimit less a margin for the work around the search (the root's
 // win-in-one check, the final choice), or until its playouts are spent,
-// which happens in quick games only (the cap bounds the tree's memory: a
-// castles tree of 200000 playouts held about 290 MB); its moves depend on
-// the machine's speed.
+// which happens in quick games only; its moves depend on the machine's
+// speed. Its tree stops growing at DefaultMaxNodes (the memory bound), and
+// its later playouts start from the tree's leaves.
 var levels = [MaxLevel + 1]Budget{
 	1: {Playouts: 100},
 	2: {Playouts: 300},
@@ -124,7 +148,7 @@ func New(level int, seed uint64) (*Player, error) {
 
 // NewBudget returns a searching player with a budget of its own.
 func NewBudget(b Budget, seed uint64) (*Player, error) {
-	if b.Playouts < 0 || b.SampledPlayouts < 0 || b.Time < 0 || b.MaxPlies < 0 {
+	if b.Playouts < 0 || b.SampledPlayouts < 0 || b.Time < 0 || b.MaxPlies < 0 || b.MaxNodes < 0 {
 		return nil, fmt.Errorf("bot: budget %+v has a negative bound; expected zero (no bound) or more", b)
 	}
 	if b.Playouts == 0 && b.Time == 0 {
@@ -195,6 +219,9 @@ type Result struct {
 	Move engine.Move
 	// Playouts is the number of search iterations run.
 	Playouts int
+	// Nodes is the number of nodes the search tree grew to (at most
+	// Budget.MaxNodes).
+	Nodes int
 	// Value is the expected reward (0 to 1) of Move for the side to move,
 	// as the search estimates it; 0.5 when the player did not search.
 	Value float64

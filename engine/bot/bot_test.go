@@ -243,6 +243,65 @@ func TestBudget(t *testing.T) {
 	}
 }
 
+// TestMaxNodes: a search's tree stops growing at its node cap while its
+// playouts go on; the default cap bounds level 5 in an 8-seat rpp game (the
+// largest position); and a cap above a budget's playouts changes no move,
+// so levels 1 to 4 play as they did.
+func TestMaxNodes(t *testing.T) {
+	rpp8 := variant{rpp.Rules{}, engine.Options{Players: 8}}
+	line := engine.NewLine(rpp8.start(t))
+	search := func(t *testing.T, b bot.Budget) bot.Result {
+		t.Helper()
+		p, err := bot.NewBudget(b, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := p.Search(context.Background(), line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !listed(line.State(), r.Move) {
+			t.Errorf("Search(%+v) chose %v, not a legal move", b, r.Move)
+		}
+		return r
+	}
+	t.Run("cap", func(t *testing.T) {
+		b := bot.Budget{Playouts: 1500, MaxNodes: 400}
+		r := search(t, b)
+		if r.Nodes != b.MaxNodes || r.Playouts != b.Playouts {
+			t.Errorf("Search(%+v) grew %d nodes in %d playouts, want %d nodes in %d", b, r.Nodes, r.Playouts, b.MaxNodes, b.Playouts)
+		}
+		if again := search(t, b); !reflect.DeepEqual(again.Move, r.Move) {
+			t.Errorf("a capped search chose %v, then %v", r.Move, again.Move)
+		}
+	})
+	t.Run("level5", func(t *testing.T) {
+		b, err := bot.LevelBudget(5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Time = 0 // count playouts, not time: as many as a fast machine reaches
+		b.Playouts = bot.DefaultMaxNodes + 1000
+		r := search(t, b)
+		if r.Nodes != bot.DefaultMaxNodes || r.Playouts != b.Playouts {
+			t.Errorf("level 5 in 8-seat rpp grew %d nodes in %d playouts, want %d (DefaultMaxNodes) in %d", r.Nodes, r.Playouts, bot.DefaultMaxNodes, b.Playouts)
+		}
+	})
+	t.Run("levels1to4", func(t *testing.T) {
+		for level := 1; level < bot.MaxLevel; level++ {
+			b, _ := bot.LevelBudget(level)
+			if n := max(b.Playouts, b.SampledPlayouts) + 1; n > bot.DefaultMaxNodes || b.MaxNodes != 0 {
+				t.Errorf("level %d may grow %d nodes (cap %d), more than DefaultMaxNodes %d: the cap would change its moves", level, n, b.MaxNodes, bot.DefaultMaxNodes)
+			}
+		}
+		free := search(t, bot.Budget{Playouts: 300, MaxNodes: 1 << 30})
+		capped := search(t, bot.Budget{Playouts: 300, MaxNodes: 301})
+		if !reflect.DeepEqual(free.Move, capped.Move) || capped.Nodes > 301 {
+			t.Errorf("300 playouts chose %v uncapped and %v with 301 nodes (%d grown): a cap above the playouts changed the move", free.Move, capped.Move, capped.Nodes)
+		}
+	})
+}
+
 // TestSampledBudget: a budget's SampledPlayouts bound searches in games that
 // draw their moves from a Sampler, and Playouts the others.
 func TestSampledBudget(t *testing.T) {

@@ -40,16 +40,25 @@ type search struct {
 	path     []*node
 	recent   []engine.State // the last positions of a playout whose mobility is not known yet
 	mob      []float64      // each side's mobility near the end of a playout
+	// nodes counts the tree's nodes; once it reaches maxNodes the tree
+	// grows no more and playouts start from its leaves.
+	nodes, maxNodes int
+	root            *node // the tree, for the benchmark that weighs it
 }
 
 func newSearch(b Budget, r *rand.Rand) *search {
 	if b.MaxPlies == 0 {
 		b.MaxPlies = DefaultMaxPlies
 	}
-	return &search{budget: b, r: r}
+	maxNodes := b.MaxNodes
+	if maxNodes == 0 {
+		maxNodes = DefaultMaxNodes
+	}
+	return &search{budget: b, r: r, maxNodes: max(maxNodes, 2)}
 }
 
 func (sr *search) newNode(l *engine.Line, m engine.Move) *node {
+	sr.nodes++
 	n := &node{line: l, move: m, sum: make([]float64, sr.sides)}
 	if o := l.Outcome(); o.Over {
 		n.terminal = Rewards(o)
@@ -94,6 +103,7 @@ func (sr *search) run(ctx context.Context, l *engine.Line) (Result, error) {
 		}
 	}
 	root := sr.newNode(l, nil)
+	sr.root = root
 	root.untried = moves
 	root.listed = true
 	sr.r.Shuffle(len(moves), func(i, j int) { moves[i], moves[j] = moves[j], moves[i] })
@@ -119,7 +129,7 @@ func (sr *search) run(ctx context.Context, l *engine.Line) (Result, error) {
 			best = c
 		}
 	}
-	return Result{Move: best.move, Playouts: sr.playouts, Value: best.sum[mover] / float64(best.visits), Reason: "search"}, nil
+	return Result{Move: best.move, Playouts: sr.playouts, Nodes: sr.nodes, Value: best.sum[mover] / float64(best.visits), Reason: "search"}, nil
 }
 
 // stop reports whether the context or the time budget has ended.
@@ -131,7 +141,9 @@ func (sr *search) stop(ctx context.Context, deadline time.Time) bool {
 }
 
 // iterate runs one iteration: select down the tree, expand one child, play
-// it out at random, and back the rewards up the path.
+// it out at random, and back the rewards up the path. Once the tree holds
+// maxNodes nodes it expands no more: the iteration selects down to a leaf
+// and plays out from there.
 func (sr *search) iterate(root *node) error {
 	path := append(sr.path[:0], root)
 	n := root
@@ -139,6 +151,18 @@ func (sr *search) iterate(root *node) error {
 	for reward == nil {
 		if n.terminal != nil {
 			reward = n.terminal
+			break
+		}
+		if sr.nodes >= sr.maxNodes && len(n.children) > 0 {
+			n = sr.selectChild(n)
+			path = append(path, n)
+			continue
+		}
+		if sr.nodes >= sr.maxNodes {
+			var err error
+			if reward, err = sr.playout(n.line.State()); err != nil {
+				return err
+			}
 			break
 		}
 		child, err := sr.expand(n)
@@ -196,6 +220,9 @@ func (sr *search) expand(n *node) (*node, error) {
 	case len(n.untried) > 0:
 		m = n.untried[len(n.untried)-1]
 		n.untried = n.untried[:len(n.untried)-1]
+		if len(n.untried) == 0 {
+			n.untried = nil // the list's memory goes with its last move
+		}
 	case n.sampler != nil && !n.listed:
 		if m = n.sampler.RandomMove(sr.r); m == nil {
 			return nil, fmt.Errorf("bot: the game's sampler drew no move in a game that goes on")
