@@ -25,8 +25,14 @@ import (
 //
 // The parser (golang.org/x/net/html, the HTML5 algorithm browsers use)
 // makes sense of unclosed and misnested tags; markup nested deeper than it
-// accepts (512 elements) is read token by token instead.
+// accepts (512 elements), and markup that would make it work in time
+// quadratic in its length (see [parserIsLinear]), is read token by token
+// instead. Either way the work is linear in len(s), which the parser of
+// messages bounds (maxText).
 func htmlToText(s string) string {
+	if !parserIsLinear(s) {
+		return htmlTokensToText(s)
+	}
 	doc, err := html.Parse(strings.NewReader(s))
 	if err != nil {
 		// Parse refuses markup nested deeper than 512 elements.
@@ -57,12 +63,48 @@ func htmlToText(s string) string {
 	return tidyLines(r.result())
 }
 
+// maxRootTags is the most <html> and <body> start tags a document may
+// have for [html.Parse] to read it.
+const maxRootTags = 16
+
+// parserIsLinear reports whether s has at most maxRootTags <html> and
+// <body> start tags. The parser merges the attributes of each repeated
+// <html> or <body> tag into the first one, building a map of all the
+// attributes gathered so far every time: n such tags cost n² steps (8,000
+// tags of "<body aN>", 70 kB, took 8 s). Counting "<html" and "<body" in
+// comments and scripts too errs on the side of the token renderer.
+func parserIsLinear(s string) bool {
+	n := 0
+	for i := strings.IndexByte(s, '<'); i >= 0; {
+		if t := s[i+1:]; len(t) >= 4 && (strings.EqualFold(t[:4], "html") || strings.EqualFold(t[:4], "body")) {
+			if n++; n > maxRootTags {
+				return false
+			}
+		}
+		j := strings.IndexByte(s[i+1:], '<')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return true
+}
+
 // htmlTokensToText renders HTML the parser refused, token by token: an
-// end tag closes the elements opened after its own start tag.
+// end tag closes the elements opened after its own start tag, and one
+// that closes no open element is ignored.
 func htmlTokensToText(s string) string {
+	text, _ := renderTokens(s)
+	return text
+}
+
+// renderTokens is [htmlTokensToText]; it also returns how many open
+// elements the end tags looked at, which stays below the number of start
+// tags: an element is looked at when an end tag closes it, once.
+func renderTokens(s string) (text string, looked int) {
 	r := &htmlRenderer{}
 	z := html.NewTokenizer(strings.NewReader(s))
-	var open []*html.Node
+	open := openElements{count: map[string]int{}}
 	skip := "" // the element whose content is skipped
 	skipDepth := 0
 	for {
@@ -96,26 +138,48 @@ func htmlTokensToText(s string) string {
 			case !descend:
 				skip, skipDepth = tok.Data, 1
 			default:
-				open = append(open, n)
+				open.push(n)
 			}
 		case html.EndTagToken:
-			for i := len(open) - 1; i >= 0; i-- {
-				if open[i].Data == tok.Data {
-					for len(open) > i {
-						r.exit(open[len(open)-1])
-						open = open[:len(open)-1]
-					}
+			if open.count[tok.Data] == 0 {
+				continue // closes nothing: no need to look
+			}
+			for {
+				n := open.pop()
+				r.exit(n)
+				looked++
+				if n.Data == tok.Data {
 					break
 				}
 			}
 		}
 	}
-	for len(open) > 0 {
-		r.exit(open[len(open)-1])
-		open = open[:len(open)-1]
+	for len(open.stack) > 0 {
+		r.exit(open.pop())
 	}
 	r.endLine()
-	return tidyLines(r.result())
+	return tidyLines(r.result()), looked
+}
+
+// openElements is the token renderer's stack of open elements, with the
+// number open of each name, so that an end tag matching none is dismissed
+// without a look at the stack: looking would make n such end tags under n
+// open elements cost n² (840 kB took a minute).
+type openElements struct {
+	stack []*html.Node
+	count map[string]int
+}
+
+func (o *openElements) push(n *html.Node) {
+	o.stack = append(o.stack, n)
+	o.count[n.Data]++
+}
+
+func (o *openElements) pop() *html.Node {
+	n := o.stack[len(o.stack)-1]
+	o.stack = o.stack[:len(o.stack)-1]
+	o.count[n.Data]--
+	return n
 }
 
 func isVoid(a atom.Atom) bool {

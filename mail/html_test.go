@@ -1,6 +1,10 @@
 package mail
 
 import (
+	"fmt"
+	"maps"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -47,6 +51,102 @@ func TestHTMLDeepNesting(t *testing.T) {
 		strings.Repeat("<blockquote>", 3) + "old" + strings.Repeat("<b>", n)
 	if got, want := htmlToText(s), "e4\n-- \nAl\n>>> old"; got != want {
 		t.Errorf("htmlToText of deep markup = %q, want %q", got, want)
+	}
+}
+
+// hostileHTML makes documents of about size bytes that were once costly
+// to render: markup nested deeper than the parser accepts, closed,
+// unclosed, misnested, or closed by end tags that match nothing; and
+// repeated <body> tags with attributes, which the parser merges.
+func hostileHTML(size int) map[string]string {
+	rep := func(unit string) int { return size / len(unit) }
+	var attrs strings.Builder
+	for i := 0; attrs.Len() < size; i++ {
+		fmt.Fprintf(&attrs, "<body a%d>x", i)
+	}
+	n := rep("<div></div>")
+	return map[string]string{
+		"nested":     strings.Repeat("<div>", n) + "e4" + strings.Repeat("</div>", n),
+		"unclosed":   strings.Repeat("<div>e4", rep("<div>e4")),
+		"mismatched": strings.Repeat("<b><i>", n/2) + "e4" + strings.Repeat("</b></i>", n/2),
+		"unmatched":  strings.Repeat("<div>", n) + "e4" + strings.Repeat("</span>", n),
+		"body attrs": attrs.String(),
+	}
+}
+
+// TestHTMLTokensLinear: however the end tags of deep markup match its
+// start tags, the token renderer looks at each open element at most once,
+// when an end tag closes it (it once looked at the whole stack for each
+// end tag that matched nothing: 840 kB took a minute).
+func TestHTMLTokensLinear(t *testing.T) {
+	for _, size := range []int{20000, 80000} {
+		for name, s := range hostileHTML(size) {
+			text, looked := renderTokens(s)
+			if starts := strings.Count(s, "<") - strings.Count(s, "</"); looked > starts {
+				t.Errorf("%s, %d bytes: end tags looked at %d open elements, want at most %d (one per start tag)", name, len(s), looked, starts)
+			}
+			if name != "body attrs" && strings.ReplaceAll(text, "\n", "") != strings.Repeat("e4", strings.Count(s, "e4")) {
+				t.Errorf("%s, %d bytes: text %.40q..., want only e4", name, len(s), text)
+			}
+		}
+	}
+	text, _ := renderTokens("<blockquote><div>old</span></p></div>older</blockquote>new</b>")
+	if want := "> old\n> older\nnew"; text != want {
+		t.Errorf("unmatched end tags: text %q, want %q", text, want)
+	}
+}
+
+// TestHTMLRootTagsLinear: a document of many <body> tags with attributes
+// is rendered with memory linear in its size. The parser merges each
+// tag's attributes into the first <body>, building a map of all so far:
+// quadratic, so such a document goes to the token renderer.
+func TestHTMLRootTagsLinear(t *testing.T) {
+	alloc := func(s string) uint64 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		htmlToText(s)
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	small, large := hostileHTML(10000)["body attrs"], hostileHTML(40000)["body attrs"]
+	if a, b := alloc(small), alloc(large); b > 8*a {
+		t.Errorf("htmlToText allocated %d bytes for %d bytes of <body> tags and %d for %d: more than linear", a, len(small), b, len(large))
+	}
+	if got, want := htmlToText(`<body class="a">e4<body id="b">`+strings.Repeat("<body>", 30)+"e5"), "e4\ne5"; got != want {
+		t.Errorf("htmlToText of repeated <body> = %q, want %q", got, want)
+	}
+}
+
+func TestParserIsLinear(t *testing.T) {
+	for _, c := range []struct {
+		html string
+		want bool
+	}{
+		{"<html><head></head><body>e4</body></html>", true},
+		{strings.Repeat("<HTML><Body>e4", maxRootTags/2), true},
+		{strings.Repeat("<HTML><Body>e4", maxRootTags/2) + "<body>", false},
+		{strings.Repeat("<body a>", 100), false},
+		{strings.Repeat("<p>", 100) + "<", true},
+	} {
+		if got := parserIsLinear(c.html); got != c.want {
+			t.Errorf("parserIsLinear(%.40q...) = %v, want %v", c.html, got, c.want)
+		}
+	}
+}
+
+// BenchmarkHTMLHostile renders 1 MB of each hostile document: the time
+// is of the order of BenchmarkHTMLToText's per byte.
+func BenchmarkHTMLHostile(b *testing.B) {
+	docs := hostileHTML(1 << 20)
+	for _, name := range slices.Sorted(maps.Keys(docs)) {
+		s := docs[name]
+		b.Run(strings.ReplaceAll(name, " ", "_"), func(b *testing.B) {
+			b.SetBytes(int64(len(s)))
+			b.ReportAllocs()
+			for b.Loop() {
+				htmlToText(s)
+			}
+		})
 	}
 }
 
