@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"pbem/archive"
 	"pbem/engine"
@@ -74,6 +76,74 @@ func parseBot(arg string) (level int, ok bool, err error) {
 	return n, true, nil
 }
 
+// hasBot reports whether a bot holds a seat of g.
+func hasBot(g *archive.Game) bool {
+	return slices.ContainsFunc(g.Seats, func(st archive.Seat) bool {
+		_, bot := BotLevel(st.Player.Addr)
+		return bot
+	})
+}
+
+// botOwner is the address that started g: its inviter, or for a game
+// made before inviters were kept, its first seat held by a person.
+func botOwner(g *archive.Game) string {
+	if g.Options.Inviter != "" {
+		return normAddr(g.Options.Inviter)
+	}
+	for _, st := range g.Seats {
+		if _, bot := BotLevel(st.Player.Addr); !bot {
+			return normAddr(st.Player.Addr)
+		}
+	}
+	return ""
+}
+
+// botLimits refuses a new game with a bot (among people) when the sender
+// has started Options.MaxBotGames invited or playing games with bots, or
+// all senders together Options.MaxBotGamesTotal: each bot ply takes a core
+// for up to seconds, and one worker plays them all.
+func (s *session) botLimits(people []Address) error {
+	if !slices.ContainsFunc(people, func(p Address) bool { _, bot := BotLevel(p.Addr); return bot }) {
+		return nil
+	}
+	mine, err := s.activeGames()
+	if err != nil {
+		return err
+	}
+	n := 0
+	for _, ag := range mine {
+		if hasBot(ag) && botOwner(ag) == s.from.Addr {
+			n++
+		}
+	}
+	if limit := s.r.opts.MaxBotGames; n >= limit {
+		return mistake(nil, "", "you started %s with the referee's computer player that are under way or invited, as many as one address may (%d): finish, resign or decline one of them first, or invite a person", plural(n, "game"), limit)
+	}
+	all := map[int64]bool{}
+	for level := 0; level <= MaxBotLevel; level++ {
+		gs, err := s.store.ActiveGamesOf(s.ctx, botAddress(level, 1))
+		if err != nil {
+			return err
+		}
+		for _, ag := range gs {
+			all[ag.ID] = archive.Active(ag.Status)
+		}
+	}
+	for id, g := range s.games { // as this message changed them
+		all[id] = hasBot(g.Game) && archive.Active(g.Status)
+	}
+	total := 0
+	for _, active := range all {
+		if active {
+			total++
+		}
+	}
+	if limit := s.r.opts.MaxBotGamesTotal; total >= limit {
+		return mistake(nil, "", "the referee's computer player is in %s under way or invited, as many as it plays at once (%d): try again when some have ended, or invite a person", plural(total, "game"), limit)
+	}
+	return nil
+}
+
 // BotTurn is a turn a bot has to play: the game, the ply it plays, its seat
 // and level, and the game so far (with its history, for repetition).
 type BotTurn struct {
@@ -83,6 +153,12 @@ type BotTurn struct {
 	Level int
 	Line  *engine.Line
 	Codec notation.Codec
+	// Owner is the address that started the game: a worker takes turns
+	// round robin across owners, so that nobody's bot waits behind
+	// another's many games.
+	Owner string
+	// Since is when the bot's turn began.
+	Since time.Time
 }
 
 // BotTurns lists the games under way in which a bot is to move.
@@ -114,7 +190,8 @@ func (r *Referee) BotTurns(ctx context.Context) ([]BotTurn, error) {
 			}
 			seat := g.mover()
 			if lv, ok := BotLevel(g.Seats[seat].Player.Addr); ok {
-				out = append(out, BotTurn{Game: g.ID, Ply: g.plies() + 1, Seat: seat, Level: lv, Line: g.line(), Codec: g.codec})
+				out = append(out, BotTurn{Game: g.ID, Ply: g.plies() + 1, Seat: seat, Level: lv, Line: g.line(), Codec: g.codec,
+					Owner: botOwner(g.Game), Since: g.TurnStart})
 			}
 		}
 	}

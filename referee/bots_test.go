@@ -29,6 +29,9 @@ func TestPlayBot(t *testing.T) {
 	if tn.Game != 1 || tn.Ply != 1 || tn.Seat != 1 || tn.Level != 0 {
 		t.Errorf("BotTurns()[0] = game %d ply %d seat %d level %d, want 1 1 1 0", tn.Game, tn.Ply, tn.Seat, tn.Level)
 	}
+	if tn.Owner != "alice@example.org" || !tn.Since.Equal(h.now) {
+		t.Errorf("BotTurns()[0] is owned by %q since %v, want alice@example.org (who started it) since %v (when the bot's turn began)", tn.Owner, tn.Since, h.now)
+	}
 	if err := h.ref.PlayBot(h.ctx, 1, 2, "@c3"); !errors.Is(err, referee.ErrNotBotsTurn) {
 		t.Errorf("PlayBot for ply 2 while ply 1 is due = %v, want ErrNotBotsTurn", err)
 	}

@@ -121,6 +121,9 @@ func (s *session) newGame(c *cmd) error {
 	if len(mine) >= s.r.opts.MaxGames {
 		return mistake(nil, "", "you have %d games under way or invited, as many as you may", len(mine))
 	}
+	if err := s.botLimits(people); err != nil {
+		return err
+	}
 	id, err := s.store.NewGameID(s.ctx)
 	if err != nil {
 		return err

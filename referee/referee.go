@@ -87,6 +87,10 @@ type Options struct {
 	// MaxObservers per game (default 50); MaxGames is how many invited or
 	// playing games one address may have (default 50).
 	MaxObservers, MaxGames int
+	// MaxBotGames is how many invited or playing games with a computer
+	// player one address may have started (default 5), MaxBotGamesTotal
+	// how many all addresses together (default 200).
+	MaxBotGames, MaxBotGamesTotal int
 	// WebBaseURL, when set, is where the game pages are served (e.g.
 	// https://pbem.example.org): every mail about a started game that is
 	// not private links its page, WebBaseURL/g/ID.
@@ -171,6 +175,8 @@ func New(store Store, opts *Options) (*Referee, error) {
 	def(&o.VacationDays, 30)
 	def(&o.MaxObservers, 50)
 	def(&o.MaxGames, 50)
+	def(&o.MaxBotGames, 5)
+	def(&o.MaxBotGamesTotal, 200)
 	if o.RateWindow <= 0 {
 		o.RateWindow = time.Hour
 	}

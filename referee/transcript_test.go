@@ -135,6 +135,10 @@ func newHarness(t testing.TB, opts map[string]string) *harness {
 			o.VacationDays = n
 		case "max-observers":
 			o.MaxObservers = n
+		case "max-bot-games":
+			o.MaxBotGames = n
+		case "max-bot-games-total":
+			o.MaxBotGamesTotal = n
 		default:
 			t.Fatalf("unknown option %s", k)
 		}
