@@ -56,6 +56,19 @@ type Options struct {
 	// one, or several of one name), whose standings and pairings the event
 	// page shows above the archive's crosstable; nil: none.
 	Tournaments func(ctx context.Context, event string) ([]*TournamentView, error)
+
+	// MaxExpensive bounds the pages computed from the whole archive
+	// (search, events, ratings, players) at once (default 2): a request
+	// beyond it is answered 503 with Retry-After, so that web load never
+	// takes the CPU the referee needs.
+	MaxExpensive int
+	// MaxStreams bounds the live-update streams open at once (default
+	// 1000), MaxStreamsPerClient those of one client address (default 8;
+	// an IPv6 address counts by its /64): beyond them, 503.
+	MaxStreams, MaxStreamsPerClient int
+	// StreamLifetime ends a live-update stream (default 30 minutes); the
+	// page's script opens another.
+	StreamLifetime time.Duration
 }
 
 // Server serves the pages. It is an http.Handler.
@@ -63,6 +76,10 @@ type Server struct {
 	store *archive.Store
 	opts  Options
 	mux   *http.ServeMux
+
+	busy    chan struct{} // a token per expensive request under way
+	streams streamCount
+	cache   pageCache
 }
 
 // New returns a Server over store.
@@ -86,16 +103,29 @@ func New(store *archive.Store, o *Options) (*Server, error) {
 	if s.opts.Heartbeat <= 0 {
 		s.opts.Heartbeat = 15 * time.Second
 	}
+	if s.opts.MaxExpensive <= 0 {
+		s.opts.MaxExpensive = 2
+	}
+	if s.opts.MaxStreams <= 0 {
+		s.opts.MaxStreams = 1000
+	}
+	if s.opts.MaxStreamsPerClient <= 0 {
+		s.opts.MaxStreamsPerClient = 8
+	}
+	if s.opts.StreamLifetime <= 0 {
+		s.opts.StreamLifetime = 30 * time.Minute
+	}
+	s.busy = make(chan struct{}, s.opts.MaxExpensive)
 	m := http.NewServeMux()
 	m.HandleFunc("GET /{$}", s.page(s.indexPage))
-	m.HandleFunc("GET /archive", s.page(s.archivePage))
+	m.HandleFunc("GET /archive", s.expensive(s.page(s.archivePage)))
 	m.HandleFunc("GET /g/{id}", s.gameRoute)
-	m.HandleFunc("GET /g/{id}/events", s.events)
+	m.HandleFunc("GET /g/{id}/events", s.stream)
 	m.HandleFunc("GET /a/{id}", s.entryRoute)
-	m.HandleFunc("GET /events/{name}", s.page(s.eventPage))
+	m.HandleFunc("GET /events/{name}", s.expensive(s.page(s.pagedEvent)))
 	m.HandleFunc("GET /ratings", s.page(s.ratingsIndex))
-	m.HandleFunc("GET /ratings/{game}", s.page(s.ratingsPage))
-	m.HandleFunc("GET /players/{name}", s.page(s.playerPage))
+	m.HandleFunc("GET /ratings/{game}", s.expensive(s.page(s.cached(s.ratingsPage))))
+	m.HandleFunc("GET /players/{name}", s.expensive(s.page(s.cached(s.playerPage))))
 	s.mux = m
 	return s, nil
 }
@@ -105,6 +135,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'; form-action 'self'")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Header().Set("Referrer-Policy", "same-origin")
+	if n := len(r.RequestURI); n > MaxURL {
+		http.Error(w, fmt.Sprintf("request address of %d bytes; the pages take at most %d", n, MaxURL), http.StatusRequestURITooLong)
+		return
+	}
 	s.mux.ServeHTTP(w, r)
 }
 
