@@ -56,9 +56,11 @@ func ForSender(err error) string {
 	if !errors.As(err, &pe) {
 		return "the referee could not read it as a mail message"
 	}
-	var n int64
+	var n, limit int64
 	r := pe.Reason
 	switch {
+	case scan(r, "message of %d bytes is larger than %d bytes", &n, &limit):
+		return fmt.Sprintf("your message is %s, larger than %s, the most the referee reads; send your commands in a short plain-text mail", sizeText(n), sizeText(limit))
 	case scan(r, "message larger than %d bytes", &n):
 		return fmt.Sprintf("your message is larger than %s, the most the referee reads; send your commands in a short plain-text mail", sizeText(n))
 	case scan(r, "text longer than %d bytes", &n):
@@ -75,11 +77,16 @@ func ForSender(err error) string {
 	return "its structure or encoding is damaged (" + r + "), so the referee cannot read its text; send your commands in a plain-text mail"
 }
 
-// scan reports whether s has the form format (one %d) and stores the number.
-func scan(s, format string, n *int64) bool {
+// scan reports whether s has the form format (with a %d for each of ns)
+// and stores the numbers.
+func scan(s, format string, ns ...*int64) bool {
 	var rest string
-	k, _ := fmt.Sscanf(s+" .", format+" %s", n, &rest)
-	return k == 2 && rest == "."
+	args := make([]any, 0, len(ns)+1)
+	for _, n := range ns {
+		args = append(args, n)
+	}
+	k, _ := fmt.Sscanf(s+" .", format+" %s", append(args, &rest)...)
+	return k == len(ns)+1 && rest == "."
 }
 
 // sizeText writes a byte count for people: 1 MiB, 10 MiB, 500 KiB, 999 bytes.

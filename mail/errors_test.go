@@ -17,6 +17,8 @@ func TestForSender(t *testing.T) {
 		{&ParseError{Reason: "text longer than 1000000 bytes"}, "the text of your message is longer than 976 KiB, the most the referee reads; send your commands in a short plain-text mail"},
 		{&ParseError{Reason: "message larger than 10485760 bytes"}, "your message is larger than 10 MiB, the most the referee reads; send your commands in a short plain-text mail"},
 		{&ParseError{Reason: "message larger than 32000000 bytes"}, "your message is larger than 30.5 MiB, the most the referee reads; send your commands in a short plain-text mail"},
+		{&ParseError{Reason: "message of 10276044 bytes is larger than 10485760 bytes"}, "your message is 9.8 MiB, larger than 10 MiB, the most the referee reads; send your commands in a short plain-text mail"},
+		{&ParseError{Reason: "message of 400014 bytes is larger than 50000 bytes"}, "your message is 390 KiB, larger than 48 KiB, the most the referee reads; send your commands in a short plain-text mail"},
 		{&ParseError{Reason: "more than 256 MIME parts"}, "your message has more than 256 parts (attachments); send your commands in a plain-text mail without attachments"},
 		{&ParseError{Reason: "MIME parts nested deeper than 16"}, "your message nests parts (forwards or attachments) more than 16 deep; send your commands in a plain-text mail"},
 		{&ParseError{Reason: "missing From"}, "its From line is missing or not a mail address, so the referee cannot tell who sent it"},

@@ -1,10 +1,12 @@
 package mail
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"runtime/debug"
@@ -110,8 +112,13 @@ type PollerOptions struct {
 	BackoffMin, BackoffMax time.Duration
 	// BatchSize is the most messages fetched at once (default 50).
 	BatchSize int
-	// MaxMessageBytes rejects larger messages (default 10 MiB).
+	// MaxMessageBytes rejects larger messages (default 10 MiB), by the
+	// size the server reports (RFC822.SIZE), without fetching their body.
 	MaxMessageBytes int64
+	// MaxBatchBytes bounds the bytes of the bodies fetched at once
+	// (default 4 × MaxMessageBytes, at least MaxMessageBytes): a batch
+	// whose sizes add up to more is fetched and handled in parts.
+	MaxBatchBytes int64
 
 	// Rejecter, if set, is told about rejected messages.
 	Rejecter Rejecter
@@ -161,6 +168,7 @@ func (p *Poller) markDown() {
 type doneMark struct {
 	processed bool   // false: rejected
 	key       string // Inbound.Key, to recognise the message after a reconnect
+	head      bool   // key is of the message's head only (it was too large)
 	session   int    // the connection it was handled on
 }
 
@@ -203,6 +211,10 @@ func NewPoller(opts *PollerOptions) (*Poller, error) {
 	if o.MaxMessageBytes <= 0 {
 		o.MaxMessageBytes = 10 << 20
 	}
+	if o.MaxBatchBytes <= 0 {
+		o.MaxBatchBytes = 4 * o.MaxMessageBytes
+	}
+	o.MaxBatchBytes = max(o.MaxBatchBytes, o.MaxMessageBytes)
 	if o.Metrics == nil {
 		o.Metrics = &Metrics{} // counted but not shown
 	}
@@ -488,30 +500,176 @@ func (p *Poller) process(ctx context.Context, c *imapclient.Client, h Handler) (
 		return false, next, nil
 	}
 
-	msgs, err := c.Fetch(batch, &imap.FetchOptions{
-		UID:          true,
-		InternalDate: true,
-		BodySection:  []*imap.FetchItemBodySection{{Peek: true}},
-	}).Collect()
+	// Sizes first: a message over the limit is rejected from its head, and
+	// the bodies fetched together stay under MaxBatchBytes.
+	sizes, err := fetchSizes(c, batch)
 	if err != nil {
-		return false, time.Time{}, fmt.Errorf("fetch: %w", err)
+		return false, time.Time{}, err
 	}
-	slices.SortFunc(msgs, func(a, b *imapclient.FetchMessageBuffer) int { return int(a.UID) - int(b.UID) })
+	var large imap.UIDSet
+	for _, m := range sizes {
+		if m.size > p.opts.MaxMessageBytes {
+			large.AddNum(m.uid)
+		}
+	}
+	if len(large) > 0 {
+		if err := p.rejectLarge(ctx, c, large, sizes); err != nil {
+			return false, time.Time{}, err
+		}
+	}
+	var part imap.UIDSet
+	var partBytes int64
+	for _, m := range sizes {
+		if m.size > p.opts.MaxMessageBytes || ctx.Err() != nil {
+			continue
+		}
+		if len(part) > 0 && partBytes+m.size > p.opts.MaxBatchBytes {
+			if err := p.handlePart(ctx, c, h, part); err != nil {
+				return false, time.Time{}, err
+			}
+			part, partBytes = nil, 0
+		}
+		part.AddNum(m.uid)
+		partBytes += m.size
+	}
+	if len(part) > 0 && ctx.Err() == nil {
+		if err := p.handlePart(ctx, c, h, part); err != nil {
+			return false, time.Time{}, err
+		}
+	}
+	if err := p.finish(c); err != nil {
+		return false, time.Time{}, err
+	}
+	for _, r := range p.retries {
+		if next.IsZero() || r.next.Before(next) {
+			next = r.next
+		}
+	}
+	return more, next, nil
+}
+
+// headBytes is how much of a message too large to read is fetched, to
+// find whom to tell.
+const headBytes = 64 << 10
+
+// msgSize is a message's RFC822.SIZE.
+type msgSize struct {
+	uid  imap.UID
+	size int64
+}
+
+// fetchSizes returns the sizes of the messages in uids, in UID order.
+func fetchSizes(c *imapclient.Client, uids imap.UIDSet) ([]msgSize, error) {
+	msgs, err := c.Fetch(uids, &imap.FetchOptions{UID: true, RFC822Size: true}).Collect()
+	if err != nil {
+		return nil, fmt.Errorf("fetch sizes: %w", err)
+	}
+	out := make([]msgSize, 0, len(msgs))
+	for _, m := range msgs {
+		if m.UID != 0 {
+			out = append(out, msgSize{m.UID, m.RFC822Size})
+		}
+	}
+	slices.SortFunc(out, func(a, b msgSize) int { return cmp.Compare(a.uid, b.uid) })
+	return out, nil
+}
+
+// fetchedBody is a message's body as fetched.
+type fetchedBody struct {
+	uid      imap.UID
+	received time.Time
+	raw      []byte // the body, or its first headBytes if it is too large
+	size     int64  // the body's size as sent
+	ok       bool   // the server sent a body
+}
+
+// fetchBodies fetches the bodies of uids, in UID order, reading them as
+// they stream in: a body longer than limit (a server reporting a wrong
+// size) is cut to its head, the rest read and dropped. With head set, only
+// the first headBytes of each body are asked for.
+func fetchBodies(c *imapclient.Client, uids imap.UIDSet, limit int64, head bool) ([]fetchedBody, error) {
+	section := &imap.FetchItemBodySection{Peek: true}
+	if head {
+		section.Partial = &imap.SectionPartial{Offset: 0, Size: headBytes}
+	}
+	cmd := c.Fetch(uids, &imap.FetchOptions{UID: true, InternalDate: true, BodySection: []*imap.FetchItemBodySection{section}})
+	var out []fetchedBody
+	for {
+		msg := cmd.Next()
+		if msg == nil {
+			break
+		}
+		var f fetchedBody
+		for {
+			item := msg.Next()
+			if item == nil {
+				break
+			}
+			switch item := item.(type) {
+			case imapclient.FetchItemDataUID:
+				f.uid = item.UID
+			case imapclient.FetchItemDataInternalDate:
+				f.received = item.Time
+			case imapclient.FetchItemDataBodySection:
+				if item.Literal == nil || f.ok {
+					continue
+				}
+				var err error
+				if f.raw, f.size, err = readBody(item.Literal, limit); err != nil {
+					cmd.Close()
+					return nil, fmt.Errorf("fetch: %w", err)
+				}
+				f.ok = true
+			}
+		}
+		if f.uid != 0 {
+			out = append(out, f)
+		}
+	}
+	if err := cmd.Close(); err != nil {
+		return nil, fmt.Errorf("fetch: %w", err)
+	}
+	slices.SortFunc(out, func(a, b fetchedBody) int { return cmp.Compare(a.uid, b.uid) })
+	return out, nil
+}
+
+// readBody reads a literal of at most limit bytes whole; of a longer one it
+// keeps the first headBytes and drops the rest.
+func readBody(lit imap.LiteralReader, limit int64) (raw []byte, size int64, err error) {
+	size = lit.Size()
+	keep := size
+	if size > limit {
+		keep = min(size, headBytes)
+	}
+	raw = make([]byte, keep)
+	if _, err := io.ReadFull(lit, raw); err != nil {
+		return nil, 0, err
+	}
+	if _, err := io.Copy(io.Discard, lit); err != nil {
+		return nil, 0, err
+	}
+	return raw, size, nil
+}
+
+// handlePart fetches the bodies of uids, hands the readable messages to
+// the Handler and moves the handled ones out of the inbox.
+func (p *Poller) handlePart(ctx context.Context, c *imapclient.Client, h Handler, uids imap.UIDSet) error {
+	bodies, err := fetchBodies(c, uids, p.opts.MaxMessageBytes, false)
+	if err != nil {
+		return err
+	}
 	var readable []*parsed
-	for _, buf := range msgs {
+	for _, b := range bodies {
 		if ctx.Err() != nil {
 			break
 		}
-		if buf.UID == 0 {
-			continue
-		}
-		if len(buf.BodySection) == 0 || buf.BodySection[0].Bytes == nil {
+		if !b.ok {
 			// The server sent no body (expunged meanwhile, or a glitch):
 			// not the message's fault, so try again later.
-			p.tempFailure(buf.UID, p.log.With("uid", buf.UID), errors.New("server returned no body"))
+			p.tempFailure(b.uid, p.log.With("uid", b.uid), errors.New("server returned no body"))
 			continue
 		}
-		m := p.parse(buf.UID, buf.InternalDate, buf.BodySection[0].Bytes)
+		m := p.parse(b)
 		if m.reason != nil {
 			p.reject(ctx, m)
 			continue
@@ -530,41 +688,65 @@ func (p *Poller) process(ctx context.Context, c *imapclient.Client, h Handler) (
 			p.outcome(ctx, m, err, stack, start)
 		}
 	}
-	if err := p.finish(c); err != nil {
-		return false, time.Time{}, err
+	return p.finish(c)
+}
+
+// rejectLarge rejects the messages in uids, too large to read, from their
+// heads.
+func (p *Poller) rejectLarge(ctx context.Context, c *imapclient.Client, uids imap.UIDSet, sizes []msgSize) error {
+	heads, err := fetchBodies(c, uids, headBytes, true)
+	if err != nil {
+		return err
 	}
-	for _, r := range p.retries {
-		if next.IsZero() || r.next.Before(next) {
-			next = r.next
+	for _, b := range heads {
+		if ctx.Err() != nil {
+			break
 		}
+		i := slices.IndexFunc(sizes, func(m msgSize) bool { return m.uid == b.uid })
+		if i < 0 || !b.ok {
+			p.tempFailure(b.uid, p.log.With("uid", b.uid), errors.New("server returned no body"))
+			continue
+		}
+		b.size = sizes[i].size
+		p.reject(ctx, p.parse(b))
 	}
-	return more, next, nil
+	return nil
 }
 
 // parsed is a fetched message, read.
 type parsed struct {
 	uid    imap.UID
 	in     *Inbound
+	head   bool  // in holds only the head of a message too large to read
 	reason error // why it cannot be read, or nil
 	log    *slog.Logger
 }
 
 // parse reads a fetched message.
-func (p *Poller) parse(uid imap.UID, received time.Time, raw []byte) *parsed {
+func (p *Poller) parse(b fetchedBody) *parsed {
 	var in *Inbound
 	var reason error
-	if int64(len(raw)) > p.opts.MaxMessageBytes {
-		in, reason = &Inbound{Raw: raw}, &ParseError{Reason: fmt.Sprintf("message larger than %d bytes", p.opts.MaxMessageBytes)}
-		// Read the sender so that a reply can say why.
-		if e, _ := Parse(raw[:min(len(raw), 64<<10)]); e != nil {
-			in.From, in.MessageID, in.Subject = e.From, e.MessageID, e.Subject
-		}
+	head := b.size > p.opts.MaxMessageBytes
+	if head {
+		in = headInbound(b.raw)
+		reason = &ParseError{Reason: fmt.Sprintf("message of %d bytes is larger than %d bytes", b.size, p.opts.MaxMessageBytes)}
 	} else {
-		in, reason = Parse(raw)
+		in, reason = Parse(b.raw)
 	}
-	in.UID, in.UIDValidity, in.Mailbox, in.Received = uint32(uid), p.uidValidity, p.opts.Mailbox, received
-	log := p.log.With("uid", uid, "message_id", in.MessageID, "from", in.From.Addr)
-	return &parsed{uid: uid, in: in, reason: reason, log: log}
+	in.UID, in.UIDValidity, in.Mailbox, in.Received = uint32(b.uid), p.uidValidity, p.opts.Mailbox, b.received
+	log := p.log.With("uid", b.uid, "message_id", in.MessageID, "from", in.From.Addr)
+	return &parsed{uid: b.uid, in: in, head: head, reason: reason, log: log}
+}
+
+// headInbound reads the head of a message too large to read: Raw is the
+// head, and the sender, Message-ID and Subject are read from it so that a
+// reply can say why.
+func headInbound(head []byte) *Inbound {
+	in := &Inbound{Raw: head}
+	if e, _ := Parse(head); e != nil {
+		in.From, in.MessageID, in.Subject = e.From, e.MessageID, e.Subject
+	}
+	return in
 }
 
 // handleBatch gives readable messages to a BatchHandler at once and
@@ -646,7 +828,7 @@ func (p *Poller) reject(ctx context.Context, msg *parsed) {
 	}
 	msg.log.Info("message rejected", "reason", msg.reason)
 	delete(p.retries, msg.uid)
-	p.done[msg.uid] = doneMark{processed: false, key: msg.in.Key(), session: p.connNum}
+	p.done[msg.uid] = doneMark{processed: false, key: msg.in.Key(), head: msg.head, session: p.connNum}
 	p.opts.Metrics.Rejected.Add(1)
 }
 
@@ -717,30 +899,42 @@ func (p *Poller) finish(c *imapclient.Client) error {
 // server does) never gets an unhandled message moved. A dropped mark only
 // means the message is handed to the Handler again, which dedups it.
 func (p *Poller) verifyDone(c *imapclient.Client) error {
-	var old imap.UIDSet
+	var old, heads imap.UIDSet
 	for uid, d := range p.done {
-		if d.session != p.connNum {
+		switch {
+		case d.session == p.connNum:
+		case d.head:
+			heads.AddNum(uid)
+		default:
 			old.AddNum(uid)
 		}
 	}
-	if len(old) == 0 {
-		return nil
-	}
-	msgs, err := c.Fetch(old, &imap.FetchOptions{
-		UID:         true,
-		BodySection: []*imap.FetchItemBodySection{{Peek: true}},
-	}).Collect()
-	if err != nil {
-		return fmt.Errorf("fetch: %w", err)
-	}
 	same := make(map[imap.UID]bool)
-	for _, m := range msgs {
-		if len(m.BodySection) == 0 {
+	for _, f := range []struct {
+		set  imap.UIDSet
+		head bool
+	}{{old, false}, {heads, true}} {
+		if len(f.set) == 0 {
 			continue
 		}
-		in, _ := Parse(m.BodySection[0].Bytes)
-		if d, ok := p.done[m.UID]; ok && in.Key() == d.key {
-			same[m.UID] = true
+		head := f.head
+		bodies, err := fetchBodies(c, f.set, p.opts.MaxMessageBytes, head)
+		if err != nil {
+			return err
+		}
+		for _, b := range bodies {
+			if !b.ok {
+				continue
+			}
+			var in *Inbound
+			if head {
+				in = headInbound(b.raw)
+			} else {
+				in, _ = Parse(b.raw)
+			}
+			if d, ok := p.done[b.uid]; ok && d.head == head && in.Key() == d.key {
+				same[b.uid] = true
+			}
 		}
 	}
 	for uid, d := range p.done {
