@@ -54,6 +54,13 @@ type Filter struct {
 	// than MaxSearchWords different words, or longer ones than
 	// MaxSearchWordLen, are refused.
 	Text []string
+
+	// Public keeps the games anyone may see, as the web shows them:
+	// imported games and the referee's games not created private.
+	Public bool
+	// Name is the start of one side's public name (PublicName), compared
+	// case-insensitively: "ali" finds Alice; never an address.
+	Name string
 }
 
 var sinceRE = regexp.MustCompile(`^[0-9]{4}\.[0-9]{2}\.[0-9]{2}$`)
@@ -322,7 +329,7 @@ func (s *Store) Query(ctx context.Context, lookup notation.Lookup, f Filter, eac
 			return fmt.Errorf("archive: query: %w", err)
 		}
 		for _, fd := range page {
-			if !matchText(fd, text) {
+			if !matchText(fd, text) || f.Name != "" && !namedSide(fd, f.Name) {
 				continue
 			}
 			if err := each(fd); err != nil {
@@ -356,6 +363,9 @@ func (f *Filter) where() (string, []any) {
 		conds = append(conds, `i.day != '' AND i.day >= ?`)
 		args = append(args, f.Since)
 	}
+	if f.Public {
+		conds = append(conds, publicEntry)
+	}
 	if len(conds) == 0 {
 		return "", nil
 	}
@@ -373,6 +383,9 @@ func (f *Filter) match() string {
 		}
 	}
 	if q, ok := matchQuery("players", strings.ToLower(f.Player)); ok {
+		terms = append(terms, q)
+	}
+	if q, ok := nameQuery(f.Name); ok {
 		terms = append(terms, q)
 	}
 	return strings.Join(terms, " AND ")

@@ -65,9 +65,15 @@ type ratedGame struct {
 // and applied together. Pairs with an unknown player, or the same player
 // twice, are left out.
 func (s *Store) Ratings(ctx context.Context, lookup notation.Lookup, game string) ([]*Ratings, error) {
+	return s.RatingsOf(ctx, lookup, Filter{Game: game})
+}
+
+// RatingsOf computes the ratings as Ratings does from the games f selects
+// (the web's: f.Public).
+func (s *Store) RatingsOf(ctx context.Context, lookup notation.Lookup, f Filter) ([]*Ratings, error) {
 	byGame := map[string][]ratedGame{}
 	nms := map[string]*names{}
-	err := s.Query(ctx, lookup, Filter{Game: game}, func(fd *Found) error {
+	err := s.Query(ctx, lookup, f, func(fd *Found) error {
 		if !fd.Rated {
 			return nil
 		}

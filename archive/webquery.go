@@ -6,12 +6,16 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
 
 	"pbem/notation"
 )
 
 // RecentGames returns up to limit games whose status is one of statuses,
-// the most recently changed first (for the web pages' lists).
+// the most recently changed first, of the games anyone may see (Shown):
+// for the web pages' lists.
 func (s *Store) RecentGames(ctx context.Context, statuses []string, limit int) ([]*Game, error) {
 	if len(statuses) == 0 {
 		return nil, nil
@@ -26,7 +30,95 @@ func (s *Store) RecentGames(ctx context.Context, statuses []string, limit int) (
 	}
 	args = append(args, limit)
 	return s.games(ctx, s.db, `SELECT `+gameColumns+` FROM games
-WHERE status IN (`+marks+`) ORDER BY updated DESC, id DESC LIMIT ?`, args...)
+WHERE status IN (`+marks+`) AND `+shownGame+` ORDER BY updated DESC, id DESC LIMIT ?`, args...)
+}
+
+// shownGame is the SQL condition of Shown on a row of games.
+const shownGame = `COALESCE(json_extract(games.options, '$.private'), 0) = 0
+AND NOT EXISTS (SELECT 1 FROM seats st WHERE st.game_id = games.id AND st.joined = 0
+	AND lower(trim(st.address)) = lower(trim(COALESCE(json_extract(games.options, '$.inviter'), ''))))`
+
+// Shown reports whether anyone may see a referee game (on the web): a
+// game created private is seen by its players and confirmed watchers
+// only, and a request its inviter has not confirmed by token by no one
+// (nobody but the inviter has heard of it).
+func Shown(g *Game) bool {
+	if g.Options.Private {
+		return false
+	}
+	if g.Options.Inviter == "" {
+		return true
+	}
+	for _, st := range g.Seats {
+		if strings.EqualFold(strings.TrimSpace(st.Player.Addr), strings.TrimSpace(g.Options.Inviter)) {
+			return st.Joined
+		}
+	}
+	return true
+}
+
+// publicEntry is the SQL condition of Filter.Public on an archive row a:
+// an imported game, or a referee game not created private.
+const publicEntry = `NOT EXISTS (SELECT 1 FROM games g WHERE g.id = a.game_id
+	AND COALESCE(json_extract(g.options, '$.private'), 0) != 0)`
+
+// ShownTournamentsNamed is TournamentsNamed for the web: the tournaments of
+// the name that their director has confirmed by token, by starting them
+// (running or finished). A tournament still taking entries may have been
+// asked for by anyone under any name, so that it is not shown beside an
+// event's real games.
+func (s *Store) ShownTournamentsNamed(ctx context.Context, event string) ([]*Tournament, error) {
+	ts, err := s.TournamentsNamed(ctx, event)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(ts, func(t *Tournament) bool { return t.Status != Running && t.Status != Finished }), nil
+}
+
+// PublicName is how the web names a player from a seat's name or a tag
+// value: the display name of "Name <addr>", never an address. A value that
+// is only an address, or a name that holds one, gives the address's local
+// part ("carol"), as the referee's mails to non-players do; no name at all
+// gives "anonymous". The name is normalised first (NameForm), so that
+// names that look alike are one name.
+func PublicName(v string) string {
+	v = NameForm(v)
+	addr := ""
+	if i := strings.LastIndexByte(v, '<'); i >= 0 && strings.HasSuffix(v, ">") {
+		addr = strings.Trim(v[i:], "<>")
+		v = strings.Trim(strings.TrimSpace(v[:i]), `"`)
+	}
+	v = strings.Join(strings.Fields(v), " ")
+	switch {
+	case strings.Contains(v, "@") && !strings.ContainsAny(v, " "):
+		addr, v = v, ""
+	case strings.Contains(v, "@"):
+		v = ""
+	}
+	if v == "" || v == "?" || v == "-" {
+		if local, _, ok := strings.Cut(addr, "@"); ok && local != "" {
+			return local
+		}
+		return "anonymous"
+	}
+	return v
+}
+
+// NameForm normalises a name as written: white space becomes a space,
+// control and format characters (bidirectional controls, zero-width
+// marks) are dropped, and the rest takes its NFKC form (full-width and
+// other compatibility letters become the plain ones).
+func NameForm(v string) string {
+	v = strings.Map(func(r rune) rune {
+		switch {
+		case unicode.IsSpace(r):
+			return ' '
+		case unicode.IsControl(r), unicode.Is(unicode.Cf, r), unicode.Is(unicode.Bidi_Control, r):
+			return -1
+		}
+		return r
+	}, v)
+	return strings.TrimSpace(norm.NFKC.String(v))
 }
 
 // GameStamp is a game's id and version at a moment (Changed).
@@ -99,13 +191,13 @@ type RatingHistory struct {
 }
 
 // RatingHistories computes, as Ratings does, every player's rating after
-// each of their rated games, per game id (of game only, when it is not
-// ""): by game id, then player name.
-func (s *Store) RatingHistories(ctx context.Context, lookup notation.Lookup, game string) ([]*RatingHistory, error) {
+// each of their rated games, per game id, from the games f selects (the
+// web's: f.Public): by game id, then player name.
+func (s *Store) RatingHistories(ctx context.Context, lookup notation.Lookup, f Filter) ([]*RatingHistory, error) {
 	byGame := map[string][]ratedGame{}
 	dates := map[int64]string{}
 	nms := map[string]*names{}
-	err := s.Query(ctx, lookup, Filter{Game: game}, func(fd *Found) error {
+	err := s.Query(ctx, lookup, f, func(fd *Found) error {
 		if !fd.Rated {
 			return nil
 		}
@@ -166,4 +258,35 @@ func (s *Store) RatingHistories(ctx context.Context, lookup notation.Lookup, gam
 		return strings.Compare(a.Key, b.Key)
 	})
 	return out, nil
+}
+
+// nameKey is a name as Filter.Name compares it.
+func nameKey(name string) string {
+	return strings.ToLower(strings.Join(strings.Fields(NameForm(name)), " "))
+}
+
+// namedSide reports whether the public name of one side of fd starts with
+// name (Filter.Name).
+func namedSide(fd *Found, name string) bool {
+	k := nameKey(name)
+	for _, sd := range fd.Sides {
+		if strings.HasPrefix(strings.ToLower(PublicName(sd.Player)), k) {
+			return true
+		}
+	}
+	return false
+}
+
+// nameQuery is the full-text query that finds a superset of the games
+// Filter.Name selects, for a name of plain letters, digits and single
+// spaces, which a tag holds as written; none for another name (namedSide
+// then reads every game).
+func nameQuery(name string) (string, bool) {
+	k := nameKey(name)
+	for _, r := range k {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == ' ' || r == '.' || r == '-' || r == '_' || r == '\'') {
+			return "", false
+		}
+	}
+	return matchQuery("players", k)
 }

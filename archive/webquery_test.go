@@ -66,7 +66,7 @@ func TestRatingHistories(t *testing.T) {
 	ctx := context.Background()
 	s := open(t, t.TempDir())
 	importText(t, s, rated)
-	hs, err := s.RatingHistories(ctx, lookup, "castles")
+	hs, err := s.RatingHistories(ctx, lookup, Filter{Game: "castles"})
 	require.NoError(t, err)
 	lists, err := s.Ratings(ctx, lookup, "castles")
 	require.NoError(t, err)

@@ -46,7 +46,7 @@ func allowed(pkg, imp string) bool {
 		return imp == "pbem/engine" || imp == "pbem/notation" || imp == "pbem/archive"
 	case strings.HasPrefix(pkg, "pbem/archive"):
 		return imp == "pbem/engine" || imp == "pbem/notation" || strings.HasPrefix(imp, "pbem/archive") ||
-			strings.HasPrefix(imp, "modernc.org/sqlite")
+			strings.HasPrefix(imp, "modernc.org/sqlite") || imp == "golang.org/x/text/unicode/norm"
 	case pkg == "pbem/referee/tournament":
 		return imp == "pbem/engine"
 	case strings.HasPrefix(pkg, "pbem/referee"):
