@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -67,7 +68,12 @@ func (s *Server) loadEntry(ctx context.Context, id int64) (*game, error) {
 	return out, nil
 }
 
-func (s *Server) hidden(g *archive.Game) bool { return s.opts.Private != nil && s.opts.Private(g) }
+// hidden reports whether a referee game is kept from every page: a game
+// created private, a request its inviter has not confirmed
+// (archive.Shown), or one Options.Private hides.
+func (s *Server) hidden(g *archive.Game) bool {
+	return !archive.Shown(g) || s.opts.Private != nil && s.opts.Private(g)
+}
 
 // check reads and checks the record of g.
 func (s *Server) check(g *game) {
@@ -125,31 +131,11 @@ func (g *game) gameID() string {
 }
 
 // PublicName is how the pages name a player from a seat's name or a tag
-// value: the display name of "Name <addr>", never an address. A value that
-// is only an address gives the address's local part ("carol"), as the
-// referee's mails to non-players do; no name at all gives "anonymous".
-func PublicName(v string) string {
-	v = strings.TrimSpace(v)
-	addr := ""
-	if i := strings.LastIndexByte(v, '<'); i >= 0 && strings.HasSuffix(v, ">") {
-		addr = strings.Trim(v[i:], "<>")
-		v = strings.Trim(strings.TrimSpace(v[:i]), `"`)
-	}
-	v = strings.Join(strings.Fields(v), " ")
-	switch {
-	case strings.Contains(v, "@") && !strings.ContainsAny(v, " "):
-		addr, v = v, ""
-	case strings.Contains(v, "@"):
-		v = ""
-	}
-	if v == "" || v == "?" || v == "-" {
-		if local, _, ok := strings.Cut(addr, "@"); ok && local != "" {
-			return local
-		}
-		return "anonymous"
-	}
-	return v
-}
+// value (archive.PublicName): the display name of "Name <addr>",
+// normalised, never an address. A value that is only an address gives the
+// address's local part ("carol"), as the referee's mails to non-players
+// do; no name at all gives "anonymous".
+func PublicName(v string) string { return archive.PublicName(v) }
 
 // seatName is the public name of seat i of a referee game.
 func seatName(g *archive.Game, i int) string {
@@ -163,44 +149,163 @@ func seatName(g *archive.Game, i int) string {
 	return PublicName(p.Name + " <" + p.Addr + ">")
 }
 
-// PublicRecord is the record of g for download with every tag that holds
-// an address replaced by the player's public name.
+// PublicRecord is the record of g for download with public names only:
+// every tag that holds an address gives the player's public name (or has
+// its addresses replaced by their local parts), and so does every comment
+// (the referee writes "carol@pbem.local (First) resigned"; an imported
+// record may hold anything).
 func (g *game) PublicRecord() string {
-	if g.Checked == nil {
+	if g.Checked == nil || g.plies() != len(g.Checked.Record.Main.Plies) {
+		// unread, or an illegal ply: the canonical writer needs a valid game
 		return hideAddresses(g.Record)
 	}
 	r := g.Checked.Record
-	tags := make([]notation.Tag, len(r.Tags))
-	copy(tags, r.Tags)
-	for i := range r.Tags {
-		if strings.Contains(r.Tags[i].Value, "@") {
-			r.Tags[i].Value = PublicName(r.Tags[i].Value)
+	tags := r.Tags
+	r.Tags = make([]notation.Tag, len(tags))
+	for i, t := range tags {
+		t.Value = publicTag(t.Value)
+		r.Tags[i] = t
+	}
+	var lines []*notation.Line
+	var comments [][]string
+	var walk func(l *notation.Line)
+	walk = func(l *notation.Line) {
+		lines = append(lines, l)
+		comments = append(comments, l.Comments)
+		l.Comments = publicComments(l.Comments)
+		for _, p := range l.Plies {
+			for _, v := range p.Variations {
+				walk(v)
+			}
 		}
 	}
-	defer func() { r.Tags = tags }()
-	if g.plies() != len(r.Main.Plies) {
-		// an illegal ply: the canonical writer needs a valid game
-		return hideAddresses(g.Record)
+	walk(r.Main)
+	var plies []*notation.Ply
+	var plyComments [][]string
+	for _, l := range lines {
+		for _, p := range l.Plies {
+			plies = append(plies, p)
+			plyComments = append(plyComments, p.Comments)
+			p.Comments = publicComments(p.Comments)
+		}
 	}
+	defer func() {
+		r.Tags = tags
+		for i, l := range lines {
+			l.Comments = comments[i]
+		}
+		for i, p := range plies {
+			p.Comments = plyComments[i]
+		}
+	}()
 	return notation.Format(g.Checked)
 }
 
-// hideAddresses rewrites header lines [Tag "..."] whose value holds an
-// address, for a record that cannot be checked.
-func hideAddresses(rec string) string {
-	lines := strings.Split(rec, "\n")
-	for i, l := range lines {
-		t := strings.TrimSpace(l)
-		if !strings.HasPrefix(t, "[") || !strings.Contains(t, "@") {
-			continue
-		}
-		name, _, ok := strings.Cut(t[1:], " ")
-		if !ok {
-			continue
-		}
-		lines[i] = fmt.Sprintf("[%s %q]", name, "anonymous")
+// publicTag is a tag value as a public record holds it: a mailbox (a
+// player) gives its public name, and any other address in the text its
+// local part.
+func publicTag(v string) string {
+	if !strings.ContainsAny(v, "@＠") {
+		return v
 	}
-	return strings.Join(lines, "\n")
+	t := strings.TrimSpace(v)
+	if strings.HasSuffix(t, ">") || !strings.ContainsAny(t, " \t") {
+		return PublicName(t)
+	}
+	return hideInText(v)
+}
+
+func publicComments(cs []string) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = hideInText(c)
+	}
+	return out
+}
+
+// mailboxRE finds what hideInText replaces: "<addr>" (with the spaces
+// before it) and bare addresses, full-width at signs included.
+var mailboxRE = regexp.MustCompile(`\s*<[^<>\s]*[@＠][^<>\s]*>|[^\s<>{}()\[\]"',;:@＠]+[@＠][^\s<>{}()\[\]"',;:]*[^\s<>{}()\[\]"',;:.!?]`)
+
+// hideInText replaces the addresses in a free text (a comment, a
+// Termination): "Name <addr>" keeps the name, a bare address gives its
+// local part, as PublicName names a player.
+func hideInText(s string) string {
+	s = archive.NameForm(s)
+	var b strings.Builder
+	last := 0
+	for _, m := range mailboxRE.FindAllStringIndex(s, -1) {
+		b.WriteString(s[last:m[0]])
+		last = m[1]
+		t := strings.TrimSpace(s[m[0]:m[1]])
+		if strings.HasPrefix(t, "<") {
+			if strings.TrimSpace(s[:m[0]]) != "" {
+				continue // "Name <addr>": the name stays
+			}
+			t = strings.Trim(t, "<>")
+		}
+		local, _, _ := strings.Cut(strings.ReplaceAll(t, "＠", "@"), "@")
+		if local == "" {
+			local = "anonymous"
+		}
+		if m[0] > 0 && strings.TrimSpace(s[m[0]:m[1]]) != s[m[0]:m[1]] {
+			b.WriteByte(' ')
+		}
+		b.WriteString(local)
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// hideAddresses rewrites a record that cannot be checked: a header line
+// [Tag "..."] whose value holds an address says "anonymous", and the
+// comments ({...} and ; to the end of the line) have their addresses
+// replaced; the moves are left as written.
+func hideAddresses(rec string) string {
+	var b strings.Builder
+	depth := false // inside {...}
+	var comment strings.Builder
+	lines := strings.SplitAfter(rec, "\n")
+	for _, l := range lines {
+		if !depth {
+			if t := strings.TrimSpace(l); strings.HasPrefix(t, "[") && strings.ContainsAny(t, "@＠") {
+				if name, _, ok := strings.Cut(t[1:], " "); ok {
+					fmt.Fprintf(&b, "[%s %q]", name, "anonymous")
+					if strings.HasSuffix(l, "\n") {
+						b.WriteByte('\n')
+					}
+					continue
+				}
+			}
+		}
+		for i := 0; i < len(l); i++ {
+			c := l[i]
+			switch {
+			case depth && c == '}':
+				b.WriteString(hideInText(comment.String()))
+				comment.Reset()
+				b.WriteByte(c)
+				depth = false
+			case depth:
+				comment.WriteByte(c)
+			case c == '{':
+				b.WriteByte(c)
+				depth = true
+			case c == ';':
+				rest := strings.TrimRight(l[i+1:], "\n")
+				b.WriteByte(';')
+				b.WriteString(hideInText(rest))
+				b.WriteString(l[i+1+len(rest):])
+				i = len(l)
+			default:
+				b.WriteByte(c)
+			}
+		}
+	}
+	if depth {
+		b.WriteString(hideInText(comment.String()))
+	}
+	return b.String()
 }
 
 // timeLeft writes a duration as days and hours ("2d 5h"), or hours and

@@ -31,7 +31,10 @@ type gameRow struct {
 
 type nameLink struct{ Name, URL string }
 
+// player names a player (by public name, whatever the name given) and
+// links its page.
 func (k linker) player(name string) nameLink {
+	name = PublicName(name)
 	if name == "anonymous" || k.site != nil && !k.site.has(k.site.players, name) {
 		return nameLink{Name: name}
 	}
@@ -123,7 +126,8 @@ const archiveLimit = 200
 func (s *Server) archivePage(ctx context.Context, r *http.Request, k linker) (string, *view, error) {
 	q := r.URL.Query()
 	p := &archivePage{Game: q.Get("game"), Player: q.Get("player"), Event: q.Get("event"), Since: q.Get("since"), Q: q.Get("q")}
-	f := archive.Filter{Game: p.Game, Player: p.Player, Event: p.Event, Since: strings.ReplaceAll(p.Since, "-", "."), Text: strings.Fields(p.Q)}
+	// The player is matched by public name, never by address.
+	f := archive.Filter{Game: p.Game, Name: p.Player, Event: p.Event, Since: strings.ReplaceAll(p.Since, "-", "."), Text: strings.Fields(p.Q)}
 	limit := archiveLimit
 	if k.static {
 		limit = -1
@@ -138,8 +142,9 @@ func (s *Server) archivePage(ctx context.Context, r *http.Request, k linker) (st
 
 // search lists the archived games f selects, the newest first, at most
 // limit of them (-1: all), and counts them all. Games that are private are
-// left out.
+// left out (f.Public).
 func (s *Server) search(ctx context.Context, f archive.Filter, limit int, k linker) ([]gameRow, int, error) {
+	f.Public = true
 	var found []*archive.Found
 	total := 0
 	err := s.store.Query(ctx, s.opts.Lookup, f, func(fd *archive.Found) error {
@@ -196,7 +201,7 @@ type standingRow struct {
 
 func (s *Server) eventPage(ctx context.Context, r *http.Request, k linker) (string, *view, error) {
 	name := r.PathValue("name")
-	t, err := s.store.Crosstable(ctx, s.opts.Lookup, name, archive.Filter{})
+	t, err := s.store.Crosstable(ctx, s.opts.Lookup, name, archive.Filter{Public: true})
 	if err != nil {
 		return "", nil, err
 	}
@@ -213,6 +218,11 @@ func (s *Server) eventPage(ctx context.Context, r *http.Request, k linker) (stri
 	}
 	if t.Games == 0 && len(rows) == 0 {
 		t.Event = tours[0].Name
+	}
+	for _, sec := range tours {
+		for i := range sec.Entrants {
+			sec.Entrants[i].Name = PublicName(sec.Entrants[i].Name)
+		}
 	}
 	p := &eventPage{Event: t.Event, Tournaments: tours, Games: t.Games, List: rows}
 	for i, st := range t.Players {
@@ -251,7 +261,7 @@ func (s *Server) ratingsPage(ctx context.Context, r *http.Request, k linker) (st
 		return "", nil, errHidden
 	}
 	id = c.Rules().ID()
-	lists, err := s.store.Ratings(ctx, s.opts.Lookup, id)
+	lists, err := s.store.RatingsOf(ctx, s.opts.Lookup, archive.Filter{Game: id, Public: true})
 	if err != nil {
 		return "", nil, err
 	}
@@ -307,7 +317,7 @@ func (s *Server) playerPage(ctx context.Context, r *http.Request, k linker) (str
 			}
 		}
 	}
-	rows, _, err := s.search(ctx, archive.Filter{Player: name}, -1, k)
+	rows, _, err := s.search(ctx, archive.Filter{Name: name}, -1, k)
 	if err != nil {
 		return "", nil, err
 	}
@@ -331,7 +341,7 @@ func (s *Server) playerPage(ctx context.Context, r *http.Request, k linker) (str
 	if k.site != nil {
 		hs, err = k.site.histories(ctx)
 	} else {
-		hs, err = s.store.RatingHistories(ctx, s.opts.Lookup, "")
+		hs, err = s.store.RatingHistories(ctx, s.opts.Lookup, archive.Filter{Public: true})
 	}
 	if err != nil {
 		return "", nil, err

@@ -2,6 +2,8 @@ package web
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
@@ -102,6 +104,7 @@ func (s *Server) WriteSite(ctx context.Context, dir string, o *SiteOptions) (Sit
 		defer close(jobs)
 		seen := map[int64]bool{}
 		for _, f := range filters {
+			f.Public = true
 			err := s.store.Query(ctx, s.opts.Lookup, f, func(fd *archive.Found) error {
 				if seen[fd.ID] {
 					return nil
@@ -214,6 +217,46 @@ func (s *Server) WriteSite(ctx context.Context, dir string, o *SiteOptions) (Sit
 	return w.stats, nil
 }
 
+// fileSlug is the file name of a name's page in a static site (without
+// its extension): distinct names have distinct files and every page links
+// a name to the same file. A name of ASCII letters, digits, '-', '.' and
+// spaces, not starting with '.', of at most slugMax bytes is itself, its
+// spaces written '_' ("Autumn Cup" is Autumn_Cup); any other name is the
+// start of such a spelling, '_' for every other character, then '~' and 16
+// hex digits of the name's SHA-256 ("Jörg" is J_rg~...), so that no name
+// is too long for a file system and two names never share a file.
+func fileSlug(name string) string {
+	plain := len(name) > 0 && len(name) <= slugMax && name[0] != '.'
+	b := make([]byte, 0, len(name))
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.':
+		case c == ' ':
+			c = '_'
+		default:
+			c, plain = '_', false
+		}
+		b = append(b, c)
+	}
+	if plain {
+		return string(b)
+	}
+	prefix := strings.TrimLeft(string(b), ".")
+	if len(prefix) > slugPrefix {
+		prefix = prefix[:slugPrefix]
+	}
+	sum := sha256.Sum256([]byte(name))
+	return prefix + "~" + hex.EncodeToString(sum[:8])
+}
+
+// slugMax is the longest name that is its own file name; slugPrefix how
+// much of a longer (or unusual) one its file name keeps.
+const (
+	slugMax    = 64
+	slugPrefix = 40
+)
+
 func sortedKeys(m map[string]bool) []string {
 	var out []string
 	for k := range m {
@@ -243,7 +286,9 @@ type siteWriter struct {
 
 // histories computes the rating histories once for all player pages.
 func (w *siteWriter) histories(ctx context.Context) ([]*archive.RatingHistory, error) {
-	w.histOnce.Do(func() { w.hist, w.histErr = w.s.store.RatingHistories(ctx, w.s.opts.Lookup, "") })
+	w.histOnce.Do(func() {
+		w.hist, w.histErr = w.s.store.RatingHistories(ctx, w.s.opts.Lookup, archive.Filter{Public: true})
+	})
 	return w.hist, w.histErr
 }
 

@@ -1,9 +1,40 @@
 package web
 
-import "html/template"
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"html/template"
+)
+
+// pageScript is the one script of every page: the arrow keys step through
+// a game's positions, and a live page fetches itself again when its game
+// moves. The pages' Content-Security-Policy allows it by its hash
+// (scriptSource) and no other script.
+const pageScript = `
+(function(){
+var keys={ArrowLeft:"prev",ArrowRight:"next",Home:"first",End:"end"};
+function step(e){if(e.target.tagName==="INPUT"||e.altKey||e.ctrlKey||e.metaKey)return null;return document.getElementById(keys[e.key]);}
+document.addEventListener("keydown",function(e){if(step(e))e.preventDefault();});
+document.addEventListener("keyup",function(e){var a=step(e);if(a&&a.href)location.href=a.href;});
+var live=document.body.dataset.live;
+if(live&&window.EventSource){var es=new EventSource(live);
+addEventListener("pagehide",function(){es.close();});
+es.addEventListener("move",function(){
+fetch(location.pathname).then(function(r){return r.text();}).then(function(t){
+var m=new DOMParser().parseFromString(t,"text/html").getElementById("main");
+if(m)document.getElementById("main").innerHTML=m.innerHTML;});});}
+})();
+`
+
+// scriptSource is the script-src of the pages' Content-Security-Policy:
+// the hash of pageScript.
+var scriptSource = func() string {
+	sum := sha256.Sum256([]byte(pageScript))
+	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+}()
 
 // pages are the page templates. Each page is self-contained: inline
-// style, inline script, no external resource.
+// style, one inline script (pageScript), no external resource.
 var pages = template.Must(template.New("").Parse(`
 {{define "top"}}<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
@@ -26,21 +57,7 @@ table{border-collapse:collapse}td,th{padding:.15em .6em;text-align:left;border-b
 {{end}}
 
 {{define "bottom"}}</main>
-<script>
-(function(){
-var keys={ArrowLeft:"prev",ArrowRight:"next",Home:"first",End:"end"};
-function step(e){if(e.target.tagName==="INPUT"||e.altKey||e.ctrlKey||e.metaKey)return null;return document.getElementById(keys[e.key]);}
-document.addEventListener("keydown",function(e){if(step(e))e.preventDefault();});
-document.addEventListener("keyup",function(e){var a=step(e);if(a&&a.href)location.href=a.href;});
-var live=document.body.dataset.live;
-if(live&&window.EventSource){var es=new EventSource(live);
-addEventListener("pagehide",function(){es.close();});
-es.addEventListener("move",function(){
-fetch(location.pathname).then(function(r){return r.text();}).then(function(t){
-var m=new DOMParser().parseFromString(t,"text/html").getElementById("main");
-if(m)document.getElementById("main").innerHTML=m.innerHTML;});});}
-})();
-</script>
+<script>` + pageScript + `</script>
 </body></html>
 {{end}}
 

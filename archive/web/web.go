@@ -132,7 +132,7 @@ func New(store *archive.Store, o *Options) (*Server, error) {
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'; form-action 'self'")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; script-src "+scriptSource+"; connect-src 'self'; form-action 'self'; base-uri 'none'")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Header().Set("Referrer-Policy", "same-origin")
 	if n := len(r.RequestURI); n > MaxURL {
@@ -199,22 +199,6 @@ func (k linker) slug(name string) string {
 		return url.PathEscape(name)
 	}
 	return fileSlug(name)
-}
-
-// fileSlug keeps letters, digits, '-', '_' and '.' and turns anything
-// else into '_'.
-func fileSlug(name string) string {
-	b := []byte(name)
-	for i, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
-			b[i] = '_'
-		}
-	}
-	s := strings.TrimLeft(string(b), ".")
-	if s == "" {
-		s = "_"
-	}
-	return s
 }
 
 // view is what every page template gets.
