@@ -30,6 +30,11 @@ type Config struct {
 		RateLimit      int           `yaml:"rate_limit"`
 		RateLimitTotal int           `yaml:"rate_limit_total"`
 		RateWindow     time.Duration `yaml:"rate_window"`
+		// BotGames is how many invited or playing games with the
+		// computer player one address may have started (default 5);
+		// BotGamesTotal bounds them from all addresses (default 200).
+		BotGames      int `yaml:"bot_games"`
+		BotGamesTotal int `yaml:"bot_games_total"`
 	} `yaml:"referee"`
 	IMAP struct {
 		Addr         string        `yaml:"addr"`     // host:port
@@ -93,6 +98,8 @@ referee:
   rate_limit: 30                 # mails without a game's token, per sender and window
   rate_limit_total: 600          # the same from all senders together
   rate_window: 1h
+  bot_games: 5                   # games with the computer player one address may start
+  bot_games_total: 200           # the same from all addresses together
 imap:
   addr: imap.example.org:993
   security: tls                  # tls, starttls, or plain (loopback only)
@@ -334,6 +341,14 @@ func (c *Config) check() error {
 	}{{"referee.rate_limit", c.Referee.RateLimit}, {"referee.rate_limit_total", c.Referee.RateLimitTotal}} {
 		if l.v < 0 || l.v > 1_000_000 {
 			errs = append(errs, fmt.Errorf("%s %d: expected a number of messages from 1 to 1000000 (0 or none: the default)", l.key, l.v))
+		}
+	}
+	for _, l := range []struct {
+		key string
+		v   int
+	}{{"referee.bot_games", c.Referee.BotGames}, {"referee.bot_games_total", c.Referee.BotGamesTotal}} {
+		if l.v < 0 || l.v > 100_000 {
+			errs = append(errs, fmt.Errorf("%s %d: expected a number of games from 1 to 100000 (0 or none: the default)", l.key, l.v))
 		}
 	}
 	if c.SMTP.Connections < 1 || c.SMTP.Connections > 64 {
