@@ -8,10 +8,10 @@ import (
 )
 
 // A referee drives an event round by round: Pair, start the games, record
-// the results, and ask again; Standings says who leads. In round 2 the bye
-// goes to the lowest ranked of the lowest score (Cy); of the pairings
-// with one floater, the one where everybody gets the colour they need
-// (Ann and Dee had White) wins over Ann-Dee.
+// the results, and ask again; Standings says who leads. In round 2 the top
+// score group (Ann, Dee, Eve) pairs Ann with Eve, not with Dee: Ann and
+// Dee both had White and are due Black. Dee floats down and, having met
+// Bob, meets Cy; Bob is left with the bye.
 func ExampleEvent_Pair() {
 	e := &tournament.Event{Name: "Autumn Cup", Format: tournament.Swiss, Rounds: 2, Players: []tournament.Player{
 		{ID: "ann@example.org", Name: "Ann"}, {ID: "bob@example.org", Name: "Bob"},
@@ -47,16 +47,16 @@ func ExampleEvent_Pair() {
 	//
 	// Autumn Cup: round 2 of 2
 	//
-	// 1. Eve - Dee  1-0
-	// 2. Bob - Ann  1-0
-	// bye: Cy
+	// 1. Eve - Ann  1-0
+	// 2. Cy - Dee  1-0
+	// bye: Bob
 	//
 	// Autumn Cup: Swiss, 5 players, after round 2 of 2
 	//
 	// #  Player  Score  Games  Byes  Buch  Med
 	// 1  Eve       2.0      1     1   3.0  0.0
-	// 2  Dee       1.0      2     0   3.0  0.0
-	// 3  Ann       1.0      2     0   2.0  0.0
-	// 3  Bob       1.0      2     0   2.0  0.0
-	// 3  Cy        1.0      1     1   2.0  0.0
+	// 2  Ann       1.0      2     0   3.0  0.0
+	// 3  Bob       1.0      1     1   2.0  0.0
+	// 3  Cy        1.0      2     0   2.0  0.0
+	// 3  Dee       1.0      2     0   2.0  0.0
 }

@@ -4,10 +4,41 @@ import "slices"
 
 // edge is a candidate pair of a matching problem: vertices i and j, weight
 // w (larger is better).
-type edge struct {
+type edge = wedge[small]
+
+// wedge is an edge of weight type W.
+type wedge[W weight[W]] struct {
 	i, j int
-	w    int64
+	w    W
 }
+
+// weight is the arithmetic the matching needs of an edge weight: small
+// (an int64) for the simplified Swiss, wide (a fixed-size integer of
+// several words) for the Dutch system, whose weights encode a dozen
+// criteria one above the other.
+type weight[W any] interface {
+	comparable
+	add(W) W
+	sub(W) W
+	cmp(W) int
+	half() W // rounded toward minus infinity
+}
+
+// small is an int64 weight.
+type small int64
+
+func (a small) add(b small) small { return a + b }
+func (a small) sub(b small) small { return a - b }
+func (a small) cmp(b small) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+func (a small) half() small { return a >> 1 }
 
 // maxWeightMatching returns a maximum-cardinality matching of n vertices
 // that has the largest total weight among those of maximum cardinality:
@@ -16,6 +47,13 @@ type edge struct {
 // van Rantwijk in mwmatching.py; weights are doubled so that every dual
 // variable stays an integer.
 func maxWeightMatching(n int, edges []edge) []int {
+	return matchWeighted(n, edges, true)
+}
+
+// matchWeighted returns a maximum-weight matching of n vertices; with
+// maxCard, the heaviest of the maximum-cardinality matchings. mate[v] is
+// v's partner, or -1.
+func matchWeighted[W weight[W]](n int, edges []wedge[W], maxCard bool) []int {
 	mate := make([]int, n)
 	for i := range mate {
 		mate[i] = -1
@@ -23,9 +61,9 @@ func maxWeightMatching(n int, edges []edge) []int {
 	if n == 0 || len(edges) == 0 {
 		return mate
 	}
-	m := &matcher{n: n, edges: slices.Clone(edges)}
+	m := &matcher[W]{n: n, edges: slices.Clone(edges), maxCard: maxCard}
 	for k := range m.edges {
-		m.edges[k].w *= 2
+		m.edges[k].w = m.edges[k].w.add(m.edges[k].w)
 	}
 	m.run()
 	for v := range n {
@@ -36,9 +74,10 @@ func maxWeightMatching(n int, edges []edge) []int {
 	return mate
 }
 
-type matcher struct {
-	n     int
-	edges []edge
+type matcher[W weight[W]] struct {
+	n       int
+	edges   []wedge[W]
+	maxCard bool
 
 	endpoint         []int
 	neighbend        [][]int
@@ -53,17 +92,17 @@ type matcher struct {
 	bestedge         []int
 	blossombestedges [][]int
 	unusedblossoms   []int
-	dualvar          []int64
+	dualvar          []W
 	allowedge        []bool
 	queue            []int
 }
 
-func (m *matcher) slack(k int) int64 {
+func (m *matcher[W]) slack(k int) W {
 	e := m.edges[k]
-	return m.dualvar[e.i] + m.dualvar[e.j] - 2*e.w
+	return m.dualvar[e.i].add(m.dualvar[e.j]).sub(e.w).sub(e.w)
 }
 
-func (m *matcher) leaves(b int, f func(v int)) {
+func (m *matcher[W]) leaves(b int, f func(v int)) {
 	if b < m.n {
 		f(b)
 		return
@@ -73,13 +112,13 @@ func (m *matcher) leaves(b int, f func(v int)) {
 	}
 }
 
-func (m *matcher) leafList(b int) []int {
+func (m *matcher[W]) leafList(b int) []int {
 	var vs []int
 	m.leaves(b, func(v int) { vs = append(vs, v) })
 	return vs
 }
 
-func (m *matcher) assignLabel(w, t, p int) {
+func (m *matcher[W]) assignLabel(w, t, p int) {
 	b := m.inblossom[w]
 	m.label[w], m.label[b] = t, t
 	m.labelend[w], m.labelend[b] = p, p
@@ -92,7 +131,7 @@ func (m *matcher) assignLabel(w, t, p int) {
 	}
 }
 
-func (m *matcher) scanBlossom(v, w int) int {
+func (m *matcher[W]) scanBlossom(v, w int) int {
 	var path []int
 	base := -1
 	for v != -1 || w != -1 {
@@ -120,7 +159,7 @@ func (m *matcher) scanBlossom(v, w int) int {
 	return base
 }
 
-func (m *matcher) addBlossom(base, k int) {
+func (m *matcher[W]) addBlossom(base, k int) {
 	v, w := m.edges[k].i, m.edges[k].j
 	bb := m.inblossom[base]
 	bv := m.inblossom[v]
@@ -153,7 +192,7 @@ func (m *matcher) addBlossom(base, k int) {
 	m.blossomendps[b] = endps
 	m.label[b] = 1
 	m.labelend[b] = m.labelend[bb]
-	m.dualvar[b] = 0
+	m.dualvar[b] = *new(W)
 	for _, v := range m.leafList(b) {
 		if m.label[m.inblossom[v]] == 2 {
 			m.queue = append(m.queue, v)
@@ -184,7 +223,7 @@ func (m *matcher) addBlossom(base, k int) {
 					j = m.edges[k].i
 				}
 				bj := m.inblossom[j]
-				if bj != b && m.label[bj] == 1 && (bestedgeto[bj] == -1 || m.slack(k) < m.slack(bestedgeto[bj])) {
+				if bj != b && m.label[bj] == 1 && (bestedgeto[bj] == -1 || m.slack(k).cmp(m.slack(bestedgeto[bj])) < 0) {
 					bestedgeto[bj] = k
 				}
 			}
@@ -204,19 +243,19 @@ func (m *matcher) addBlossom(base, k int) {
 	m.blossombestedges[b] = best
 	m.bestedge[b] = -1
 	for _, k := range best {
-		if m.bestedge[b] == -1 || m.slack(k) < m.slack(m.bestedge[b]) {
+		if m.bestedge[b] == -1 || m.slack(k).cmp(m.slack(m.bestedge[b])) < 0 {
 			m.bestedge[b] = k
 		}
 	}
 }
 
-func (m *matcher) expandBlossom(b int, endstage bool) {
+func (m *matcher[W]) expandBlossom(b int, endstage bool) {
 	for _, s := range m.blossomchilds[b] {
 		m.blossomparent[s] = -1
 		switch {
 		case s < m.n:
 			m.inblossom[s] = s
-		case endstage && m.dualvar[s] == 0:
+		case endstage && m.dualvar[s] == *new(W):
 			m.expandBlossom(s, endstage)
 		default:
 			m.leaves(s, func(v int) { m.inblossom[v] = s })
@@ -286,7 +325,7 @@ func (m *matcher) expandBlossom(b int, endstage bool) {
 	m.unusedblossoms = append(m.unusedblossoms, b)
 }
 
-func (m *matcher) augmentBlossom(b, v int) {
+func (m *matcher[W]) augmentBlossom(b, v int) {
 	t := v
 	for m.blossomparent[t] != b {
 		t = m.blossomparent[t]
@@ -331,7 +370,7 @@ func (m *matcher) augmentBlossom(b, v int) {
 	m.blossombase[b] = m.blossombase[m.blossomchilds[b][0]]
 }
 
-func (m *matcher) augmentMatching(k int) {
+func (m *matcher[W]) augmentMatching(k int) {
 	v, w := m.edges[k].i, m.edges[k].j
 	for _, sp := range [2][2]int{{v, 2*k + 1}, {w, 2 * k}} {
 		s, p := sp[0], sp[1]
@@ -357,11 +396,13 @@ func (m *matcher) augmentMatching(k int) {
 	}
 }
 
-func (m *matcher) run() {
+func (m *matcher[W]) run() {
 	n := m.n
-	var maxweight int64
+	var maxweight W
 	for _, e := range m.edges {
-		maxweight = max(maxweight, e.w)
+		if e.w.cmp(maxweight) > 0 {
+			maxweight = e.w
+		}
 	}
 	m.endpoint = make([]int, 2*len(m.edges))
 	m.neighbend = make([][]int, n)
@@ -395,7 +436,7 @@ func (m *matcher) run() {
 	for i := 2*n - 1; i >= n; i-- {
 		m.unusedblossoms = append(m.unusedblossoms, i)
 	}
-	m.dualvar = make([]int64, 2*n)
+	m.dualvar = make([]W, 2*n)
 	for i := range n {
 		m.dualvar[i] = maxweight
 	}
@@ -425,10 +466,10 @@ func (m *matcher) run() {
 					if m.inblossom[v] == m.inblossom[w] {
 						continue
 					}
-					var kslack int64
+					var kslack, zero W
 					if !m.allowedge[k] {
 						kslack = m.slack(k)
-						if kslack <= 0 {
+						if kslack.cmp(zero) <= 0 {
 							m.allowedge[k] = true
 						}
 					}
@@ -450,11 +491,11 @@ func (m *matcher) run() {
 						}
 					case m.label[m.inblossom[w]] == 1:
 						b := m.inblossom[v]
-						if m.bestedge[b] == -1 || kslack < m.slack(m.bestedge[b]) {
+						if m.bestedge[b] == -1 || kslack.cmp(m.slack(m.bestedge[b])) < 0 {
 							m.bestedge[b] = k
 						}
 					case m.label[w] == 0:
-						if m.bestedge[w] == -1 || kslack < m.slack(m.bestedge[w]) {
+						if m.bestedge[w] == -1 || kslack.cmp(m.slack(m.bestedge[w])) < 0 {
 							m.bestedge[w] = k
 						}
 					}
@@ -466,49 +507,64 @@ func (m *matcher) run() {
 			if augmented {
 				break
 			}
-			// Maximum cardinality: no delta of type 1 until nothing else is left.
+			// With maxCard, no delta of type 1 until nothing else is left.
 			deltatype := -1
-			var delta int64
+			var delta, zero W
 			deltaedge, deltablossom := -1, -1
+			if !m.maxCard {
+				deltatype, delta = 1, m.dualvar[0]
+				for _, d := range m.dualvar[1:n] {
+					if d.cmp(delta) < 0 {
+						delta = d
+					}
+				}
+			}
 			for v := range n {
 				if m.label[m.inblossom[v]] == 0 && m.bestedge[v] != -1 {
-					if d := m.slack(m.bestedge[v]); deltatype == -1 || d < delta {
+					if d := m.slack(m.bestedge[v]); deltatype == -1 || d.cmp(delta) < 0 {
 						delta, deltatype, deltaedge = d, 2, m.bestedge[v]
 					}
 				}
 			}
 			for b := range 2 * n {
 				if m.blossomparent[b] == -1 && m.label[b] == 1 && m.bestedge[b] != -1 {
-					if d := m.slack(m.bestedge[b]) / 2; deltatype == -1 || d < delta {
+					if d := m.slack(m.bestedge[b]).half(); deltatype == -1 || d.cmp(delta) < 0 {
 						delta, deltatype, deltaedge = d, 3, m.bestedge[b]
 					}
 				}
 			}
 			for b := n; b < 2*n; b++ {
-				if m.blossombase[b] >= 0 && m.blossomparent[b] == -1 && m.label[b] == 2 && (deltatype == -1 || m.dualvar[b] < delta) {
+				if m.blossombase[b] >= 0 && m.blossomparent[b] == -1 && m.label[b] == 2 && (deltatype == -1 || m.dualvar[b].cmp(delta) < 0) {
 					delta, deltatype, deltablossom = m.dualvar[b], 4, b
 				}
 			}
 			if deltatype == -1 {
 				deltatype = 1
-				delta = slices.Min(m.dualvar[:n])
-				delta = max(0, delta)
+				delta = m.dualvar[0]
+				for _, d := range m.dualvar[1:n] {
+					if d.cmp(delta) < 0 {
+						delta = d
+					}
+				}
+				if delta.cmp(zero) < 0 {
+					delta = zero
+				}
 			}
 			for v := range n {
 				switch m.label[m.inblossom[v]] {
 				case 1:
-					m.dualvar[v] -= delta
+					m.dualvar[v] = m.dualvar[v].sub(delta)
 				case 2:
-					m.dualvar[v] += delta
+					m.dualvar[v] = m.dualvar[v].add(delta)
 				}
 			}
 			for b := n; b < 2*n; b++ {
 				if m.blossombase[b] >= 0 && m.blossomparent[b] == -1 {
 					switch m.label[b] {
 					case 1:
-						m.dualvar[b] += delta
+						m.dualvar[b] = m.dualvar[b].add(delta)
 					case 2:
-						m.dualvar[b] -= delta
+						m.dualvar[b] = m.dualvar[b].sub(delta)
 					}
 				}
 			}
@@ -534,7 +590,7 @@ func (m *matcher) run() {
 			break
 		}
 		for b := n; b < 2*n; b++ {
-			if m.blossomparent[b] == -1 && m.blossombase[b] >= 0 && m.label[b] == 1 && m.dualvar[b] == 0 {
+			if m.blossomparent[b] == -1 && m.blossombase[b] >= 0 && m.label[b] == 1 && m.dualvar[b] == *new(W) {
 				m.expandBlossom(b, true)
 			}
 		}

@@ -2,97 +2,76 @@ package tournament
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
 )
 
-// quality is what the Swiss criteria C1-C6 measure of a pairing,
+// quality is what the Dutch system's criteria measure of a pairing,
 // computed from the event alone (not from the pairing code): the bye's
-// score and how far it is from the bottom of the ranking, the pairs where
-// both need the same colour strongly (to stay within +/-2), then both
-// strongly or firmly (against three in a row), the total score difference, the pairs across
-// score groups, and the pairs where both need the same colour (any need). Smaller is better,
-// compared in that order.
+// score (as low as possible), then the players of the top score group who
+// float down, paired with a lower score or given the bye (C5: the first
+// bracket pairs as many as it can). Later brackets depend on who floated
+// and on the colours, which only the reference rounds pin down.
 type quality struct {
-	byeScore, byeFromBottom, strongClashes, clashes, scoreDiff, floaters, colourClashes int
+	byeScore, topFloats int
 }
 
 func (q quality) less(o quality) bool {
-	return cmp.Or(cmp.Compare(q.byeScore, o.byeScore), cmp.Compare(q.byeFromBottom, o.byeFromBottom),
-		cmp.Compare(q.strongClashes, o.strongClashes), cmp.Compare(q.clashes, o.clashes),
-		cmp.Compare(q.scoreDiff, o.scoreDiff), cmp.Compare(q.floaters, o.floaters),
-		cmp.Compare(q.colourClashes, o.colourClashes)) < 0
+	return cmp.Or(cmp.Compare(q.byeScore, o.byeScore), cmp.Compare(q.topFloats, o.topFloats)) < 0
 }
 
 func (q quality) plus(o quality) quality {
-	return quality{q.byeScore + o.byeScore, q.byeFromBottom + o.byeFromBottom, q.strongClashes + o.strongClashes,
-		q.clashes + o.clashes, q.scoreDiff + o.scoreDiff, q.floaters + o.floaters, q.colourClashes + o.colourClashes}
+	return quality{q.byeScore + o.byeScore, q.topFloats + o.topFloats}
 }
 
-// pairQuality measures a pair by the colour needs the players have.
-func pairQuality(a, b string, score, diff map[string]int, last2 map[string]int) quality {
-	need := func(id string) (colour, strength int) {
-		switch d := diff[id]; {
-		case d >= 2:
-			return 1, 3
-		case d <= -2:
-			return 0, 3
-		case d != 0:
-			colour = (1 + d) / 2 // +1: Black, -1: White
-			if last2[id] == colour {
-				return colour, 2
-			}
-			return colour, 1
-		case last2[id] >= 0:
-			return last2[id], 2
-		}
-		return -1, 0
-	}
-	q := quality{scoreDiff: max(score[a]-score[b], score[b]-score[a])}
-	if score[a] != score[b] {
-		q.floaters = 1
-	}
-	ca, sa := need(a)
-	cb, sb := need(b)
-	if ca >= 0 && ca == cb {
-		q.colourClashes = 1
-		switch min(sa, sb) {
-		case 3:
-			q.strongClashes = 1
-		case 2:
-			q.clashes = 1
-		}
-	}
-	return q
-}
-
-// lastTwo returns, for each player whose last two played games had one
-// colour, the other colour (0 White, 1 Black); -1 otherwise.
-func lastTwo(e *Event) map[string]int {
+// colourHistory returns each player's colours of played games, in round
+// order (0 White, 1 Black).
+func colourHistory(e *Event) map[string][]int {
+	games := slices.Clone(e.Games)
+	slices.SortStableFunc(games, func(a, b Game) int { return cmp.Compare(a.Round, b.Round) })
 	seq := map[string][]int{}
-	for r := 1; r <= e.Paired(); r++ {
-		for _, g := range e.Games {
-			if g.Round == r && !g.Forfeit {
-				seq[g.Players[0]] = append(seq[g.Players[0]], 0)
-				seq[g.Players[1]] = append(seq[g.Players[1]], 1)
-			}
+	for _, g := range games {
+		if !g.Forfeit && len(g.Players) == 2 {
+			seq[g.Players[0]] = append(seq[g.Players[0]], 0)
+			seq[g.Players[1]] = append(seq[g.Players[1]], 1)
 		}
 	}
-	out := map[string]int{}
-	for _, p := range e.Players {
-		out[p.ID] = -1
-		if s := seq[p.ID]; len(s) >= 2 && s[len(s)-1] == s[len(s)-2] {
-			out[p.ID] = 1 - s[len(s)-1]
-		}
+	return seq
+}
+
+// mustHave returns the colour a player must have by the absolute
+// criterion (C3): the lesser colour at a difference of 2 or more, else the
+// other colour after two games in a row with one colour; -1 for none.
+func mustHave(seq []int) int {
+	d := 0
+	for _, c := range seq {
+		d += 1 - 2*c
 	}
-	return out
+	switch n := len(seq); {
+	case d >= 2:
+		return 1
+	case d <= -2:
+		return 0
+	case n >= 2 && seq[n-1] == seq[n-2]:
+		return 1 - seq[n-1]
+	}
+	return -1
+}
+
+// topscorer reports whether a player of score s (half points) is a
+// topscorer of the last round: more than half the possible score before
+// it, when the last round is being paired.
+func topscorer(e *Event, s int) bool {
+	return e.Paired()+1 == e.TotalRounds() && s > e.Paired()
 }
 
 // swissFacts returns the active players ranked (score, then seed) with
-// their scores and colour differences, and who met whom, and who had a bye.
-func swissFacts(e *Event) (ranked []string, score, diff map[string]int, met map[[2]string]bool, hadBye map[string]bool) {
+// their scores, who met whom, who had a bye, and the colour each must
+// have (-1 for none).
+func swissFacts(e *Event) (ranked []string, score map[string]int, met map[[2]string]bool, hadBye map[string]bool, must map[string]int) {
 	score = map[string]int{}
 	for _, g := range e.Games {
 		for i, a := range g.Players {
@@ -125,31 +104,39 @@ func swissFacts(e *Event) (ranked []string, score, diff map[string]int, met map[
 		seed[p.ID] = i
 	}
 	slices.SortFunc(ranked, func(a, b string) int { return cmp.Or(score[b]-score[a], seed[a]-seed[b]) })
-	return ranked, score, colourDiffs(e), met, hadBye
+	must = map[string]int{}
+	hist := colourHistory(e)
+	for _, id := range ranked {
+		must[id] = mustHave(hist[id])
+	}
+	return ranked, score, met, hadBye, must
 }
 
 // measure returns the quality of round rd paired on event e (before Apply).
 func measure(e *Event, rd *Round) quality {
-	ranked, score, diff, _, _ := swissFacts(e)
-	last2 := lastTwo(e)
+	ranked, score, _, _, _ := swissFacts(e)
+	top := score[ranked[0]]
 	var q quality
 	for _, id := range rd.Byes {
 		q.byeScore = score[id]
-		q.byeFromBottom = len(ranked) - 1 - slices.Index(ranked, id)
+		q.topFloats += btoi(score[id] == top)
 	}
 	for _, g := range rd.Games {
-		q = q.plus(pairQuality(g.Players[0], g.Players[1], score, diff, last2))
+		a, b := score[g.Players[0]], score[g.Players[1]]
+		q.topFloats += btoi(a != b && max(a, b) == top)
 	}
 	return q
 }
 
 // bestSwiss searches every pairing of the active players exhaustively and
 // returns the best quality one can have; ok is false when no pairing obeys
-// the absolute rules (no repeat, at most one bye each).
+// the absolute criteria (no repeat, at most one bye each, no two players
+// who must have the same colour, unless one is a topscorer of the last
+// round).
 func bestSwiss(e *Event) (best quality, ok bool) {
-	ranked, score, diff, met, hadBye := swissFacts(e)
-	last2 := lastTwo(e)
+	ranked, score, met, hadBye, must := swissFacts(e)
 	n := len(ranked)
+	top := score[ranked[0]]
 	type res struct {
 		q  quality
 		ok bool
@@ -181,14 +168,17 @@ func bestSwiss(e *Event) (best quality, ok bool) {
 		}
 		a := ranked[i]
 		if byeLeft && !hadBye[a] {
-			try(solve(rest, false), quality{byeScore: score[a], byeFromBottom: n - 1 - i})
+			try(solve(rest, false), quality{score[a], btoi(score[a] == top)})
 		}
 		for j := i + 1; j < n; j++ {
 			b := ranked[j]
 			if rest&(1<<j) == 0 || met[[2]string{a, b}] {
 				continue
 			}
-			try(solve(rest&^(1<<j), byeLeft), pairQuality(a, b, score, diff, last2))
+			if must[a] >= 0 && must[a] == must[b] && !topscorer(e, score[a]) && !topscorer(e, score[b]) {
+				continue
+			}
+			try(solve(rest&^(1<<j), byeLeft), quality{0, btoi(score[a] != score[b] && max(score[a], score[b]) == top)})
 		}
 		memo[key] = out
 		return out
@@ -197,37 +187,17 @@ func bestSwiss(e *Event) (best quality, ok bool) {
 	return r.q, r.ok
 }
 
-// scoreBound is a lower bound of the total score difference: every score
-// boundary with an odd number of paired players above it is crossed by a
-// pair at least once.
-func scoreBound(e *Event, rd *Round) int {
-	ranked, score, _, _, _ := swissFacts(e)
-	var paired []int
-	for _, id := range ranked {
-		if !slices.Contains(rd.Byes, id) {
-			paired = append(paired, score[id])
-		}
-	}
-	lb := 0
-	for i := 1; i < len(paired); i++ {
-		if gap := paired[i-1] - paired[i]; gap > 0 && i%2 == 1 {
-			lb += gap
-		}
-	}
-	return lb
-}
-
 // TestSwissProperties plays Swiss events of 4 to 40 players over
 // min(N-1, 9) rounds with random results (and, in one of three, a
 // withdrawal after round 2), and checks every round: each active player is
-// paired once; no two players meet twice; nobody has two byes; colour
-// differences never pass +/-2, and end within +/-1 for both players of a
-// pair where the two did not need the same colour; the
-// pairing is as good as exhaustive search finds by the bye, colour and
-// score criteria (fields of up to 14); and Pair fails only when
-// exhaustive search finds no valid pairing either.
+// paired once; no two players meet twice; nobody has two byes; nobody
+// gets a colour difference beyond +/-2 or three games in a row with one
+// colour, except in a pair with a topscorer of the last round (C3); the
+// bye's score and the top group's floaters are as few as exhaustive search
+// finds (fields of up to 14); and Pair fails only when exhaustive search finds no valid
+// pairing either.
 func TestSwissProperties(t *testing.T) {
-	var rounds, aboveBound, stuck, clashes int
+	var rounds, stuck int
 	for n := 4; n <= 40; n++ {
 		for seed := range uint64(3) {
 			t.Run(fmt.Sprintf("%d/%d", n, seed), func(t *testing.T) {
@@ -240,8 +210,13 @@ func TestSwissProperties(t *testing.T) {
 					active := n - len(e.Withdrawn)
 					rd, err := e.Pair()
 					if err != nil {
-						if active > 14 {
+						if !errors.Is(err, ErrNoValidPairing) {
 							t.Fatalf("round %d: %v", e.Paired()+1, err)
+						}
+						if active > 14 {
+							t.Logf("round %d: %v (too many players to confirm by exhaustive search)", e.Paired()+1, err)
+							stuck++
+							return
 						}
 						if _, ok := bestSwiss(e); ok {
 							t.Fatalf("round %d: %v, but exhaustive search finds a pairing", e.Paired()+1, err)
@@ -256,16 +231,11 @@ func TestSwissProperties(t *testing.T) {
 							t.Fatalf("round %d: pairing of quality %+v; exhaustive search finds %+v (ok %v)", rd.Number, q, best, ok)
 						}
 					}
-					clashes += q.colourClashes
-					if q.scoreDiff > scoreBound(e, rd) {
-						aboveBound++
-					}
-					_, score, diff, _, _ := swissFacts(e)
-					last2 := lastTwo(e)
-					calm := map[string]bool{} // in a pair where nobody needs what the other needs
+					_, score, _, _, _ := swissFacts(e)
+					exempt := map[string]bool{} // in a pair with a topscorer of the last round
 					for _, g := range rd.Games {
-						if pairQuality(g.Players[0], g.Players[1], score, diff, last2).colourClashes == 0 {
-							calm[g.Players[0]], calm[g.Players[1]] = true, true
+						if topscorer(e, score[g.Players[0]]) || topscorer(e, score[g.Players[1]]) {
+							exempt[g.Players[0]], exempt[g.Players[1]] = true, true
 						}
 					}
 					e.Apply(rd)
@@ -281,9 +251,11 @@ func TestSwissProperties(t *testing.T) {
 							t.Fatalf("round %d: %s has a second bye", rd.Number, b.Player)
 						}
 					}
-					for id, d := range colourDiffs(e) {
-						if d < -2 || d > 2 || calm[id] && (d < -1 || d > 1) {
-							t.Fatalf("round %d: %s has colour difference %d (in a pair without a colour clash: %v)", rd.Number, id, d, calm[id])
+					for id, seq := range colourHistory(e) {
+						d, k := colourDiffs(e)[id], len(seq)
+						three := k >= 3 && seq[k-1] == seq[k-2] && seq[k-2] == seq[k-3]
+						if (d < -2 || d > 2 || three) && !exempt[id] {
+							t.Fatalf("round %d: %s has colours %v (difference %d)", rd.Number, id, seq, d)
 						}
 					}
 					play(e, r)
@@ -291,6 +263,5 @@ func TestSwissProperties(t *testing.T) {
 			})
 		}
 	}
-	t.Logf("%d rounds paired; %d pairs clashed on colour; %d rounds above the score-difference bound; %d events stuck with no valid pairing left",
-		rounds, clashes, aboveBound, stuck)
+	t.Logf("%d rounds paired; %d events stuck with no valid pairing left", rounds, stuck)
 }
