@@ -22,6 +22,17 @@ type Problem struct {
 	Msg       string
 	// Board is the position before an illegal ply (empty otherwise).
 	Board string
+	// Suggestions are the legal plies closest to an illegal or unreadable
+	// ply, best first (see Suggest).
+	Suggestions []string
+	// Repair is the one suggestion with which the rest of the line is
+	// legal (and the game ends as its result says), "" when there is not
+	// exactly one; Repaired says the checked game holds it in place of the
+	// ply written.
+	Repair   string
+	Repaired bool
+
+	ply *Ply // the ply, for Fix
 
 	offset int // byte offset, for progress reports
 }
@@ -60,6 +71,8 @@ type Game struct {
 	Outcome engine.Outcome
 	// Plies counts the plies checked, variations included.
 	Plies int
+
+	repaired *repairedLine // when the main line was checked past a problem
 }
 
 // Final is the position after the last legal ply of the main line.
@@ -174,15 +187,31 @@ func check(r *Record, lookup Lookup, canon bool) (*Game, []*Problem) {
 	g := &Game{Record: r, Codec: codec, Options: o, Sides: sides}
 	c := &checker{g: g, first: o.First, n: len(sides), canon: canon}
 	g.Lines = []*engine.Line{engine.NewLineFor(start, len(r.Main.Plies))}
+	c.mainBad = -1
 	main, ok := c.line(r.Main, g.Lines[0], 0, -1, 0, &g.Moves)
 	problems = append(problems, c.problems...)
 	g.Lines = main // main[0] is g.Lines[0]
-	if !ok {
-		return g, problems
+	if ok {
+		g.Outcome = g.Final().Outcome()
+		problems = append(problems, c.result(r)...)
 	}
-	g.Outcome = g.Final().Outcome()
-	problems = append(problems, c.result(r)...)
+	if c.mainBad >= 0 {
+		// Checking went on past an illegal ply with a suggestion: the game
+		// as written stops before it (Fix makes the repairs).
+		if ok {
+			g.repaired = &repairedLine{lines: g.Lines, moves: g.Moves, outcome: g.Outcome}
+		}
+		g.Lines, g.Moves, g.Outcome = g.Lines[:c.mainBad+1], g.Moves[:c.mainBad], engine.Outcome{}
+	}
 	return g, problems
+}
+
+// repairedLine is the main line of a game played with the repairs of its
+// problems.
+type repairedLine struct {
+	lines   []*engine.Line
+	moves   []engine.Move
+	outcome engine.Outcome
 }
 
 // fewTags is how many tags duplicateTags compares pairwise (cheaper than a
@@ -239,6 +268,9 @@ type checker struct {
 	first, n int
 	problems []*Problem
 	canon    bool // fill in Ply.Canon
+	// mainBad is the number of legal plies of the main line before its
+	// first illegal one, or -1.
+	mainBad int
 }
 
 func (c *checker) add(pos Pos, ply int, tok, format string, args ...any) *Problem {
@@ -296,24 +328,7 @@ func (c *checker) line(l *Line, at *engine.Line, base, prevMover, prevRound int,
 			}
 			c.add(p.NumberPos, ply, p.NumberTok, "move number %s disagrees with the plies; expected %s", p.NumberTok, want)
 		}
-		var (
-			m     engine.Move
-			after engine.State
-			next  *engine.Line
-			err   error
-		)
-		if r, ok := c.g.Codec.(Resolver); ok {
-			m, after, err = r.DecodePlay(s, p.Text)
-		} else {
-			m, err = c.g.Codec.Decode(s, p.Text)
-		}
-		switch {
-		case err != nil:
-		case after != nil:
-			next, err = at.Played(after)
-		default:
-			next, err = at.Play(m)
-		}
+		m, next, err := c.play(at, p.Text)
 		if err != nil {
 			col := p.Pos
 			var se *SyntaxError
@@ -322,7 +337,17 @@ func (c *checker) line(l *Line, at *engine.Line, base, prevMover, prevRound int,
 			}
 			pr := c.add(col, ply, p.Text, "%s", err.Error())
 			pr.Board = s.Render(-1)
-			return lines, false
+			pr.ply = p
+			fix, ok := c.repair(pr, l.Plies[i+1:], at, moves != nil)
+			if !ok {
+				return lines, false
+			}
+			// Checking goes on with the repair, so that later problems
+			// are found in the same run.
+			m, next = fix.Move, fix.next
+			if moves != nil && c.mainBad < 0 {
+				c.mainBad = len(lines) - 1
+			}
 		}
 		if c.canon {
 			p.Canon = c.g.Codec.Encode(s, m)

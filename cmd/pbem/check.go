@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"slices"
 
 	"pbem/notation"
 	"pbem/referee"
@@ -28,12 +29,17 @@ const progressMin = 4 << 20
 
 func runCheck(c *cli, args []string) int {
 	fs := c.flags("check")
+	fix := fs.Bool("fix", false, "rewrite each file with every illegal or unreadable ply repaired that has exactly one suggestion making the rest of its game legal (a comment quotes what was written)")
 	files, code, done := c.parse(fs, args)
 	if done {
 		return code
 	}
 	if len(files) == 0 {
 		files = []string{"-"}
+	}
+	if *fix && slices.Contains(files, "-") {
+		fmt.Fprintf(c.stderr, "pbem check: --fix rewrites files; standard input (-) has none to rewrite (pbem fmt --fix writes the repaired records to standard output)\n")
+		return 2
 	}
 	defer debug.SetGCPercent(debug.SetGCPercent(checkGCPercent))
 	if limit := debug.SetMemoryLimit(-1); limit > checkMemLimit {
@@ -52,7 +58,7 @@ func runCheck(c *cli, args []string) int {
 		bar := c.progress(name, size)
 		out := bufio.NewWriterSize(c.stdout, 64<<10)
 		typo := 0
-		err = checker.Run(name, in, func(ch *notation.Checked) {
+		each := func(ch *notation.Checked) {
 			bar(ch.Offset)
 			typo += ch.Typography
 			games++
@@ -68,9 +74,14 @@ func runCheck(c *cli, args []string) int {
 					fmt.Fprintf(out, "board before ply %d of game %d:\n%s\n", p.Ply, p.Game, p.Board)
 				}
 			}
-		})
+		}
+		if *fix {
+			err = c.checkFix(out, f, name, in, each)
+		} else {
+			err = checker.Run(name, in, each)
+		}
 		if typo > 0 {
-			fmt.Fprintf(out, "%s: read %d typographic characters as what they stand for (dashes as -, × as x, curly quotes as \", no-break and full-width spaces as blanks)\n", name, typo)
+			fmt.Fprintf(out, "%s: read %s as their plain forms (dashes as -, × as x, curly quotes as \", no-break and full-width spaces as blanks)\n", name, count(typo, "typographic character"))
 		}
 		out.Flush()
 		in.Close()
@@ -88,6 +99,29 @@ func runCheck(c *cli, args []string) int {
 		return 1
 	}
 	return 0
+}
+
+// checkFix checks a file as `pbem check` does (each sees every game) and
+// rewrites it with its repairs (see formatRecords) when it has some and no
+// game is left invalid.
+func (c *cli) checkFix(out io.Writer, f, name string, in io.Reader, each func(*notation.Checked)) error {
+	data, err := io.ReadAll(in)
+	if err != nil {
+		return err
+	}
+	fixed, bad, repaired := formatRecords(name, data, true, each)
+	switch {
+	case repaired == 0:
+		fmt.Fprintf(out, "%s: nothing repaired%s\n", name, fixNote(bad > 0))
+	case bad > 0:
+		fmt.Fprintf(out, "%s: not rewritten: %d games have problems --fix does not repair%s\n", name, bad, fixNote(true))
+	default:
+		if err := writeFileAtomic(f, fixed); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "%s: repaired %s and rewrote the file in canonical form\n", name, count(repaired, "ply"))
+	}
+	return nil
 }
 
 // read returns a file's display name and contents; "-" is standard input.

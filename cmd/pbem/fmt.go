@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"pbem/notation"
 	"pbem/referee"
@@ -13,6 +14,7 @@ import (
 func runFmt(c *cli, args []string) int {
 	fs := c.flags("fmt")
 	write := fs.Bool("w", false, "write the result back to each file instead of standard output")
+	fix := fs.Bool("fix", false, "repair each illegal or unreadable ply that has exactly one suggestion making the rest of its game legal, with a comment quoting what was written")
 	files, code, done := c.parse(fs, args)
 	if done {
 		return code
@@ -40,37 +42,78 @@ func runFmt(c *cli, args []string) int {
 			status = 2
 			continue
 		}
-		var out bytes.Buffer
-		bad := 0
-		notation.CheckFile(name, data, referee.Lookup, func(ch *notation.Checked) {
+		out, bad, repaired := formatRecords(name, data, *fix, func(ch *notation.Checked) {
 			for _, p := range ch.Problems {
 				fmt.Fprintln(c.stderr, p)
 			}
-			if !ch.Valid() {
-				bad++
-				return
-			}
-			notation.Write(&out, ch.Game)
 		})
+		if repaired > 0 {
+			fmt.Fprintf(c.stderr, "pbem fmt: %s: repaired %s\n", name, count(repaired, "ply"))
+		}
 		if bad > 0 {
 			// Never rewrite a file with a game we cannot read: it would be lost.
-			fmt.Fprintf(c.stderr, "pbem fmt: %s: %d invalid games; not formatted\n", name, bad)
+			fmt.Fprintf(c.stderr, "pbem fmt: %s: %d invalid games; not formatted%s\n", name, bad, fixNote(*fix))
 			status = max(status, 1)
 			continue
 		}
 		if !*write {
-			c.stdout.Write(out.Bytes())
+			c.stdout.Write(out)
 			continue
 		}
-		if bytes.Equal(out.Bytes(), data) {
+		if bytes.Equal(out, data) {
 			continue
 		}
-		if err := writeFileAtomic(f, out.Bytes()); err != nil {
+		if err := writeFileAtomic(f, out); err != nil {
 			fmt.Fprintf(c.stderr, "pbem fmt: %v\n", err)
 			status = 2
 		}
 	}
 	return status
+}
+
+// formatRecords checks the games of a record file and writes the valid
+// ones canonically; with fix, a game whose every problem has exactly one
+// repair is written repaired (notation.Checked.Fix). each sees every game
+// first. It returns the text, the number of games left invalid, and the
+// number of plies repaired.
+func formatRecords(name string, data []byte, fix bool, each func(*notation.Checked)) (out []byte, bad, repaired int) {
+	var b bytes.Buffer
+	notation.CheckFile(name, data, referee.Lookup, func(ch *notation.Checked) {
+		each(ch)
+		if !ch.Valid() {
+			if !fix {
+				bad++
+				return
+			}
+			fixed, ok := ch.Fix()
+			if !ok {
+				bad++
+				return
+			}
+			repaired += len(fixed)
+		}
+		notation.Write(&b, ch.Game)
+	})
+	return b.Bytes(), bad, repaired
+}
+
+// fixNote says why --fix left games invalid.
+func fixNote(fix bool) string {
+	if !fix {
+		return ""
+	}
+	return " (--fix repairs a ply only when exactly one suggestion makes the rest of its game legal)"
+}
+
+// count writes "1 ply", "2 plies", "3 games".
+func count(n int, one string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	if strings.HasSuffix(one, "y") {
+		return fmt.Sprintf("%d %sies", n, one[:len(one)-1])
+	}
+	return fmt.Sprintf("%d %ss", n, one)
 }
 
 // writeFileAtomic replaces a file durably: write a temporary file in the

@@ -82,14 +82,14 @@ const illegal = `[Game "castles"]
 func TestCheckReportsEveryProblem(t *testing.T) {
 	code, out, _ := run(t, illegal, "check")
 	assert.Equal(t, 1, code)
-	want := `<stdin>:3:13: game 1, ply 2 "Ca1-c3": illegal: the castle steps exactly one square
+	want := `<stdin>:3:13: game 1, ply 2 "Ca1-c3": illegal: the castle steps exactly one square; did you mean Ca1-a2, Ca1-b1 or Ca1-b2? (more than one of them fits the rest of the game; none is chosen)
 board before ply 2 of game 1:
 `
 	require.True(t, strings.HasPrefix(out, want), out)
 	rest := out[len(want):]
 	assert.Contains(t, rest, `<stdin>:5:40: game 2, ply 2 "*": unexpected "*"; expected a ply, comment or ")" to close the variation`)
 	assert.Contains(t, rest, `<stdin>:7:1: game 3, ply 0 "chess": unknown game "chess"; expected one of castles, ziggurat, elevation, ziggurat43, rpp`)
-	assert.Contains(t, rest, `<stdin>:9:37: game 4, ply 3 "Cd4xc3": illegal: x asserts a capture, but Cd4-c3 captures nothing`)
+	assert.Contains(t, rest, `<stdin>:9:37: game 4, ply 3 "Cd4xc3": illegal: x asserts a capture, but Cd4-c3 captures nothing; did you mean Cd4-c3`)
 	assert.True(t, strings.HasSuffix(out, "checked 4 games, 3 plies: 4 errors\n"), out)
 }
 

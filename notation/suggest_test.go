@@ -1,0 +1,77 @@
+package notation_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"pbem/engine"
+	"pbem/notation"
+)
+
+// checkGame checks a file of one game and returns its problem lines and
+// the game.
+func checkGame(t *testing.T, text string) ([]string, *notation.Checked) {
+	t.Helper()
+	var lines []string
+	var got *notation.Checked
+	notation.CheckFile("f.pgn", []byte(text), toyLookup, func(c *notation.Checked) {
+		require.Nil(t, got, "one game expected")
+		got = c
+		for _, p := range c.Problems {
+			lines = append(lines, p.String())
+		}
+	})
+	require.NotNil(t, got)
+	return lines, got
+}
+
+// An illegal ply gets the legal plies closest to it; the one with which the
+// rest of the game is legal and ends as its result says comes first, is
+// named as the repair, and checking goes on with it, so that a later error
+// is found in the same run.
+func TestSuggestions(t *testing.T) {
+	// 7 stones: t2 t1 t3 t1 leaves none, Black took the last (0-1).
+	lines, ch := checkGame(t, "[Game \"toy\"]\n\n1. t2 t1 2. t4 t1 0-1\n")
+	require.Len(t, lines, 1)
+	assert.Equal(t, `f.pgn:3:13: game 1, ply 3 "t4": illegal: take 1, 2 or 3 stones; did you mean t3, t1, t2 or p? with t3 the remaining 1 ply is legal`, lines[0])
+	assert.Equal(t, "t3", ch.Problems[0].Repair)
+	assert.Equal(t, []string{"t3", "t1", "t2", "p"}, ch.Problems[0].Suggestions)
+
+	// Unreadable, and on the last ply: only t3 gives the result.
+	lines, _ = checkGame(t, "[Game \"toy\"]\n\n1. t2 t1 2. t1 3t 0-1\n")
+	require.Len(t, lines, 1)
+	assert.Contains(t, lines[0], `did you mean t3, p, t1 or t2? only t3 ends the game as its result says`)
+
+	// With nothing after it to tell them apart, no repair is chosen.
+	lines, ch = checkGame(t, "[Game \"toy\"]\n\n1. t2 t9 *\n")
+	require.Len(t, lines, 1)
+	assert.Contains(t, lines[0], "(more than one of them fits the rest of the game; none is chosen)")
+	assert.Empty(t, ch.Problems[0].Repair)
+	_, ok := ch.Fix()
+	assert.False(t, ok)
+}
+
+// Fix writes a game whose every problem has exactly one repair, with a
+// comment where each was made.
+func TestFix(t *testing.T) {
+	_, ch := checkGame(t, "[Game \"toy\"]\n\n1. t2 t1 2. t4 t1 0-1\n")
+	fixed, ok := ch.Fix()
+	require.True(t, ok)
+	require.Len(t, fixed, 1)
+	out := notation.Format(ch.Game)
+	assert.Contains(t, out, "1. t2 t1 2. t3 {pbem --fix: written t4} 2... t1 0-1")
+	lines, _ := checkGame(t, out)
+	assert.Empty(t, lines)
+}
+
+func TestSuggest(t *testing.T) {
+	s, err := toyRules{}.Start(engine.Options{})
+	require.NoError(t, err)
+	got := notation.Suggest(toyCodec{}, s, "T3", 2)
+	require.Len(t, got, 2)
+	assert.Equal(t, "t3", got[0].Ply)
+	assert.Equal(t, 0, got[0].Dist)
+	assert.Equal(t, 1, got[1].Dist)
+}
