@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
+	"html"
 	"net/http"
 	"net/url"
 	"os"
@@ -312,5 +313,23 @@ func TestContentSecurityPolicy(t *testing.T) {
 	sum := sha256.Sum256([]byte(ms[0][1]))
 	if want := "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"; !strings.Contains(script, want) {
 		t.Errorf("script-src %q lacks the page script's hash %s", script, want)
+	}
+}
+
+// TestStaticSitePolicy: a static site's pages carry the policy in a meta
+// element, for hosts that send no header.
+func TestStaticSitePolicy(t *testing.T) {
+	fx := newFixture(t)
+	dir := t.TempDir()
+	if _, err := fx.srv.WriteSite(context.Background(), dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("g/%d.html", fx.castles)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`<meta http-equiv="Content-Security-Policy" content="([^"]*)">`).FindStringSubmatch(string(data))
+	if m == nil || html.UnescapeString(m[1]) != contentSecurityPolicy {
+		t.Errorf("the static game page lacks the policy %q in a meta element:\n%.600s", contentSecurityPolicy, data)
 	}
 }

@@ -33,12 +33,20 @@ var scriptSource = func() string {
 	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
 }()
 
+// contentSecurityPolicy is the pages' policy: nothing from elsewhere, no
+// script but pageScript, no plugin, no base or form that leaves the site.
+// The server sends it as a header; a static site's pages carry it in a
+// meta element, for hosts that send none.
+var contentSecurityPolicy = "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; script-src " + scriptSource +
+	"; connect-src 'self'; form-action 'self'; base-uri 'none'"
+
 // pages are the page templates. Each page is self-contained: inline
 // style, one inline script (pageScript), no external resource.
-var pages = template.Must(template.New("").Parse(`
+var pages = template.Must(template.New("").Funcs(template.FuncMap{"csp": func() string { return contentSecurityPolicy }}).Parse(`
 {{define "top"}}<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>{{.Title}} - {{.Site}}</title>
+{{if .Static}}<meta http-equiv="Content-Security-Policy" content="{{csp}}">
+{{end}}<title>{{.Title}} - {{.Site}}</title>
 <style>
 body{font:15px/1.4 sans-serif;margin:0 auto;max-width:72em;padding:0 1em;color:#222;background:#fbfaf6}
 header{display:flex;gap:1em;align-items:center;border-bottom:1px solid #ccc;padding:.5em 0;flex-wrap:wrap}
