@@ -21,6 +21,10 @@ type Metrics struct {
 	TempFailures atomic.Int64
 	// Panics counts Handler panics (recovered; the message is rejected).
 	Panics atomic.Int64
+	// Stuck is the number of messages in the inbox that failed temporarily
+	// more than PollerOptions.StuckAfter times and are still retried (a
+	// gauge, not a counter).
+	Stuck atomic.Int64
 	// Reconnects counts IMAP connection attempts after the first.
 	Reconnects atomic.Int64
 	// Queued counts replies written to the outbox. The Sender cannot see
@@ -80,6 +84,8 @@ func (m *Metrics) WritePrometheus(w io.Writer, prefix string) error {
 	counter("handler_temporary_failures_total", "Handler calls that failed temporarily.", &m.TempFailures)
 	counter("handler_panics_total", "Handler panics recovered.", &m.Panics)
 	counter("imap_reconnects_total", "IMAP reconnection attempts.", &m.Reconnects)
+	pw.printf("# HELP %smessages_stuck Inbound messages that failed temporarily more times than allowed, still retried.\n# TYPE %smessages_stuck gauge\n%smessages_stuck %d\n",
+		prefix, prefix, prefix, m.Stuck.Load())
 	counter("replies_queued_total", "Replies written to the outbox.", &m.Queued)
 	counter("replies_sent_total", "Replies accepted by the SMTP server.", &m.Sent)
 	counter("replies_retried_total", "Reply delivery attempts that failed and were rescheduled.", &m.Retried)

@@ -110,6 +110,12 @@ type PollerOptions struct {
 	// reconnecting and for re-trying a message after a temporary Handler
 	// error (defaults 1s and 5m).
 	BackoffMin, BackoffMax time.Duration
+	// StuckAfter is how many temporary failures make a message in the
+	// inbox count as stuck (default 10): [Metrics].Stuck and
+	// [Poller.Stuck] count the messages that failed more often. A stuck
+	// message is still retried, never rejected for its failures alone: an
+	// outage of the store must not lose mail.
+	StuckAfter int
 	// BatchSize is the most messages fetched at once (default 50).
 	BatchSize int
 	// MaxMessageBytes rejects larger messages (default 10 MiB), by the
@@ -147,6 +153,9 @@ type Poller struct {
 	// downSince is when the mailbox last stopped being selected (Unix
 	// nanoseconds), 0 while a session has it selected.
 	downSince atomic.Int64
+	// stuck counts the messages in retries that failed more than
+	// StuckAfter times.
+	stuck atomic.Int64
 }
 
 // Down reports whether the poller is without a selected mailbox, and since
@@ -158,6 +167,25 @@ func (p *Poller) Down() (since time.Time, down bool) {
 		return time.Time{}, false
 	}
 	return time.Unix(0, n), true
+}
+
+// Stuck returns how many messages in the inbox failed temporarily more
+// than after times (PollerOptions.StuckAfter) and are still retried.
+func (p *Poller) Stuck() (messages int, after int) {
+	return int(p.stuck.Load()), p.opts.StuckAfter
+}
+
+// countStuck updates the count of stuck messages after p.retries changed.
+func (p *Poller) countStuck() {
+	var n int64
+	for _, r := range p.retries {
+		if r.attempts > p.opts.StuckAfter {
+			n++
+		}
+	}
+	if old := p.stuck.Swap(n); old != n {
+		p.opts.Metrics.Stuck.Add(n - old)
+	}
 }
 
 func (p *Poller) markDown() {
@@ -207,6 +235,9 @@ func NewPoller(opts *PollerOptions) (*Poller, error) {
 	}
 	if o.BatchSize <= 0 {
 		o.BatchSize = 50
+	}
+	if o.StuckAfter <= 0 {
+		o.StuckAfter = 10
 	}
 	if o.MaxMessageBytes <= 0 {
 		o.MaxMessageBytes = 10 << 20
@@ -339,6 +370,7 @@ func (p *Poller) session(ctx context.Context, h Handler) error {
 		p.uidValidity = sel.UIDValidity
 		clear(p.retries)
 		clear(p.done)
+		p.countStuck()
 	}
 	p.ready = true
 	p.downSince.Store(0)
@@ -496,6 +528,7 @@ func (p *Poller) process(ctx context.Context, c *imapclient.Client, h Handler) (
 			delete(p.retries, uid) // gone: handled elsewhere
 		}
 	}
+	p.countStuck()
 	if n == 0 {
 		return false, next, nil
 	}
@@ -537,6 +570,7 @@ func (p *Poller) process(ctx context.Context, c *imapclient.Client, h Handler) (
 			return false, time.Time{}, err
 		}
 	}
+	p.countStuck()
 	if err := p.finish(c); err != nil {
 		return false, time.Time{}, err
 	}

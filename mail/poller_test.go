@@ -460,3 +460,56 @@ func TestPollerServerRestart(t *testing.T) {
 	rec.waitCall(t, 5*time.Second)
 	eventually(t, 2*time.Second, func() bool { n, _ := count(t, s2, "referee", "Processed"); return n == 1 }, "not moved after the restart")
 }
+
+// A message that keeps failing temporarily is retried for as long as it
+// fails, never rejected for that alone; once it has failed more than
+// StuckAfter times it counts as stuck (Metrics.Stuck, Poller.Stuck) until
+// it goes through.
+func TestPollerStuckMessage(t *testing.T) {
+	s := startServers(t, nil)
+	var failing atomic.Bool
+	failing.Store(true)
+	rec := newRecorder(func(int, *mail.Inbound) error {
+		if failing.Load() {
+			return errors.New("database is locked")
+		}
+		return nil
+	})
+	rej := &rejections{}
+	opts := fastPoller(t, s)
+	opts.StuckAfter = 3
+	opts.Rejecter = rej
+	p, err := mail.NewPoller(opts)
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.Run(ctx, rec) }()
+	t.Cleanup(func() { cancel(); <-done })
+
+	_, raw := playerMove("referee@pbem.local", "e4")
+	require.NoError(t, s.Deliver("alice@pbem.local", []string{"referee@pbem.local"}, raw))
+	for range 3 {
+		rec.waitCall(t, 5*time.Second)
+	}
+	n, after := p.Stuck()
+	if rec.calls() == 3 { // read before a fourth failure
+		assert.Equal(t, 0, n, "stuck after 3 failures")
+	}
+	assert.Equal(t, 3, after)
+
+	eventually(t, 5*time.Second, func() bool { n, _ := p.Stuck(); return n == 1 }, "not counted as stuck")
+	assert.Equal(t, int64(1), opts.Metrics.Stuck.Load())
+	assert.GreaterOrEqual(t, rec.calls(), 4)
+	var b strings.Builder
+	require.NoError(t, opts.Metrics.WritePrometheus(&b, "pbem_"))
+	assert.Contains(t, b.String(), "# TYPE pbem_messages_stuck gauge\npbem_messages_stuck 1\n")
+	inbox, unseen := count(t, s, "referee", "INBOX")
+	assert.Equal(t, uint32(1), inbox, "a stuck message stays in the inbox")
+	assert.Equal(t, uint32(1), unseen)
+	assert.Zero(t, rej.len(), "a stuck message is not rejected")
+
+	failing.Store(false)
+	eventually(t, 5*time.Second, func() bool { n, _ := count(t, s, "referee", "Processed"); return n == 1 }, "not processed once the handler copes")
+	eventually(t, 5*time.Second, func() bool { n, _ := p.Stuck(); return n == 0 }, "still counted as stuck")
+	assert.Zero(t, opts.Metrics.Stuck.Load())
+}
