@@ -150,20 +150,26 @@ func TestPublicName(t *testing.T) {
 	}
 }
 
-// TestShownTournamentsNamed: a tournament its director has not started
-// (anyone may have asked for it, under any name) is not shown.
+// TestShownTournamentsNamed: a tournament its director has not confirmed
+// (anyone may have asked for it, under any name) is not shown; one taking
+// entries, running or finished is.
 func TestShownTournamentsNamed(t *testing.T) {
 	ctx := context.Background()
 	s := open(t, t.TempDir())
-	entering := newTournament(t, s)
-	running := newTournament(t, s)
-	running.Status = Running
-	require.NoError(t, s.Commit(ctx, &Change{At: t0, Tournaments: []*Tournament{entering, running}}))
-	all, err := s.TournamentsNamed(ctx, "autumn cup")
-	require.NoError(t, err)
-	assert.Len(t, all, 2)
+	var want []int64
+	for _, status := range []string{"proposed", Entering, Running, Finished} {
+		tr := newTournament(t, s)
+		tr.Status = status
+		require.NoError(t, s.Commit(ctx, &Change{At: t0, Tournaments: []*Tournament{tr}}))
+		if status != "proposed" {
+			want = append(want, tr.ID)
+		}
+	}
 	shown, err := s.ShownTournamentsNamed(ctx, "autumn cup")
 	require.NoError(t, err)
-	require.Len(t, shown, 1)
-	assert.Equal(t, running.ID, shown[0].ID)
+	var got []int64
+	for _, tr := range shown {
+		got = append(got, tr.ID)
+	}
+	assert.Equal(t, want, got)
 }

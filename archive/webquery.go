@@ -62,17 +62,18 @@ func Shown(g *Game) bool {
 const publicEntry = `NOT EXISTS (SELECT 1 FROM games g WHERE g.id = a.game_id
 	AND COALESCE(json_extract(g.options, '$.private'), 0) != 0)`
 
-// ShownTournamentsNamed is TournamentsNamed for the web: the tournaments of
-// the name that their director has confirmed by token, by starting them
-// (running or finished). A tournament still taking entries may have been
-// asked for by anyone under any name, so that it is not shown beside an
-// event's real games.
+// ShownTournamentsNamed is TournamentsNamed for the web: the tournaments
+// of the name that their director has confirmed by token, those taking
+// entries (Entering), running or finished. One only asked for (by anyone,
+// under any name) is not shown beside an event's real games.
 func (s *Store) ShownTournamentsNamed(ctx context.Context, event string) ([]*Tournament, error) {
 	ts, err := s.TournamentsNamed(ctx, event)
 	if err != nil {
 		return nil, err
 	}
-	return slices.DeleteFunc(ts, func(t *Tournament) bool { return t.Status != Running && t.Status != Finished }), nil
+	return slices.DeleteFunc(ts, func(t *Tournament) bool {
+		return t.Status != Entering && t.Status != Running && t.Status != Finished
+	}), nil
 }
 
 // PublicName is how the web names a player from a seat's name or a tag

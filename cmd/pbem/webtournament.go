@@ -16,8 +16,8 @@ import (
 
 // webTournaments is the event page's hook (web.Options.Tournaments): the
 // tournaments the referee runs under an event's name that their director
-// has started (archive.ShownTournamentsNamed), with the standings and the
-// pairings it mails, players named as its mails name them.
+// has confirmed (archive.ShownTournamentsNamed), with the standings and
+// the pairings it mails, players named as its mails name them.
 func webTournaments(store *archive.Store) func(ctx context.Context, event string) ([]*web.TournamentView, error) {
 	return func(ctx context.Context, event string) ([]*web.TournamentView, error) {
 		ts, err := store.ShownTournamentsNamed(ctx, event)
