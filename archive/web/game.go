@@ -258,7 +258,8 @@ func hideInText(s string) string {
 }
 
 // hideAddresses rewrites a record that cannot be checked: a header line
-// [Tag "..."] whose value holds an address says "anonymous", and the
+// [Tag "..."] whose value holds an address gives the public name (or
+// "anonymous" when it cannot be read), and the
 // comments ({...} and ; to the end of the line) have their addresses
 // replaced; the moves are left as written.
 func hideAddresses(rec string) string {
@@ -269,8 +270,12 @@ func hideAddresses(rec string) string {
 	for _, l := range lines {
 		if !depth {
 			if t := strings.TrimSpace(l); strings.HasPrefix(t, "[") && strings.ContainsAny(t, "@＠") {
-				if name, _, ok := strings.Cut(t[1:], " "); ok {
-					fmt.Fprintf(&b, "[%s %q]", name, "anonymous")
+				if name, value, ok := strings.Cut(t[1:], " "); ok {
+					v, err := strconv.Unquote(strings.TrimSpace(strings.TrimSuffix(value, "]")))
+					if err != nil {
+						v = "anonymous"
+					}
+					fmt.Fprintf(&b, "[%s %q]", name, publicTag(v))
 					if strings.HasSuffix(l, "\n") {
 						b.WriteByte('\n')
 					}

@@ -333,3 +333,29 @@ func TestStaticSitePolicy(t *testing.T) {
 		t.Errorf("the static game page lacks the policy %q in a meta element:\n%.600s", contentSecurityPolicy, data)
 	}
 }
+
+// TestPublicRecordUnchecked: a record that cannot be checked is given
+// with the addresses of its tags and comments hidden and its moves as
+// written (a drop "@c3" is no address).
+func TestPublicRecordUnchecked(t *testing.T) {
+	rec := `[Game "castles"]
+[First "Ann <ann@example.org>"]
+[Second "bo@example.org"]
+
+0... @c3 {ann@example.org: hi; see
+Bo <bo@example.org>} 1. Ca1-c3 ; mail me at ann@example.org
+2. X@d4 *
+`
+	g := &game{Record: rec}
+	got := g.PublicRecord()
+	want := `[Game "castles"]
+[First "Ann"]
+[Second "bo"]
+
+0... @c3 {ann: hi; see Bo} 1. Ca1-c3 ;mail me at ann
+2. X@d4 *
+`
+	if got != want {
+		t.Errorf("PublicRecord() =\n%s\nwant\n%s", got, want)
+	}
+}
