@@ -3,12 +3,15 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,6 +19,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"pbem/archive"
+	"pbem/mail"
+	"pbem/mail/embedded"
 )
 
 // startServe runs pbem serve on its embedded servers until the test ends.
@@ -167,4 +172,71 @@ func TestEveryCounterMoves(t *testing.T) {
 		}
 		assert.Positive(t, v, "counter %s never moved", name)
 	}
+}
+
+// TestHealthzReportsStuckMail: /healthz answers 503 while a message in the
+// inbox has failed more than the poller's StuckAfter times (it is still
+// retried), and 200 again once it went through.
+func TestHealthzReportsStuckMail(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg := testConfig(t)
+	store, err := archive.Open(ctx, cfg.DataDir, nil)
+	require.NoError(t, err)
+	defer store.Close()
+	mails, err := embedded.Start(&embedded.Options{})
+	require.NoError(t, err)
+	defer mails.Close()
+	pass, _ := mails.Password("referee")
+	poller, err := mail.NewPoller(&mail.PollerOptions{
+		Addr: mails.IMAPAddr(), Security: mail.SecurityPlain, Username: mails.RefereeAddress(), Password: pass,
+		BackoffMin: 10 * time.Millisecond, BackoffMax: 40 * time.Millisecond, StuckAfter: 2,
+	})
+	require.NoError(t, err)
+	var failing atomic.Bool
+	failing.Store(true)
+	done := make(chan error, 1)
+	go func() {
+		done <- poller.Run(ctx, mail.HandlerFunc(func(context.Context, *mail.Inbound) error {
+			if failing.Load() {
+				return errors.New("database is locked")
+			}
+			return nil
+		}))
+	}()
+	defer func() { cancel(); <-done }()
+	s := &server{cfg: cfg, store: store, poller: poller, started: time.Now()}
+	health := func() (int, map[string]any) {
+		w := httptest.NewRecorder()
+		s.mux().ServeHTTP(w, httptest.NewRequest("GET", "/healthz", nil))
+		var h map[string]any
+		require.NoError(t, json.NewDecoder(w.Body).Decode(&h))
+		return w.Code, h
+	}
+	waitFor := func(code int) map[string]any {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			got, h := health()
+			if got == code {
+				return h
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("/healthz answers %d %v, want %d", got, h, code)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	code, h := health()
+	require.Equal(t, http.StatusOK, code, h)
+
+	raw := strings.ReplaceAll("From: dave@pbem.local\nTo: "+mails.RefereeAddress()+"\nSubject: help\nMessage-ID: <stuck-1@pbem.local>\n\nhelp\n", "\n", "\r\n")
+	require.NoError(t, mails.Deliver("dave@pbem.local", []string{mails.RefereeAddress()}, []byte(raw)))
+	h = waitFor(http.StatusServiceUnavailable)
+	assert.Equal(t, "unhealthy", h["status"])
+	assert.Equal(t, "[imap: 1 message(s) in the inbox failed more than 2 times (still retried)]", fmt.Sprint(h["reasons"]))
+
+	failing.Store(false)
+	h = waitFor(http.StatusOK)
+	assert.Nil(t, h["reasons"])
 }

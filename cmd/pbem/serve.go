@@ -376,8 +376,9 @@ const outboxGrace = 5 * time.Minute
 
 // health says what is wrong with the server, if anything: the store cannot
 // be read, the IMAP session has been down longer than the fallback poll
-// interval, or a reply has waited longer than outboxGrace. An empty list
-// means healthy.
+// interval, messages in the inbox keep failing (more than the poller's
+// StuckAfter times), or a reply has waited longer than outboxGrace. An
+// empty list means healthy.
 func (s *server) health(ctx context.Context, now time.Time) []string {
 	var bad []string
 	if err := s.store.DB().PingContext(ctx); err != nil {
@@ -386,6 +387,9 @@ func (s *server) health(ctx context.Context, now time.Time) []string {
 	if since, down := s.poller.Down(); down && now.Sub(since) > s.cfg.IMAP.PollInterval {
 		bad = append(bad, fmt.Sprintf("imap: no session with %s for %s (since %s)",
 			s.cfg.IMAP.Addr, now.Sub(since).Round(time.Second), since.UTC().Format(time.RFC3339)))
+	}
+	if n, after := s.poller.Stuck(); n > 0 {
+		bad = append(bad, fmt.Sprintf("imap: %d message(s) in the inbox failed more than %d times (still retried)", n, after))
 	}
 	if oldest, ok, err := s.store.OldestPending(ctx); err == nil && ok && now.Sub(oldest) > s.outboxGrace() {
 		bad = append(bad, fmt.Sprintf("smtp: a reply has waited for delivery for %s (since %s)",
