@@ -85,6 +85,8 @@ func (s *Server) gameView(g *game, ply int, k linker) *view {
 	if p.Event != "" && (k.site == nil || k.site.has(k.site.events, p.Event)) {
 		p.Event2 = k.url("/events/" + k.slug(p.Event))
 	}
+	// shown as names are: no control or bidirectional characters
+	p.Event, p.Round = archive.NameForm(p.Event), archive.NameForm(p.Round)
 	var sides []string
 	if g.Checked != nil {
 		sides = g.Checked.Sides

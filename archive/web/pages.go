@@ -45,7 +45,7 @@ func (k linker) player(name string) nameLink {
 func (s *Server) refRow(g *archive.Game, k linker) gameRow {
 	path := "/g/" + strconv.FormatInt(g.ID, 10)
 	r := gameRow{Path: path, URL: k.url(path), Game: g.Game, ID: strconv.FormatInt(g.ID, 10),
-		Status: g.Status, Event: g.Options.Event, Date: g.Updated.Format("2006.01.02")}
+		Status: g.Status, Event: archive.NameForm(g.Options.Event), Date: g.Updated.Format("2006.01.02")}
 	for i := range g.Seats {
 		r.Players = append(r.Players, k.player(seatName(g, i)))
 	}
@@ -54,7 +54,7 @@ func (s *Server) refRow(g *archive.Game, k linker) gameRow {
 
 // foundRow lists an archived game.
 func foundRow(fd *archive.Found, k linker) gameRow {
-	r := gameRow{EntryID: fd.ID, Game: fd.Game, Event: fd.Event, Date: fd.Date, Result: resultText(fd.Result), Status: "over"}
+	r := gameRow{EntryID: fd.ID, Game: fd.Game, Event: archive.NameForm(fd.Event), Date: fd.Date, Result: resultText(fd.Result), Status: "over"}
 	if fd.GameID != 0 {
 		r.ID = strconv.FormatInt(fd.GameID, 10)
 		r.Path = "/g/" + r.ID
@@ -224,13 +224,13 @@ func (s *Server) eventPage(ctx context.Context, r *http.Request, k linker) (stri
 			sec.Entrants[i].Name = PublicName(sec.Entrants[i].Name)
 		}
 	}
-	p := &eventPage{Event: t.Event, Tournaments: tours, Games: t.Games, List: rows}
+	p := &eventPage{Event: archive.NameForm(t.Event), Tournaments: tours, Games: t.Games, List: rows}
 	for i, st := range t.Players {
 		p.Heads = append(p.Heads, i+1)
 		p.Players = append(p.Players, standingRow{Rank: st.Rank, Name: k.player(PublicName(st.Name)), Games: st.Games,
 			Score: strconv.FormatFloat(st.Score(), 'f', 1, 64), SB: strconv.FormatFloat(st.TieBreak(), 'f', 2, 64), Results: st.Results})
 	}
-	return "event", &view{Site: s.opts.Title, Title: "Event " + t.Event, Body: p, link: k, Static: k.static}, nil
+	return "event", &view{Site: s.opts.Title, Title: "Event " + p.Event, Body: p, link: k, Static: k.static}, nil
 }
 
 func (s *Server) ratingsIndex(ctx context.Context, r *http.Request, k linker) (string, *view, error) {

@@ -271,7 +271,9 @@ func TestSiteFileNames(t *testing.T) {
 func TestNamesNormalised(t *testing.T) {
 	fx := newFixture(t)
 	addGame(t, fx.store, archive.Over, archive.GameOptions{}, "Autumn Cup", "", "Ali\u202ece\u202c", "Ｂｏｂ")
-	for _, path := range []string{"/", "/archive", "/events/Autumn%20Cup", "/ratings/castles", "/players/Alice", "/players/Bob"} {
+	g := addGame(t, fx.store, archive.Playing, archive.GameOptions{Event: "Spring\u202e Cup"}, "Spring\u202e Cup", "", "Alice", "Bob")
+	for _, path := range []string{"/", "/archive", "/events/Autumn%20Cup", "/ratings/castles", "/players/Alice", "/players/Bob",
+		fmt.Sprintf("/g/%d", g.ID)} {
 		code, body, _ := get(t, fx.srv, path)
 		if code != http.StatusOK {
 			t.Errorf("GET %s = %d", path, code)
