@@ -56,7 +56,9 @@ type Filter struct {
 	Text []string
 
 	// Public keeps the games anyone may see, as the web shows them:
-	// imported games and the referee's games not created private.
+	// imported games and the referee's games not created private; Text
+	// then searches the tags as a stranger sees them (PublicTag), never
+	// an address.
 	Public bool
 	// Name is the start of one side's public name (PublicName), compared
 	// case-insensitively: "ali" finds Alice; never an address.
@@ -322,6 +324,10 @@ func (s *Store) Query(ctx context.Context, lookup notation.Lookup, f Filter, eac
 		text = append(text, strings.ToLower(t))
 	}
 	match := f.match()
+	textOK := matchText
+	if f.Public {
+		textOK = matchPublicText
+	}
 	after := int64(0)
 	for {
 		page, err := s.page(ctx, match, where, append([]any{after}, args...))
@@ -329,7 +335,7 @@ func (s *Store) Query(ctx context.Context, lookup notation.Lookup, f Filter, eac
 			return fmt.Errorf("archive: query: %w", err)
 		}
 		for _, fd := range page {
-			if !matchText(fd, text) || f.Name != "" && !namedSide(fd, f.Name) {
+			if !textOK(fd, text) || f.Name != "" && !namedSide(fd, f.Name) {
 				continue
 			}
 			if err := each(fd); err != nil {

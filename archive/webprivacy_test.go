@@ -173,3 +173,31 @@ func TestShownTournamentsNamed(t *testing.T) {
 	}
 	assert.Equal(t, want, got)
 }
+
+// TestPublicTextSearch: with Filter.Public the words search the tags as a
+// stranger sees them, so that no address can be read out letter by
+// letter.
+func TestPublicTextSearch(t *testing.T) {
+	s := open(t, t.TempDir())
+	importText(t, s, clubCup)
+	assert.NotEmpty(t, ids(t, s, Filter{Text: []string{"example.org"}}), "the operator's search reads addresses")
+	for _, w := range []string{"example.org", "@ex", "dan@", "alice@example.org"} {
+		assert.Empty(t, ids(t, s, Filter{Text: []string{w}, Public: true}), "Text %q", w)
+	}
+	assert.Equal(t, ids(t, s, Filter{Text: []string{"dan"}}), ids(t, s, Filter{Text: []string{"dan"}, Public: true}), "names are found")
+	assert.Equal(t, []int64{3, 7}, ids(t, s, Filter{Text: []string{"alice", "carol"}, Public: true}), "alice@example.org (game 3) is alice")
+}
+
+func TestPublicTag(t *testing.T) {
+	for in, want := range map[string]string{
+		"Dan <dan@example.org>":        "Dan",
+		"dan@example.org":              "dan",
+		"dan﹫example.org":              "dan",
+		"Cup of dan@example.org, 2026": "Cup of dan, 2026",
+		"Cup\u202e 2026":               "Cup 2026",
+		"2026.11.20":                   "2026.11.20",
+	} {
+		assert.Equal(t, want, PublicTag(in), "PublicTag(%q)", in)
+	}
+	assert.Equal(t, "carol (First) resigned; Carol wrote", PublicText("carol@pbem.local (First) resigned; Carol <carol@pbem.local> wrote"))
+}

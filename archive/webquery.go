@@ -3,6 +3,7 @@ package archive
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -103,6 +104,83 @@ func PublicName(v string) string {
 		return "anonymous"
 	}
 	return v
+}
+
+// PublicTag is a tag value as a stranger may see it (NameForm): a mailbox
+// (a player) gives its public name (PublicName), and any other address in
+// the text its local part (PublicText).
+func PublicTag(v string) string {
+	v = NameForm(v)
+	if !strings.Contains(v, "@") {
+		return v
+	}
+	if strings.HasSuffix(v, ">") || !strings.Contains(v, " ") {
+		return PublicName(v)
+	}
+	return PublicText(v)
+}
+
+// mailboxRE finds what PublicText replaces: "<addr>" (with the spaces
+// before it) and bare addresses.
+var mailboxRE = regexp.MustCompile(`\s*<[^<>\s]*@[^<>\s]*>|[^\s<>{}()\[\]"',;:@]+@[^\s<>{}()\[\]"',;:]*[^\s<>{}()\[\]"',;:.!?]`)
+
+// PublicText is a free text (a comment, a tag) as a stranger may see it
+// (NameForm) with its addresses replaced: "Name <addr>" keeps the name, a
+// bare address gives its local part, as PublicName names a player.
+func PublicText(s string) string {
+	s = NameForm(s)
+	if !strings.Contains(s, "@") {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range mailboxRE.FindAllStringIndex(s, -1) {
+		b.WriteString(s[last:m[0]])
+		last = m[1]
+		t := strings.TrimSpace(s[m[0]:m[1]])
+		if strings.HasPrefix(t, "<") {
+			if strings.TrimSpace(s[:m[0]]) != "" {
+				continue // "Name <addr>": the name stays
+			}
+			t = strings.Trim(t, "<>")
+		}
+		local, _, _ := strings.Cut(t, "@")
+		if local == "" {
+			local = "anonymous"
+		}
+		if m[0] > 0 && strings.TrimSpace(s[m[0]:m[1]]) != s[m[0]:m[1]] {
+			b.WriteByte(' ')
+		}
+		b.WriteString(local)
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// matchPublicText is matchText over the tags as a stranger sees them
+// (PublicTag): Filter.Public searches no address.
+func matchPublicText(fd *Found, words []string) bool {
+	if len(words) == 0 {
+		return true
+	}
+	vals := make([]string, len(fd.Tags))
+	for i, t := range fd.Tags {
+		vals[i] = strings.ToLower(PublicTag(t.Value))
+	}
+	for _, w := range words {
+		w = strings.ToLower(NameForm(w))
+		found := false
+		for _, v := range vals {
+			if strings.Contains(v, w) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }
 
 // NameForm normalises a name as written: white space becomes a space,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -163,7 +162,7 @@ func (g *game) PublicRecord() string {
 	tags := r.Tags
 	r.Tags = make([]notation.Tag, len(tags))
 	for i, t := range tags {
-		t.Value = publicTag(t.Value)
+		t.Value = archive.PublicTag(t.Value)
 		r.Tags[i] = t
 	}
 	var lines []*notation.Line
@@ -201,60 +200,12 @@ func (g *game) PublicRecord() string {
 	return notation.Format(g.Checked)
 }
 
-// publicTag is a tag value as a public record holds it: a mailbox (a
-// player) gives its public name, and any other address in the text its
-// local part.
-func publicTag(v string) string {
-	if !strings.ContainsAny(v, "@＠") {
-		return v
-	}
-	t := strings.TrimSpace(v)
-	if strings.HasSuffix(t, ">") || !strings.ContainsAny(t, " \t") {
-		return PublicName(t)
-	}
-	return hideInText(v)
-}
-
 func publicComments(cs []string) []string {
 	out := make([]string, len(cs))
 	for i, c := range cs {
-		out[i] = hideInText(c)
+		out[i] = archive.PublicText(c)
 	}
 	return out
-}
-
-// mailboxRE finds what hideInText replaces: "<addr>" (with the spaces
-// before it) and bare addresses, full-width at signs included.
-var mailboxRE = regexp.MustCompile(`\s*<[^<>\s]*[@＠][^<>\s]*>|[^\s<>{}()\[\]"',;:@＠]+[@＠][^\s<>{}()\[\]"',;:]*[^\s<>{}()\[\]"',;:.!?]`)
-
-// hideInText replaces the addresses in a free text (a comment, a
-// Termination): "Name <addr>" keeps the name, a bare address gives its
-// local part, as PublicName names a player.
-func hideInText(s string) string {
-	s = archive.NameForm(s)
-	var b strings.Builder
-	last := 0
-	for _, m := range mailboxRE.FindAllStringIndex(s, -1) {
-		b.WriteString(s[last:m[0]])
-		last = m[1]
-		t := strings.TrimSpace(s[m[0]:m[1]])
-		if strings.HasPrefix(t, "<") {
-			if strings.TrimSpace(s[:m[0]]) != "" {
-				continue // "Name <addr>": the name stays
-			}
-			t = strings.Trim(t, "<>")
-		}
-		local, _, _ := strings.Cut(strings.ReplaceAll(t, "＠", "@"), "@")
-		if local == "" {
-			local = "anonymous"
-		}
-		if m[0] > 0 && strings.TrimSpace(s[m[0]:m[1]]) != s[m[0]:m[1]] {
-			b.WriteByte(' ')
-		}
-		b.WriteString(local)
-	}
-	b.WriteString(s[last:])
-	return b.String()
 }
 
 // hideAddresses rewrites a record that cannot be checked: a header line
@@ -275,7 +226,7 @@ func hideAddresses(rec string) string {
 					if err != nil {
 						v = "anonymous"
 					}
-					fmt.Fprintf(&b, "[%s %q]", name, publicTag(v))
+					fmt.Fprintf(&b, "[%s %q]", name, archive.PublicTag(v))
 					if strings.HasSuffix(l, "\n") {
 						b.WriteByte('\n')
 					}
@@ -287,7 +238,7 @@ func hideAddresses(rec string) string {
 			c := l[i]
 			switch {
 			case depth && c == '}':
-				b.WriteString(hideInText(comment.String()))
+				b.WriteString(archive.PublicText(comment.String()))
 				comment.Reset()
 				b.WriteByte(c)
 				depth = false
@@ -299,7 +250,7 @@ func hideAddresses(rec string) string {
 			case c == ';':
 				rest := strings.TrimRight(l[i+1:], "\n")
 				b.WriteByte(';')
-				b.WriteString(hideInText(rest))
+				b.WriteString(archive.PublicText(rest))
 				b.WriteString(l[i+1+len(rest):])
 				i = len(l)
 			default:
@@ -308,7 +259,7 @@ func hideAddresses(rec string) string {
 		}
 	}
 	if depth {
-		b.WriteString(hideInText(comment.String()))
+		b.WriteString(archive.PublicText(comment.String()))
 	}
 	return b.String()
 }

@@ -161,6 +161,14 @@ func TestNoAddressInRecordsAndSearch(t *testing.T) {
 		}
 	}
 
+	// Nor do the words of a search read an address.
+	for _, q := range []string{"example.org", "frank@", "p0@example"} {
+		_, body, _ := get(t, fx.srv, "/archive?q="+url.QueryEscape(q))
+		if !strings.Contains(body, "<p>0 games") {
+			t.Errorf("/archive?q=%s finds games by an address", q)
+		}
+	}
+
 	// A tournament whose entrant gave an address as a name.
 	fx.srv.opts.Tournaments = func(ctx context.Context, event string) ([]*TournamentView, error) {
 		if event != "Winter Open" {
