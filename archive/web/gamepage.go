@@ -56,7 +56,7 @@ func (s *Server) gameView(g *game, ply int, k linker) *view {
 	if ply < 0 || ply > last {
 		ply = last
 	}
-	p := &gamePage{Game: g.gameID(), Ply: ply, Last: last, Problem: g.Problem}
+	p := &gamePage{Game: g.gameID(), Ply: ply, Last: last, Problem: archive.PublicText(g.Problem)}
 	// The last position is the game page itself.
 	plyURL := func(n int) string {
 		switch {
