@@ -27,7 +27,7 @@ type archiveCommand struct {
 func archiveCommands() []archiveCommand {
 	return []archiveCommand{
 		{"import", "FILE ...", "check record files as pbem check does and archive every valid game once (- : standard input)", runArchiveImport},
-		{"export", "[--game G] [--event E] [--player P] [--since DATE] [--format pgn|json]", "write archived games as a canonical record collection or JSON lines", runArchiveExport},
+		{"export", "[--game G] [--event E] [--player P] [--since DATE] [--format pgn|json] | --format trf EVENT", "write archived games as a canonical record collection or JSON lines, or a tournament as a FIDE report (TRF)", runArchiveExport},
 		{"list", "[--game G] [--event E] [--player P] [--since DATE]", "list archived games, one line each: id, date, game, event, round, sides, result", runArchiveList},
 		{"search", "[--game G] [--event E] [--player P] [--since DATE] WORD ...", "list the archived games with every WORD in a tag value (any case)", runArchiveList},
 		{"crosstable", "EVENT [--game G] [--format text|csv]", "the results of an event: players against players, score, Sonneborn-Berger", runArchiveCrosstable},
@@ -100,7 +100,7 @@ func (c *cli) archiveFlags(sub archiveCommand, args []string) (a *archiveArgs, c
 	}
 	switch sub.name {
 	case "export":
-		a.format = fset.String("format", archive.PGN, "output `FORMAT`: pgn (a canonical record collection) or json (one object per line: tags, plies, result)")
+		a.format = fset.String("format", archive.PGN, "output `FORMAT`: pgn (a canonical record collection), json (one object per line: tags, plies, result) or trf (the tournament EVENT, by name or T<id>, as a FIDE tournament report for pairing engines)")
 	case "crosstable", "ratings":
 		a.format = fset.String("format", "text", "output `FORMAT`: text or csv")
 	}
@@ -226,6 +226,9 @@ func printProblems(w *bufio.Writer, ch *notation.Checked) {
 }
 
 func runArchiveExport(c *cli, a *archiveArgs) int {
+	if *a.format == "trf" {
+		return runArchiveExportTRF(c, a)
+	}
 	if len(a.pos) > 0 {
 		return c.archiveFail(a, "unexpected argument %q; export takes only options", a.pos[0])
 	}
@@ -233,7 +236,7 @@ func runArchiveExport(c *cli, a *archiveArgs) int {
 		return c.archiveFail(a, "%v", err)
 	}
 	if *a.format != archive.PGN && *a.format != archive.JSON {
-		return c.archiveFail(a, "unknown --format %q; expected pgn or json", *a.format)
+		return c.archiveFail(a, "unknown --format %q; expected pgn, json or trf", *a.format)
 	}
 	s, code := c.archiveOpen(a, false)
 	if s == nil {

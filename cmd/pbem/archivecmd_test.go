@@ -60,7 +60,7 @@ func TestArchiveUsageErrors(t *testing.T) {
 		{[]string{"list", "--game", "chess"}, `pbem archive list: unknown game "chess"; expected one of castles`},
 		{[]string{"list", "word"}, `unexpected argument "word"; to search for words use pbem archive search`},
 		{[]string{"search"}, "pbem archive search: expected words to search for"},
-		{[]string{"export", "--format", "xml"}, `pbem archive export: unknown --format "xml"; expected pgn or json`},
+		{[]string{"export", "--format", "xml"}, `pbem archive export: unknown --format "xml"; expected pgn, json or trf`},
 		{[]string{"export", "x"}, `pbem archive export: unexpected argument "x"`},
 		{[]string{"crosstable"}, "pbem archive crosstable: expected one event name, got 0 arguments"},
 		{[]string{"crosstable", "E", "--format", "html"}, `unknown --format "html"; expected text or csv`},

@@ -39,6 +39,7 @@ func commands() []command {
 		{"fmt", "[-w] [FILE ...]", "rewrite game records in canonical form", runFmt},
 		{"games", "", "list the games with a one-line description each", runGames},
 		{"archive", "import|export|list|search|crosstable|ratings ...", "keep and query an archive of finished games", runArchive},
+		{"tournament", "pair FILE", "pair the next round of a Swiss tournament report (FIDE TRF) by the Dutch system", runTournament},
 		{"version", "", "print the module version and the VCS revision pbem was built from", runVersion},
 		{"help", "[COMMAND|rules|notation]", "print the usage of a command (as COMMAND --help), or the rules or the notation", runHelp},
 	}

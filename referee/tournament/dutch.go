@@ -364,8 +364,9 @@ func (w *dutchWeights) edge(hi, lo *dutchPlayer, inCur, inNext bool) wide {
 // dutchMatcher keeps the edge weights of the field, by vertex (index in
 // the active players).
 type dutchMatcher struct {
-	n int
-	w []wide
+	n     int
+	w     []wide
+	fixed []int // a finalized pair's other vertex, or -1
 }
 
 func (m *dutchMatcher) set(i, j int, w wide) {
@@ -373,25 +374,35 @@ func (m *dutchMatcher) set(i, j int, w wide) {
 }
 
 // compute returns a maximum-weight matching: mate[v], or v when unmatched.
+// The pairs already finalized are kept and left out of the matching.
 func (m *dutchMatcher) compute() []int {
+	var free []int // vertices by matching index
+	for v := range m.n {
+		if m.fixed[v] < 0 {
+			free = append(free, v)
+		}
+	}
 	var edges []wedge[wide]
-	for i := range m.n {
-		for j := i + 1; j < m.n; j++ {
-			if w := m.w[i*m.n+j]; !w.isZero() {
-				edges = append(edges, wedge[wide]{i, j, w})
+	for x, i := range free {
+		for y := x + 1; y < len(free); y++ {
+			if w := m.w[i*m.n+free[y]]; !w.isZero() {
+				edges = append(edges, wedge[wide]{x, y, w})
 			}
 		}
 	}
-	mate := matchWeighted(m.n, edges, false)
-	for v, u := range mate {
-		if u < 0 {
-			mate[v] = v
+	mate := slices.Clone(m.fixed)
+	for x, y := range matchWeighted(len(free), edges, false) {
+		if y < 0 {
+			mate[free[x]] = free[x]
+		} else {
+			mate[free[x]] = free[y]
 		}
 	}
 	return mate
 }
 
-// finalize keeps the pair u-v: every other edge of the two is removed.
+// finalize keeps the pair u-v: every other edge of the two is removed,
+// and the pair is left out of later matchings.
 func (m *dutchMatcher) finalize(u, v int, top wide) {
 	for x := range m.n {
 		if x != u {
@@ -405,6 +416,7 @@ func (m *dutchMatcher) finalize(u, v int, top wide) {
 			m.set(v, x, wide{})
 		}
 	}
+	m.fixed[u], m.fixed[v] = v, u
 }
 
 // ErrNoValidPairing is returned (wrapped) by Pair when the absolute
@@ -437,7 +449,10 @@ func dutchPair(f *dutchField) (pairs [][2]int, bye int, err error) {
 		return nil, -1, fmt.Errorf("tournament: %d players in %d score groups are too many to pair by the Dutch system", n, len(w.groupShift))
 	}
 	top := wideOf(1).shl(topBits).sub(wideOf(1)) // the largest weight
-	m := &dutchMatcher{n: n, w: make([]wide, n*n)}
+	m := &dutchMatcher{n: n, w: make([]wide, n*n), fixed: make([]int, n)}
+	for v := range m.fixed {
+		m.fixed[v] = -1
+	}
 	topScore := sorted[0].score
 	for i, p := range sorted {
 		for j, o := range sorted[:i] {

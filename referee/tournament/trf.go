@@ -23,7 +23,8 @@ import (
 // name (15-47), the score (81-84), the rank (86-89) and from column 92
 // ten columns a round: the opponent's pairing number (0000 for none), w
 // or b, and the result: 1, = or 0 for a game played, + or - for one
-// forfeited, U for the pairing-allocated bye.
+// forfeited, U for the pairing-allocated bye, Z (or -) without an opponent
+// for the absence of a player who has withdrawn.
 
 // trfRound is where a player line's rounds start (0-based column), and
 // the width of a round.
@@ -37,8 +38,10 @@ const (
 // byes are the rounds of the player lines. Lines other than 012, XXR, XXC
 // and 001 are ignored. It fails, saying which line, on what it cannot
 // take: a player numbered out of order, a result other than 1 = 0 + - U
-// (W D L count as 1 = 0), two players whose lines disagree about their
-// game, a stated score that is not the sum of the results, or XXC black1.
+// (W D L count as 1 = 0), an absence (0000 - Z) followed by a round
+// played (absences mark a withdrawal: the player is in Withdrawn), two
+// players whose lines disagree about their game, a stated score that is
+// not the sum of the results, or XXC black1.
 func ReadTRF(r io.Reader) (*Event, error) {
 	e := &Event{Format: Swiss}
 	type cell struct {
@@ -49,6 +52,7 @@ func ReadTRF(r io.Reader) (*Event, error) {
 	}
 	var rows [][]cell
 	var stated []string // scores as written
+	var lines []int     // the player lines' numbers
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	lineNo := 0
@@ -97,15 +101,31 @@ func ReadTRF(r io.Reader) (*Event, error) {
 				row = append(row, c)
 			}
 			rows = append(rows, row)
+			lines = append(lines, lineNo)
 		}
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("tournament: reading TRF: %w", err)
 	}
 	n := len(rows)
+	// Absences (0000 - Z, or 0000 - -) at the end of a line mark a
+	// withdrawal; one in the round after the last played says the player
+	// is not to be paired, as pairing engines read it.
+	absent := func(c cell) bool { return c.opp == 0 && (c.result == 'Z' || c.result == '-') }
 	played := 0
-	for _, row := range rows {
-		played = max(played, len(row))
+	gone := make([]int, n) // the first round of the trailing absences, from 0; -1 for none
+	for i, row := range rows {
+		gone[i] = -1
+		k := len(row)
+		for k > 0 && absent(row[k-1]) {
+			k--
+		}
+		if k < len(row) {
+			gone[i] = k
+			e.Withdrawn = append(e.Withdrawn, e.Players[i].ID)
+		}
+		rows[i] = row[:k]
+		played = max(played, k)
 	}
 	if e.Rounds == 0 {
 		e.Rounds = played + 1
@@ -125,15 +145,18 @@ func ReadTRF(r io.Reader) (*Event, error) {
 		return 0, false
 	}
 	for i, row := range rows {
-		if len(row) != played {
-			return nil, fmt.Errorf("tournament: TRF line %d: %d rounds, but others have %d: pbem pairs every player every round", row[len(row)-1].line, len(row), played)
+		if len(row) != played && gone[i] < 0 {
+			return nil, fmt.Errorf("tournament: TRF line %d: %d rounds, but others have %d: pbem pairs every player every round until they withdraw (0000 - Z)", lines[i], len(row), played)
 		}
 		total := 0
 		for k, c := range row {
 			round := k + 1
+			if absent(c) {
+				return nil, fmt.Errorf("tournament: TRF line %d: round %d: absent (0000 - %c), but a later round is not: pbem knows absence only after a withdrawal, for every round after it", c.line, round, c.result)
+			}
 			if c.opp == 0 {
 				if c.result != 'U' {
-					return nil, fmt.Errorf("tournament: TRF line %d: round %d: result %q without an opponent; pbem knows only the pairing-allocated bye, 0000 - U", c.line, round, string(c.result))
+					return nil, fmt.Errorf("tournament: TRF line %d: round %d: result %q without an opponent; pbem knows only the pairing-allocated bye (0000 - U) and the absence of a withdrawn player (0000 - Z)", c.line, round, string(c.result))
 				}
 				e.Byes = append(e.Byes, Bye{Round: round, Player: e.Players[i].ID})
 				total += 2
@@ -169,10 +192,11 @@ func ReadTRF(r io.Reader) (*Event, error) {
 			e.Games = append(e.Games, Game{Round: round, Players: []string{e.Players[i].ID, e.Players[c.opp-1].ID}, Ranks: ranks, Forfeit: forfeit})
 		}
 		if s := stated[i]; s != "" && s != half(total) {
-			return nil, fmt.Errorf("tournament: TRF line %d: score %s, but the results add up to %s", row[0].line, s, half(total))
+			return nil, fmt.Errorf("tournament: TRF line %d: score %s, but the results add up to %s", lines[i], s, half(total))
 		}
 	}
 	slices.SortStableFunc(e.Games, func(a, b Game) int { return cmp.Compare(a.Round, b.Round) })
+	slices.SortStableFunc(e.Byes, func(a, b Bye) int { return cmp.Compare(a.Round, b.Round) })
 	board := map[int]int{}
 	for i := range e.Games {
 		board[e.Games[i].Round]++
@@ -183,9 +207,10 @@ func ReadTRF(r io.Reader) (*Event, error) {
 
 // WriteTRF writes a two-player event as a tournament report: players by
 // seed (pairing numbers 1, 2, ...), their scores, their places (by score,
-// then seed) and every round with a result so far; a game without result
-// yet is left out, as is a withdrawn player's round without a game. Names
-// are cut to the 33 columns TRF gives them.
+// then seed) and the rounds complete so far (every game with a result),
+// so that a pairing engine pairs the round after them. A withdrawn
+// player's rounds without a game are absences (0000 - Z). Names are cut
+// to the 33 columns TRF gives them.
 func (e *Event) WriteTRF(w io.Writer) error {
 	if err := e.Check(); err != nil {
 		return err
@@ -197,25 +222,26 @@ func (e *Event) WriteTRF(w io.Writer) error {
 	for i, p := range e.Players {
 		no[p.ID] = i + 1
 	}
-	played := 0
+	played := e.Paired() // rounds complete: every game with a result
 	for _, g := range e.Games {
-		if g.Ended() {
-			played = max(played, g.Round)
+		if !g.Ended() {
+			played = min(played, g.Round-1)
 		}
-	}
-	for _, b := range e.Byes {
-		played = max(played, b.Round)
 	}
 	cells := make([][]string, len(e.Players))
-	for i := range cells {
-		cells[i] = make([]string, played)
+	for i, p := range e.Players {
+		k := played
+		if e.withdrawn(p.ID) && played < e.TotalRounds() {
+			k++ // not to be paired next
+		}
+		cells[i] = make([]string, k)
 		for k := range cells[i] {
-			cells[i][k] = "        "
+			cells[i][k] = "0000 - Z" // absent: withdrawn
 		}
 	}
-	score := e.scores()
+	score := map[string]int{}
 	for _, g := range e.Games {
-		if !g.Ended() || len(g.Players) != 2 {
+		if g.Round > played || len(g.Players) != 2 {
 			continue
 		}
 		pts := points(g.Ranks)
@@ -225,10 +251,14 @@ func (e *Event) WriteTRF(w io.Writer) error {
 				res = map[int]string{2: "+", 1: "=", 0: "-"}[pts[s]]
 			}
 			cells[no[id]-1][g.Round-1] = fmt.Sprintf("%4d %s %s", no[g.Players[1-s]], "wb"[s:s+1], res)
+			score[id] += pts[s]
 		}
 	}
 	for _, b := range e.Byes {
-		cells[no[b.Player]-1][b.Round-1] = "0000 - U"
+		if b.Round <= played {
+			cells[no[b.Player]-1][b.Round-1] = "0000 - U"
+			score[b.Player] += e.byePoints()
+		}
 	}
 	order := make([]int, len(e.Players))
 	for i := range order {

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"pbem/archive"
+	"pbem/referee"
+	"pbem/referee/tournament"
+)
+
+// TestTournamentPair pairs round 3 of a Swiss of 21 from its report: the
+// pairs (in board order, the bye last) are those a FIDE-endorsed Dutch
+// engine gives for the same file.
+func TestTournamentPair(t *testing.T) {
+	code, out, errs := run(t, "", "tournament", "pair", "--format", "pairs", "testdata/trf/swiss21.trf")
+	require.Equal(t, 0, code, errs)
+	want := "11\n17 11\n19 16\n21 15\n2 13\n3 14\n12 4\n5 18\n20 8\n9 1\n7 6\n10 0\n"
+	assert.Equal(t, want, out)
+
+	code, out, errs = run(t, "", "tournament", "pair", "testdata/trf/swiss21.trf")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "swisscmp: round 3 of 9\n\n  1.   17 Player 17 - 11 Player 11\n")
+	assert.Contains(t, out, "bye: 10 Player 10\n")
+
+	for _, tc := range []struct {
+		args  []string
+		stdin string
+		err   string
+	}{
+		{[]string{"tournament", "pair"}, "", "expected one tournament report FILE"},
+		{[]string{"tournament", "pair", "--format", "xml", "-"}, "", `unknown --format "xml"; expected text or pairs`},
+		{[]string{"tournament", "swap"}, "", `unknown subcommand "swap"; expected pair`},
+		{[]string{"tournament", "pair", "-"}, "XXR 3\n001    1      Bob\n", "TRF line 2: a player line is 17 columns long, want at least 84"},
+		{[]string{"tournament", "pair", "-"}, fmt.Sprintf("XXR 3\n%-80s%4s\n", "001    2      Bob", "0.0"), "TRF line 2: pairing number \"   2\", want 1"},
+		{[]string{"tournament", "pair", "-"}, "XXC black1\n", "XXC black1 is not supported"},
+	} {
+		code, _, errs := run(t, tc.stdin, tc.args...)
+		assert.Equal(t, 2, code, "%v", tc.args)
+		assert.Contains(t, errs, tc.err, "%v", tc.args)
+	}
+}
+
+// TestArchiveExportTRF runs a Swiss of five by mail and exports it after
+// each round: the report holds the rounds complete, games and byes as the
+// referee stored them with their results, and pbem tournament pair on it
+// gives the round the referee has paired next.
+func TestArchiveExportTRF(t *testing.T) {
+	ctx := context.Background()
+	data := filepath.Join(t.TempDir(), "data")
+	store, err := archive.Open(ctx, data, nil)
+	require.NoError(t, err)
+	defer store.Close()
+	ref, err := referee.New(store, &referee.Options{Address: refereeAddr})
+	require.NoError(t, err)
+	m := &mailTournament{t: t, ctx: ctx, store: store, ref: ref}
+	id := m.start(`"Winter Cup" castles swiss rounds=3 days=3`, "Ann", "Bob", "Cy", "Dee", "Eve")
+
+	for round := 1; round < 3; round++ {
+		m.play(id)
+		tr := m.tournament(id)
+		want := referee.TournamentEvent(tr)
+		code, out, errs := run(t, "", "archive", "export", "--data", data, "--format", "trf", "Winter Cup")
+		require.Equal(t, 0, code, errs)
+		got, err := tournament.ReadTRF(strings.NewReader(out))
+		require.NoError(t, err, out)
+		no := map[string]string{}
+		for i, p := range want.Players {
+			no[p.ID] = strconv.Itoa(i + 1)
+			assert.Equal(t, p.Name, got.Players[i].Name)
+		}
+		var wantGames, gotGames []string
+		for _, g := range want.Games {
+			if g.Round > round {
+				continue
+			}
+			wantGames = append(wantGames, fmt.Sprint(g.Round, no[g.Players[0]], no[g.Players[1]], g.Ranks))
+		}
+		for _, g := range got.Games {
+			gotGames = append(gotGames, fmt.Sprint(g.Round, g.Players[0], g.Players[1], g.Ranks))
+		}
+		assert.ElementsMatch(t, wantGames, gotGames, out)
+		var wantByes []tournament.Bye
+		for _, b := range want.Byes {
+			if b.Round <= round {
+				wantByes = append(wantByes, tournament.Bye{Round: b.Round, Player: no[b.Player]})
+			}
+		}
+		assert.Equal(t, wantByes, got.Byes)
+		assert.Equal(t, 3, got.Rounds)
+
+		// The referee has paired the next round already.
+		var pairs strings.Builder
+		var games []tournament.Game
+		for _, g := range want.Games {
+			if g.Round == round+1 {
+				games = append(games, g)
+			}
+		}
+		slices.SortFunc(games, func(a, b tournament.Game) int { return a.Board - b.Board })
+		require.NotEmpty(t, games)
+		var byes []string
+		for _, b := range want.Byes {
+			if b.Round == round+1 {
+				byes = append(byes, no[b.Player])
+			}
+		}
+		fmt.Fprintln(&pairs, len(games)+len(byes))
+		for _, g := range games {
+			fmt.Fprintln(&pairs, no[g.Players[0]], no[g.Players[1]])
+		}
+		for _, b := range byes {
+			fmt.Fprintln(&pairs, b, 0)
+		}
+		code, out, errs = run(t, out, "tournament", "pair", "--format", "pairs", "-")
+		require.Equal(t, 0, code, errs)
+		assert.Equal(t, pairs.String(), out, "round %d", round+1)
+	}
+
+	code, _, errs := run(t, "", "archive", "export", "--data", data, "--format", "trf", "Summer Cup")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, `no tournament named "Summer Cup"`)
+	code, _, errs = run(t, "", "archive", "export", "--data", data, "--format", "trf")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "expected its name (EVENT) or T<id>")
+	code, out, errs := run(t, "", "archive", "export", "--data", data, "--format", "trf", fmt.Sprintf("T%d", id))
+	assert.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "012 Winter Cup\nXXR 3\n")
+}
