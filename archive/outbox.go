@@ -10,12 +10,30 @@ import (
 	"time"
 )
 
+// ErrInvalidChange marks a Change that can never be stored as it is (two
+// mails with one Message-ID, a mail without a recipient): committing it
+// again fails the same way, unlike a failure of the database (busy, a full
+// disk), after which the same commit may succeed. Nothing of it is stored.
+var ErrInvalidChange = errors.New("archive: invalid change")
+
+// sqliteConstraint is SQLite's primary result code for a violated
+// constraint (UNIQUE, NOT NULL, CHECK); the extended codes keep it in
+// their low byte.
+const sqliteConstraint = 19
+
+// constraintFailed reports whether err is SQLite's refusal of a row that
+// breaks a constraint.
+func constraintFailed(err error) bool {
+	var c interface{ Code() int }
+	return errors.As(err, &c) && c.Code()&0xff == sqliteConstraint
+}
+
 func putOutgoing(ctx context.Context, tx querier, o *Outgoing, at time.Time) (string, error) {
 	if o.MessageID == "" {
-		return "", errors.New("outgoing mail without a Message-ID")
+		return "", fmt.Errorf("%w: outgoing mail without a Message-ID", ErrInvalidChange)
 	}
 	if len(o.To)+len(o.Cc) == 0 {
-		return "", fmt.Errorf("outgoing mail %s has no recipient", o.MessageID)
+		return "", fmt.Errorf("%w: outgoing mail %s has no recipient", ErrInvalidChange, o.MessageID)
 	}
 	from, _ := json.Marshal(o.From)
 	to, _ := json.Marshal(nonNil(o.To))
@@ -46,6 +64,9 @@ func putOutgoing(ctx context.Context, tx querier, o *Outgoing, at time.Time) (st
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)`,
 		o.MessageID, o.GameID, string(from), string(to), string(cc), replyTo, o.Subject, unix(o.Date), o.InReplyTo,
 		string(refs), o.Text, status, o.Attempts, unix(next), o.LastError, auto)
+	if constraintFailed(err) {
+		return "", fmt.Errorf("%w: outgoing mail %s: %w", ErrInvalidChange, o.MessageID, err)
+	}
 	if err != nil {
 		return "", err
 	}
