@@ -328,6 +328,7 @@ func (s *Store) Query(ctx context.Context, lookup notation.Lookup, f Filter, eac
 	if f.Public {
 		textOK = matchPublicText
 	}
+	name := nameKey(f.Name)
 	after := int64(0)
 	for {
 		page, err := s.page(ctx, match, where, append([]any{after}, args...))
@@ -335,7 +336,7 @@ func (s *Store) Query(ctx context.Context, lookup notation.Lookup, f Filter, eac
 			return fmt.Errorf("archive: query: %w", err)
 		}
 		for _, fd := range page {
-			if !textOK(fd, text) || f.Name != "" && !namedSide(fd, f.Name) {
+			if !textOK(fd, text) || name != "" && !namedSide(fd, name) {
 				continue
 			}
 			if err := each(fd); err != nil {

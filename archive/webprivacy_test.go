@@ -2,6 +2,7 @@ package archive
 
 import (
 	"context"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -200,4 +201,45 @@ func TestPublicTag(t *testing.T) {
 		assert.Equal(t, want, PublicTag(in), "PublicTag(%q)", in)
 	}
 	assert.Equal(t, "carol (First) resigned; Carol wrote", PublicText("carol@pbem.local (First) resigned; Carol <carol@pbem.local> wrote"))
+}
+
+// BenchmarkPublicSearch measures the web's searches of an archive of
+// 10,000 games beside the operator's: by player (a name by the index, a
+// name the index cannot see by every game) and by words.
+func BenchmarkPublicSearch(b *testing.B) {
+	path := benchCorpus(b, benchSizes[0])
+	ctx := context.Background()
+	s, err := Open(ctx, b.TempDir(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	f, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := s.ImportReader(ctx, "corpus", f, lookup, nil); err != nil {
+		b.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		f    Filter
+	}{
+		{"operator-player", Filter{Player: "player 3 <p3"}},
+		{"web-name", Filter{Name: "player 3", Public: true}},
+		{"web-name-fullwidth", Filter{Name: "ｐｌａｙｅｒ 3", Public: true}},
+		{"operator-words", Filter{Text: []string{"player 3", "corpus ziggurat43"}}},
+		{"web-words", Filter{Text: []string{"player 3", "corpus ziggurat43"}, Public: true}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				found := 0
+				if err := s.Query(ctx, lookup, tc.f, func(*Found) error { found++; return nil }); err != nil || found == 0 {
+					b.Fatalf("search: %d found, %v", found, err)
+				}
+			}
+		})
+	}
 }

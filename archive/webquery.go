@@ -188,6 +188,13 @@ func matchPublicText(fd *Found, words []string) bool {
 // marks) are dropped, and the rest takes its NFKC form (full-width and
 // other compatibility letters become the plain ones).
 func NameForm(v string) string {
+	plain := true // printable ASCII is its own NFKC form
+	for i := 0; i < len(v) && plain; i++ {
+		plain = v[i] >= ' ' && v[i] <= '~'
+	}
+	if plain {
+		return strings.TrimSpace(v)
+	}
 	v = strings.Map(func(r rune) rune {
 		switch {
 		case unicode.IsSpace(r):
@@ -345,9 +352,8 @@ func nameKey(name string) string {
 }
 
 // namedSide reports whether the public name of one side of fd starts with
-// name (Filter.Name).
-func namedSide(fd *Found, name string) bool {
-	k := nameKey(name)
+// k, a name as nameKey gives it (Filter.Name).
+func namedSide(fd *Found, k string) bool {
 	for _, sd := range fd.Sides {
 		if strings.HasPrefix(strings.ToLower(PublicName(sd.Player)), k) {
 			return true
