@@ -718,17 +718,37 @@ func (s *session) watchCmd(c *cmd) error {
 }
 
 // visibleGame is game for a command that names a game by number: a
-// private game is, to whoever does not play it, refused exactly as a game
-// that does not exist.
+// private game is, to whoever may not see it (see maySee), refused exactly
+// as a game that does not exist.
 func (s *session) visibleGame(id int64) (*game, error) {
 	g, err := s.game(id)
 	if err != nil {
 		return nil, err
 	}
-	if g.Options.Private && g.seatOf(s.from.Addr) < 0 && g.watchedBy(s.from.Addr) < 0 {
-		return nil, mistake(nil, "the number of one of your games (the games command lists them)", "there is no game #%d", id)
+	if !s.maySee(g) {
+		return nil, noGame(id)
 	}
 	return g, nil
+}
+
+// noGame is the refusal of a game that does not exist, or that the sender
+// may not see: the two read the same.
+func noGame(id int64) error {
+	return mistake(nil, "the number of one of your games (the games command lists them)", "there is no game #%d", id)
+}
+
+// maySee reports whether the request may see g: any game that is not
+// private; a private one only with the token of the sender's seat or of
+// the sender's confirmed watch (a From can be forged, a token cannot).
+func (s *session) maySee(g *game) bool {
+	if !g.Options.Private || s.req == nil || s.bot {
+		return true
+	}
+	if seat := g.seatOf(s.from.Addr); seat >= 0 && s.hasToken(g.ID, g.Seats[seat].Token) {
+		return true
+	}
+	i := g.watchedBy(s.from.Addr)
+	return i >= 0 && g.Observers[i].Confirmed && s.hasToken(g.ID, g.Observers[i].Token)
 }
 
 // hasToken reports whether the request carries token for game id.
@@ -797,6 +817,9 @@ func (s *session) showCmd(c *cmd) error {
 		if err != nil {
 			return err
 		}
+		if !s.maySee(g) {
+			return noGame(g.ID)
+		}
 		s.mine.show(g)
 		return nil
 	}
@@ -848,22 +871,23 @@ func (s *session) activeGames() ([]*archive.Game, error) {
 
 // listGames lists games for the sender.
 func (s *session) listGames(gs []*archive.Game) error {
-	if len(gs) == 0 {
-		s.mine.add("You (%s) have no games under way. Start one with: new GAME with ADDRESS", s.from.Addr)
-		return nil
-	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Your games (%s):\n", s.from.Addr)
+	listed := 0
 	for _, ag := range gs {
 		g, err := s.adopt(ag)
 		if err != nil {
 			var ue *userError
 			if errors.As(err, &ue) {
 				fmt.Fprintf(&b, "\n#%d %s: %s", ag.ID, ag.Game, ue.reason)
+				listed++
 				continue
 			}
 			return err
 		}
+		if !s.maySee(g) {
+			continue // a private game is listed only with its token
+		}
+		listed++
 		seat := g.seatOf(s.from.Addr)
 		fmt.Fprintf(&b, "\n#%d %s: %s", g.ID, g.kind(), g.names())
 		status := ""
@@ -882,7 +906,11 @@ func (s *session) listGames(gs []*archive.Game) error {
 		}
 		fmt.Fprintf(&b, "\n    %s", status)
 	}
-	s.mine.add("%s", b.String())
+	if listed == 0 {
+		s.mine.add("You (%s) have no games under way. Start one with: new GAME with ADDRESS", s.from.Addr)
+		return nil
+	}
+	s.mine.add("%s", fmt.Sprintf("Your games (%s):\n", s.from.Addr)+b.String())
 	return nil
 }
 

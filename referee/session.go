@@ -385,11 +385,13 @@ func (s *session) adopt(ag *archive.Game) (*game, error) {
 }
 
 // contextGame is the game the request's tag or plus-address names, or nil.
+// A private game the request may not see (without its token) is refused
+// as a game that does not exist.
 func (s *session) contextGame() (*game, error) {
 	if s.context == 0 {
 		return nil, nil
 	}
-	return s.game(s.context)
+	return s.visibleGame(s.context)
 }
 
 // touch marks g to be stored.
