@@ -10,7 +10,7 @@ import (
 // htmlToText converts an HTML body to plain text, as a mail client would
 // show it in a plain-text reply: block elements and <br> become line
 // breaks, list items get "- ", whitespace is collapsed outside <pre>, and
-// <script>, <style>, <head> and comments are skipped.
+// <script>, <style>, <title> and comments are skipped.
 //
 // What the mail clients mark as quoted becomes "> " lines, so that
 // [FreshText] treats it like a plain-text quote: <blockquote> (Apple's
@@ -23,84 +23,26 @@ import (
 // AppleMailSignature) is introduced by a "-- " line, the separator of a
 // plain-text signature.
 //
-// The parser (golang.org/x/net/html, the HTML5 algorithm browsers use)
-// makes sense of unclosed and misnested tags; markup nested deeper than it
-// accepts (512 elements), and markup that would make it work in time
-// quadratic in its length (see [parserIsLinear]), is read token by token
-// instead. Either way the work is linear in len(s), which the parser of
-// messages bounds (maxText).
+// It reads the markup token by token (golang.org/x/net/html's tokenizer),
+// in time and memory linear in len(s), which the parser of messages bounds
+// (maxText): an end tag closes the elements opened after its own start
+// tag, one that closes no open element is ignored (but </br> and </p>
+// end the line, as in browsers), and an element left open ends with the
+// document. The HTML5 tree builder (html.Parse), which
+// gave the same text for every client's reply in testdata/clients, is not
+// used: it refuses markup nested deeper than 512 elements, and some markup
+// makes it work in time quadratic in its length (the attributes of
+// repeated <body> tags, or of a formatting element cloned at each
+// paragraph: 40 kB took 7 s) or hundreds of steps per tag (a 512-deep
+// stack walked at each end tag: 1 MB took 13 s).
 func htmlToText(s string) string {
-	if !parserIsLinear(s) {
-		return htmlTokensToText(s)
-	}
-	doc, err := html.Parse(strings.NewReader(s))
-	if err != nil {
-		// Parse refuses markup nested deeper than 512 elements.
-		return htmlTokensToText(s)
-	}
-	r := &htmlRenderer{}
-	n := doc
-	for n != nil {
-		descend := r.enter(n)
-		if descend && n.FirstChild != nil {
-			n = n.FirstChild
-			continue
-		}
-		if descend {
-			r.exit(n)
-		}
-		for n != nil && n.NextSibling == nil {
-			n = n.Parent
-			if n != nil {
-				r.exit(n)
-			}
-		}
-		if n != nil {
-			n = n.NextSibling
-		}
-	}
-	r.endLine()
-	return tidyLines(r.result())
-}
-
-// maxRootTags is the most <html> and <body> start tags a document may
-// have for [html.Parse] to read it.
-const maxRootTags = 16
-
-// parserIsLinear reports whether s has at most maxRootTags <html> and
-// <body> start tags. The parser merges the attributes of each repeated
-// <html> or <body> tag into the first one, building a map of all the
-// attributes gathered so far every time: n such tags cost n² steps (8,000
-// tags of "<body aN>", 70 kB, took 8 s). Counting "<html" and "<body" in
-// comments and scripts too errs on the side of the token renderer.
-func parserIsLinear(s string) bool {
-	n := 0
-	for i := strings.IndexByte(s, '<'); i >= 0; {
-		if t := s[i+1:]; len(t) >= 4 && (strings.EqualFold(t[:4], "html") || strings.EqualFold(t[:4], "body")) {
-			if n++; n > maxRootTags {
-				return false
-			}
-		}
-		j := strings.IndexByte(s[i+1:], '<')
-		if j < 0 {
-			break
-		}
-		i += 1 + j
-	}
-	return true
-}
-
-// htmlTokensToText renders HTML the parser refused, token by token: an
-// end tag closes the elements opened after its own start tag, and one
-// that closes no open element is ignored.
-func htmlTokensToText(s string) string {
 	text, _ := renderTokens(s)
 	return text
 }
 
-// renderTokens is [htmlTokensToText]; it also returns how many open
-// elements the end tags looked at, which stays below the number of start
-// tags: an element is looked at when an end tag closes it, once.
+// renderTokens is [htmlToText]; it also returns how many open elements
+// the end tags looked at, which stays below the number of start tags: an
+// element is looked at when an end tag closes it, once.
 func renderTokens(s string) (text string, looked int) {
 	r := &htmlRenderer{}
 	z := html.NewTokenizer(strings.NewReader(s))
@@ -142,7 +84,15 @@ func renderTokens(s string) (text string, looked int) {
 			}
 		case html.EndTagToken:
 			if open.count[tok.Data] == 0 {
-				continue // closes nothing: no need to look
+				// Closes nothing: no need to look. Browsers read </br> as
+				// <br>, and </p> as an empty paragraph.
+				switch tok.DataAtom {
+				case atom.Br:
+					r.br()
+				case atom.P:
+					r.endLine()
+				}
+				continue
 			}
 			for {
 				n := open.pop()
@@ -273,22 +223,13 @@ func (r *htmlRenderer) text(t string) {
 	}
 }
 
-// enter handles the start of n and reports whether to visit its children.
+// enter handles the start of the element n and reports whether to visit
+// its content. The content of <head> is visited: an unclosed <head> must
+// not hide the document, and what it holds (<title>, <style>, <meta>...)
+// shows nothing.
 func (r *htmlRenderer) enter(n *html.Node) bool {
-	switch n.Type {
-	case html.TextNode:
-		r.text(n.Data)
-		return false
-	case html.CommentNode, html.DoctypeNode:
-		return false
-	case html.DocumentNode:
-		return true
-	case html.ElementNode:
-	default:
-		return false
-	}
 	switch n.DataAtom {
-	case atom.Script, atom.Style, atom.Head, atom.Title, atom.Template, atom.Noscript:
+	case atom.Script, atom.Style, atom.Title, atom.Template, atom.Noscript:
 		return false
 	case atom.Br:
 		r.br()
@@ -324,11 +265,8 @@ func (r *htmlRenderer) enter(n *html.Node) bool {
 	return true
 }
 
-// exit handles the end of n (an element whose children were visited).
+// exit handles the end of the element n, whose content was visited.
 func (r *htmlRenderer) exit(n *html.Node) {
-	if n.Type != html.ElementNode {
-		return
-	}
 	id, class := attr(n, "id"), attr(n, "class")
 	switch n.DataAtom {
 	case atom.Pre:
