@@ -111,7 +111,7 @@ type Referee struct {
 }
 
 type counters struct {
-	handled, ignored, duplicates, limited, panics, conflicts, queued atomic.Int64
+	handled, ignored, duplicates, limited, panics, conflicts, queued, unprocessable atomic.Int64
 }
 
 // Stats are counts of what the referee did since it was made.
@@ -123,12 +123,15 @@ type Stats struct {
 	Panics     int64 // bugs recovered ("internal error, nothing applied")
 	Conflicts  int64 // commits retried after a concurrent change
 	Queued     int64 // replies committed to the outbox
+	// Unprocessable counts messages that failed for a reason of their
+	// own: answered "could not be processed", nothing applied.
+	Unprocessable int64
 }
 
 // Stats returns the counters.
 func (r *Referee) Stats() Stats {
 	c := &r.stats
-	return Stats{c.handled.Load(), c.ignored.Load(), c.duplicates.Load(), c.limited.Load(), c.panics.Load(), c.conflicts.Load(), c.queued.Load()}
+	return Stats{c.handled.Load(), c.ignored.Load(), c.duplicates.Load(), c.limited.Load(), c.panics.Load(), c.conflicts.Load(), c.queued.Load(), c.unprocessable.Load()}
 }
 
 // New makes a referee on a store. It does no I/O.
@@ -200,8 +203,10 @@ const maxAttempts = 5
 // (queued in the outbox) and the message id (processed) — in one
 // transaction. A message already processed does nothing. Bounces and
 // auto-replies are recorded as processed and not answered. A player's
-// mistake is answered, not returned; an error means the store failed and
-// nothing was stored: retry later.
+// mistake is answered, not returned; so is a message that fails for a
+// reason of its own ("could not be processed", nothing applied). An error
+// means the store failed and nothing was stored: retry later; but a
+// *PermanentError means the message can never be processed.
 func (r *Referee) Handle(ctx context.Context, req Request) error {
 	ch, err := r.handle(ctx, r.store, req)
 	if ch != nil {
@@ -228,10 +233,9 @@ func (r *Referee) handle(ctx context.Context, st Store, req Request) (*archive.C
 			return nil, nil
 		}
 		ch, err := r.process(ctx, st, &req, key)
-		if err != nil {
-			return nil, fmt.Errorf("referee: %s: %w", key, err)
+		if err == nil {
+			err = st.Commit(ctx, ch)
 		}
-		err = st.Commit(ctx, ch)
 		switch {
 		case err == nil:
 			return ch, nil
@@ -242,10 +246,87 @@ func (r *Referee) handle(ctx context.Context, st Store, req Request) (*archive.C
 			r.stats.conflicts.Add(1)
 			last = err
 			continue
+		case ownFault(err):
+			return r.unprocessable(ctx, st, &req, key, err)
 		}
 		return nil, fmt.Errorf("referee: %s: %w", key, err)
 	}
 	return nil, fmt.Errorf("referee: %s: %d attempts conflicted: %w", key, maxAttempts, last)
+}
+
+// brokenError is an error of the message's own: processing it again
+// would fail the same way (a tournament whose standings cannot be
+// computed, a change the store refuses as it is). Such a message is
+// answered once, "could not be processed", with nothing of it applied
+// (see unprocessable), never retried.
+type brokenError struct{ err error }
+
+func (e *brokenError) Error() string { return e.err.Error() }
+func (e *brokenError) Unwrap() error { return e.err }
+
+// broken marks err as an error of the message's own.
+func broken(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &brokenError{err}
+}
+
+// ownFault reports whether err is the message's own fault (retrying it
+// fails the same way), as opposed to a failure of the store (busy, down,
+// a full disk), after which the message is tried again.
+func ownFault(err error) bool {
+	var b *brokenError
+	return errors.As(err, &b) || errors.Is(err, archive.ErrInvalidChange)
+}
+
+// PermanentError is what Handle returns for a message that can never be
+// processed and could not even be answered so: retrying it fails the same
+// way. Its Permanent method reports true, which is how the mail poller
+// knows to set such a message aside instead of retrying it.
+type PermanentError struct{ Err error }
+
+func (e *PermanentError) Error() string   { return e.Err.Error() }
+func (e *PermanentError) Unwrap() error   { return e.Err }
+func (e *PermanentError) Permanent() bool { return true }
+
+// unprocessable commits, for a message that failed for a reason of its
+// own (cause), only its id and one reply: it could not be processed and
+// nothing of it was applied. Like any mail without a token's proof, the
+// reply counts against the limits of unauthenticated mail. If even that
+// cannot be committed for a reason of its own, the error is a
+// *PermanentError; a failure of the store stays temporary.
+func (r *Referee) unprocessable(ctx context.Context, st Store, req *Request, key string, cause error) (*archive.Change, error) {
+	r.stats.unprocessable.Add(1)
+	r.log.Error("message could not be processed: answered, nothing applied", "message", key, "err", cause)
+	s := r.newSession(ctx, req, key)
+	s.store = st
+	ch := &archive.Change{MessageID: key, At: s.now}
+	if r.automatic(req) == "" && validAddr(req.From.Addr) {
+		ok, err := s.rateLimit()
+		if err != nil {
+			return nil, fmt.Errorf("referee: %s: %w", key, err)
+		}
+		if ok {
+			s.mine.label = "not processed"
+			s.mine.add("Sorry: your message could not be processed, and nothing of it was applied. The referee's operator has been told (the log keeps the reason); sending it again would fail the same way.")
+		}
+		ch.Senders = s.senders
+		if s.mine != nil && len(s.mine.paras) > 0 {
+			ch.Outbox = append(ch.Outbox, s.compose(s.mine))
+		}
+	}
+	err := st.Commit(ctx, ch)
+	switch {
+	case err == nil:
+		return ch, nil
+	case errors.Is(err, archive.ErrDuplicate):
+		r.stats.duplicates.Add(1)
+		return nil, nil
+	case ownFault(err):
+		return nil, &PermanentError{fmt.Errorf("referee: %s: %w (answering it: %w)", key, cause, err)}
+	}
+	return nil, fmt.Errorf("referee: %s: %w", key, err)
 }
 
 // process decides what a request changes, reading st. A panic (a bug) is

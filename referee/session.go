@@ -38,8 +38,9 @@ type session struct {
 	senders       []*archive.Sender
 	entries       []*archive.Entry
 
-	mine *draft    // the reply to the sender; the others are written from the games' news
-	tour tourState // the tournaments read and changed (tournament.go)
+	mine *draft          // the reply to the sender; the others are written from the games' news
+	tour tourState       // the tournaments read and changed (tournament.go)
+	ids  map[string]bool // the Message-IDs given so far (uniqueID)
 	// bot is set when the referee plays a bot's ply (PlayBot): the sender
 	// is the bot's seat, which has no token and gets no mail.
 	bot bool
@@ -641,8 +642,29 @@ func (s *session) messageID(d *draft, g *game) string {
 	if g != nil {
 		id = g.ID
 	}
-	h := sha256.Sum256([]byte(strings.Join([]string{s.key, d.kind, normAddr(d.to.Addr), strconv.FormatInt(id, 10)}, "\x00")))
-	return fmt.Sprintf("pbem.%d.%s@%s", id, hex.EncodeToString(h[:10]), s.r.domain)
+	return s.uniqueID(fmt.Sprintf("pbem.%d", id), s.key, d.kind, normAddr(d.to.Addr), strconv.FormatInt(id, 10))
+}
+
+// uniqueID is the Message-ID prefix.HASH@domain of a mail, HASH a digest
+// of parts (what it answers, its kind, its recipient and game), made
+// unique within the session: a second mail with the same parts (two
+// answers to one address in one message, "standings" on two lines) gets
+// the digest of parts and its rank, so that no two mails of a session
+// share an id. The same request processed again gives the same ids.
+func (s *session) uniqueID(prefix string, parts ...string) string {
+	if s.ids == nil {
+		s.ids = map[string]bool{}
+	}
+	text := strings.Join(parts, "\x00")
+	for n := 1; ; n++ {
+		h := sha256.Sum256([]byte(text))
+		id := fmt.Sprintf("%s.%s@%s", prefix, hex.EncodeToString(h[:10]), s.r.domain)
+		if !s.ids[id] {
+			s.ids[id] = true
+			return id
+		}
+		text = strings.Join(parts, "\x00") + "\x00" + strconv.Itoa(n+1)
+	}
 }
 
 // threadID is the root every mail of a new game refers to.

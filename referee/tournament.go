@@ -2,8 +2,6 @@ package referee
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"regexp"
@@ -772,10 +770,6 @@ func resultLine(t *archive.Tournament, g archive.TournamentGame) string {
 
 // tournamentStandings: the standings so far, to anyone (names only).
 func (s *session) tournamentStandings(t *archive.Tournament) error {
-	text, err := standingsText(t)
-	if err != nil {
-		return err
-	}
 	if t.Status == archive.Entering {
 		var names []string
 		for _, p := range t.Players {
@@ -783,19 +777,25 @@ func (s *session) tournamentStandings(t *archive.Tournament) error {
 				names = append(names, playerName(p))
 			}
 		}
-		text = fmt.Sprintf("Tournament T%d, %s (%s), has not started; %s joined: %s.", t.ID, t.Name, settings(t), plural(len(names), "player"), joinAnd(names))
+		text := fmt.Sprintf("Tournament T%d, %s (%s), has not started; %s joined: %s.", t.ID, t.Name, settings(t), plural(len(names), "player"), joinAnd(names))
 		s.tourReply(t, "standings", text)
 		return nil
+	}
+	text, err := standingsText(t)
+	if err != nil {
+		return err
 	}
 	s.tourReply(t, "standings", preformatted+text, byesNote(t))
 	return nil
 }
 
-// standingsText is the standings table of t.
+// standingsText is the standings table of t. A tournament whose
+// standings cannot be computed fails so again: its error is the
+// message's own (broken), answered once, never retried.
 func standingsText(t *archive.Tournament) (string, error) {
 	st, err := event(t).Standings()
 	if err != nil {
-		return "", err
+		return "", broken(fmt.Errorf("tournament %d: standings: %w", t.ID, err))
 	}
 	var b strings.Builder
 	st.WriteText(&b)
@@ -962,14 +962,13 @@ func (s *session) tourMail(t *archive.Tournament, to Address, kind, label string
 	if token != "" {
 		tag = fmt.Sprintf("[pbem T%d %s]", t.ID, token)
 	}
-	h := sha256.Sum256([]byte(strings.Join([]string{s.key, "tournament " + kind, addr, strconv.FormatInt(t.ID, 10)}, "\x00")))
 	thread := fmt.Sprintf("pbem.t%d.tournament@%s", t.ID, r.domain)
 	o := &archive.Outgoing{
 		From:       r.Address(),
 		To:         []Address{{Name: to.Name, Addr: addr}},
 		Subject:    fmt.Sprintf("%s %s: %s", tag, t.Name, label),
 		Date:       s.now,
-		MessageID:  fmt.Sprintf("pbem.t%d.%s@%s", t.ID, hex.EncodeToString(h[:10]), r.domain),
+		MessageID:  s.uniqueID(fmt.Sprintf("pbem.t%d", t.ID), s.key, "tournament "+kind, addr, strconv.FormatInt(t.ID, 10)),
 		InReplyTo:  thread,
 		References: []string{thread},
 		Auto:       archive.AutoReplied,

@@ -1,0 +1,134 @@
+package referee_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"pbem/archive"
+	"pbem/referee"
+)
+
+// invalidStore refuses the next invalid commits as archive.ErrInvalidChange
+// (a change that can never be stored as it is), the rest as the store does.
+type invalidStore struct {
+	referee.Store
+	mu      sync.Mutex
+	invalid int
+	commits []*archive.Change // the changes it stored
+}
+
+func (f *invalidStore) Commit(ctx context.Context, c *archive.Change) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.invalid > 0 {
+		f.invalid--
+		return fmt.Errorf("%w: outgoing mail x: UNIQUE constraint failed: outbox.message_id", archive.ErrInvalidChange)
+	}
+	if err := f.Store.Commit(ctx, c); err != nil {
+		return err
+	}
+	f.commits = append(f.commits, c)
+	return nil
+}
+
+// TestInvalidChangeIsAnsweredOnce: a message whose change the store can
+// never take is answered once, "could not be processed", with nothing of
+// it applied, and marked processed; it is not retried for ever. If even
+// that answer cannot be stored, the error is permanent (the poller sets
+// the message aside); a failure of the store stays temporary
+// (TestStoreFailureLosesNothing).
+func TestInvalidChangeIsAnsweredOnce(t *testing.T) {
+	h := started(t, nil)
+	bad := &invalidStore{Store: h.store, invalid: 1}
+	ref, err := referee.New(bad, &referee.Options{Address: "referee@pbem.example", Lookup: testLookup, Clock: h.clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := h.request("m1", h.expand("from: Alice <alice@example.org>\nto: {plus 1 alice@example.org}\n\n+2\n"))
+	if err := ref.Handle(h.ctx, req); err != nil {
+		t.Fatalf("Handle = %v, want nil (answered and committed)", err)
+	}
+	if seen, _ := h.store.Seen(h.ctx, "<m1@test.example>"); !seen {
+		t.Error("the message was not marked processed: it would be retried for ever")
+	}
+	if got := h.record(1); got != "*" {
+		t.Errorf("record = %q, want no ply applied", got)
+	}
+	mails := h.mails()
+	if n := strings.Count(mails, ">>> To:"); n != 1 || !strings.Contains(mails, "To: Alice <alice@example.org>") ||
+		!strings.Contains(strings.Join(strings.Fields(mails), " "), "could not be processed, and nothing of it was applied") {
+		t.Errorf("mails = %s\nwant one to Alice: could not be processed, nothing applied", mails)
+	}
+	if st := ref.Stats(); st.Unprocessable != 1 {
+		t.Errorf("Stats().Unprocessable = %d, want 1", st.Unprocessable)
+	}
+	if err := ref.Handle(h.ctx, req); err != nil {
+		t.Fatalf("Handle again = %v", err)
+	}
+	if got := h.mails(); got != "(no mail)\n" {
+		t.Errorf("handled again, mails:\n%s", got)
+	}
+
+	bad.invalid = 2
+	req = h.request("m2", h.expand("from: Alice <alice@example.org>\nto: {plus 1 alice@example.org}\n\n+2\n"))
+	err = ref.Handle(h.ctx, req)
+	var perm interface{ Permanent() bool }
+	if !errors.As(err, &perm) || !perm.Permanent() {
+		t.Fatalf("Handle, its answer refused too = %v, want a permanent error", err)
+	}
+	if !errors.Is(err, archive.ErrInvalidChange) {
+		t.Errorf("Handle = %v, want it to wrap ErrInvalidChange", err)
+	}
+	if seen, _ := h.store.Seen(h.ctx, "<m2@test.example>"); seen {
+		t.Error("a message stored with nothing was marked processed")
+	}
+}
+
+// TestTemporaryFailureIsNotPermanent: a failure of the store (a full
+// disk) is returned as it is, never as a permanent error, so that the
+// message is tried again.
+func TestTemporaryFailureIsNotPermanent(t *testing.T) {
+	h := started(t, nil)
+	flaky := &flakyStore{Store: h.store, fail: 1}
+	ref, err := referee.New(flaky, &referee.Options{Address: "referee@pbem.example", Lookup: testLookup, Clock: h.clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := h.request("m1", h.expand("from: Alice <alice@example.org>\nto: {plus 1 alice@example.org}\n\n+2\n"))
+	err = ref.Handle(h.ctx, req)
+	var perm interface{ Permanent() bool }
+	if !errors.Is(err, errDiskFull) || errors.As(err, &perm) {
+		t.Fatalf("Handle = %v, want the temporary %v", err, errDiskFull)
+	}
+	if st := ref.Stats(); st.Unprocessable != 0 {
+		t.Errorf("Stats().Unprocessable = %d, want 0", st.Unprocessable)
+	}
+}
+
+// TestTwoRepliesToOneAddress: two answers to one address in one message
+// ("standings" on two lines) get two Message-IDs; they used to share one,
+// which the outbox refused, and the message was retried for ever. The
+// standings of a Swiss of more rounds than entrants, before it starts,
+// are answered too.
+func TestTwoRepliesToOneAddress(t *testing.T) {
+	h := newHarness(t, nil)
+	h.send("from: Dora <dora@example.org>\n\ntournament new \"Open\" castles swiss rounds=9\n")
+	h.mails()
+	out := h.send("from: Mallory <mallory@example.org>\n\ntournament standings T1\ntournament standings T1\n")
+	if n := strings.Count(out, "has not started; 0 players joined"); n != 2 {
+		t.Fatalf("two standings, %d answers:\n%s", n, out)
+	}
+	var ids []string
+	for _, l := range strings.Split(out, "\n") {
+		if id, ok := strings.CutPrefix(l, "Message-ID: "); ok {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) != 2 || ids[0] == ids[1] {
+		t.Errorf("Message-IDs %q, want two different", ids)
+	}
+}
