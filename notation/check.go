@@ -338,7 +338,7 @@ func (c *checker) line(l *Line, at *engine.Line, base, prevMover, prevRound int,
 			pr := c.add(col, ply, p.Text, "%s", err.Error())
 			pr.Board = s.Render(-1)
 			pr.ply = p
-			fix, ok := c.repair(pr, l.Plies[i+1:], at, moves != nil)
+			fix, ok := c.repair(pr, l.Plies, i, lines, moves != nil)
 			if !ok {
 				return lines, false
 			}

@@ -35,22 +35,63 @@ const maxDist = 2
 // same square as text. It returns none when s is over or text is too long
 // to be a ply.
 func Suggest(codec Codec, s engine.State, text string, n int) []Suggestion {
-	if n <= 0 || len(text) > MaxPly || s.Outcome().Over {
+	if n <= 0 {
+		return nil
+	}
+	var out []Suggestion
+	for _, sg := range rank(codec, s, text) {
+		if sg.near() {
+			out = append(out, sg)
+		}
+	}
+	return out[:min(len(out), n)]
+}
+
+// near reports whether a suggestion is close enough to what was written to
+// be offered.
+func (s Suggestion) near() bool { return s.Dist <= maxDist || s.SameFrom || s.SameTo }
+
+// rank returns every legal ply of s, closest to text first (see Suggest).
+func rank(codec Codec, s engine.State, text string) []Suggestion {
+	if len(text) > MaxPly || s.Outcome().Over {
 		return nil
 	}
 	w, _ := Typographic(text)
 	w = skeleton(w)
 	from, to := ends(w)
-	var out []Suggestion
-	for _, m := range s.Legal() {
+	var wa []string
+	if strings.IndexByte(w, ',') >= 0 {
+		wa = strings.Split(w, ",")
+	}
+	legal := s.Legal()
+	out := make([]Suggestion, 0, len(legal))
+	var ds dister
+	ds.count(w)
+	for _, m := range legal {
 		canon := codec.Encode(s, m)
 		c := skeleton(canon)
-		d := min(osa(w, c), osa(w, skeleton(dropLetters(canon))))
-		f, t := ends(c)
-		sg := Suggestion{Ply: canon, Move: m, Dist: d, SameFrom: from != "" && f == from, SameTo: to != "" && t == to}
-		if d <= maxDist || sg.SameFrom || sg.SameTo {
-			out = append(out, sg)
+		// Reordering keeps the characters: their counts bound what the
+		// reordered spellings can gain.
+		lb := ds.bound(c)
+		d := distCap
+		if lb < distCap {
+			d = ds.osa(w, c)
 		}
+		if d > lb {
+			bare := skeleton(dropLetters(canon))
+			if bare != c {
+				d = min(d, ds.osa(w, bare))
+			}
+			if wa != nil && d > max(lb, 1) {
+				// The same actions in another order may be the same turn.
+				d = min(d, ds.osa(w, align(&ds, wa, c)))
+				if bare != c {
+					d = min(d, ds.osa(w, align(&ds, wa, bare)))
+				}
+			}
+		}
+		f, t := ends(c)
+		out = append(out, Suggestion{Ply: canon, Move: m, Dist: d, SameFrom: from != "" && f == from, SameTo: to != "" && t == to})
 	}
 	slices.SortStableFunc(out, func(a, b Suggestion) int {
 		if c := cmp.Compare(a.Dist, b.Dist); c != 0 {
@@ -61,7 +102,7 @@ func Suggest(codec Codec, s engine.State, text string, n int) []Suggestion {
 		}
 		return strings.Compare(a.Ply, b.Ply)
 	})
-	return out[:min(len(out), n)]
+	return out
 }
 
 func score(s Suggestion) int {
@@ -98,6 +139,41 @@ func skeleton(p string) string {
 	return string(b)
 }
 
+// align reorders the actions of turn c after its first to follow the
+// written actions wa as closely as it can: each written action in turn
+// takes the closest action of c not yet taken (the placements of a
+// castles turn, for one, may come in any order).
+func align(ds *dister, wa []string, c string) string {
+	ca := strings.Split(c, ",")
+	if len(ca) < 3 {
+		return c
+	}
+	out := make([]string, 1, len(ca))
+	out[0] = ca[0]
+	used := make([]bool, len(ca))
+	for _, a := range wa[1:] {
+		best, bd := -1, 0
+		for j := 1; j < len(ca); j++ {
+			if !used[j] {
+				if d := ds.osa(a, ca[j]); best < 0 || d < bd {
+					best, bd = j, d
+				}
+			}
+		}
+		if best < 0 {
+			break
+		}
+		used[best] = true
+		out = append(out, ca[best])
+	}
+	for j := 1; j < len(ca); j++ {
+		if !used[j] {
+			out = append(out, ca[j])
+		}
+	}
+	return strings.Join(out, ",")
+}
+
 // dropLetters removes the piece letters of a canonical ply (an upper-case
 // letter before a square or "@"), which input may leave out.
 func dropLetters(p string) string {
@@ -132,21 +208,73 @@ func ends(p string) (first, last string) {
 	return first, last
 }
 
-// osa is the optimal string alignment distance of a and b: the edits
-// (change, insert, delete, transpose two neighbours) that make b of a.
-func osa(a, b string) int {
-	if len(a) > MaxPly || len(b) > MaxPly {
-		return MaxPly
+// distCap is where distances stop counting: a ply that far from what was
+// written is no suggestion, and ranks only by its squares.
+const distCap = 5
+
+// dister computes optimal string alignment distances (the edits - change,
+// insert, delete, transpose two neighbours - that make b of a), up to
+// distCap, in rows it reuses.
+type dister struct {
+	rows []int
+	hist [256]int // of the text written (count)
+	n    int      // its length
+	tmp  [256]int
+}
+
+// count notes the characters of the text written.
+func (ds *dister) count(w string) {
+	ds.hist, ds.n = [256]int{}, len(w)
+	for i := 0; i < len(w); i++ {
+		ds.hist[w[i]]++
 	}
-	// Three rows: the one before the previous, the previous, the current.
-	rows := make([]int, 3*(len(b)+1))
-	pp, p, cur := rows[:len(b)+1], rows[len(b)+1:2*(len(b)+1)], rows[2*(len(b)+1):]
+}
+
+// bound is a lower bound of the distance from the text written to c, or
+// any reordering of c's characters: an edit changes the count of at most
+// two characters by one each.
+func (ds *dister) bound(c string) int {
+	ds.tmp = ds.hist
+	for i := 0; i < len(c); i++ {
+		ds.tmp[c[i]]--
+	}
+	n := 0
+	for i := 0; i < len(c); i++ {
+		if x := ds.tmp[c[i]]; x < 0 {
+			n -= x
+			ds.tmp[c[i]] = 0
+		}
+	}
+	// n characters of c are not written; the written ones not in c are
+	// the rest of the written text. A change mends one of each, an
+	// insertion or deletion one.
+	return max(n, ds.n-(len(c)-n))
+}
+
+func (ds *dister) osa(a, b string) int {
+	if len(a)-len(b) >= distCap || len(b)-len(a) >= distCap {
+		return distCap
+	}
+	const far = distCap + 1 // a cell outside the band
+	n := len(b) + 1
+	if cap(ds.rows) < 3*n {
+		ds.rows = make([]int, 3*n)
+	}
+	rows := ds.rows[:3*n]
+	// Three rows: the one before the previous, the previous, the current;
+	// only the cells within distCap of the diagonal count.
+	pp, p, cur := rows[:n], rows[n:2*n], rows[2*n:]
 	for j := range p {
-		p[j] = j
+		p[j] = min(j, far)
 	}
 	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
+		lo, hi := max(1, i-distCap), min(len(b), i+distCap)
+		cur[lo-1] = far
+		if lo == 1 {
+			cur[0] = min(i, far)
+		}
+		low := cur[lo-1]
+		for j := lo; j <= hi; j++ {
 			cost := 1
 			if a[i-1] == b[j-1] {
 				cost = 0
@@ -156,10 +284,23 @@ func osa(a, b string) int {
 				d = min(d, pp[j-2]+1)
 			}
 			cur[j] = d
+			low = min(low, d)
+		}
+		if hi+1 < n {
+			cur[hi+1] = far
+		}
+		if low >= distCap {
+			return distCap
 		}
 		pp, p, cur = p, cur, pp
 	}
-	return p[len(b)]
+	return min(p[len(b)], distCap)
+}
+
+// osa is dister.osa with rows of its own.
+func osa(a, b string) int {
+	var ds dister
+	return ds.osa(a, b)
 }
 
 // play reads text as the next ply of at and plays it.
@@ -226,49 +367,76 @@ type candidate struct {
 	full  bool         // the whole rest (and, in the main line, the result)
 }
 
-// suggestPool is how many of the nearest plies are tried against the rest
-// of the line.
-const suggestPool = 12
-
 // repair adds to pr the legal plies closest to its ply, those with which
 // the rest of the line plays first, and reports the one to go on with: the
-// only one with which the rest is legal (pr.Repair), or else the only one
-// that plays furthest into the rest. main: the line is the main line,
+// only legal ply with which the rest is legal (pr.Repair), or else the only
+// one that plays furthest into the rest. main: the line is the main line,
 // whose end must agree with the result.
-func (c *checker) repair(pr *Problem, rest []*Ply, at *engine.Line, main bool) (candidate, bool) {
-	sugg := Suggest(c.g.Codec, at.State(), pr.ply.Text, suggestPool)
-	if len(sugg) == 0 {
-		return candidate{}, false
-	}
-	cands := make([]candidate, 0, len(sugg))
-	for _, sg := range sugg {
+//
+// Every legal ply is tried, not only the close ones: a repair is made only
+// when no other legal ply fits the rest of the game, so that it cannot be
+// a wrong one that happens to be closer to what was written.
+func (c *checker) repair(pr *Problem, plies []*Ply, i int, lines []*engine.Line, main bool) (candidate, bool) {
+	at, rest := lines[i], plies[i+1:]
+	all := rank(c.g.Codec, at.State(), pr.ply.Text)
+	cands := make([]candidate, 0, len(all))
+	fits, far, ties := 0, candidate{reach: -1}, 0
+	// Plies that reach the same position are one repair (the closest
+	// spelling stands for them): the game after them is the same.
+	seen := make(map[string]bool, len(all))
+	for _, sg := range all {
 		next, err := at.Play(sg.Move)
 		if err != nil {
 			continue
 		}
+		if key := next.State().Key(); seen[key] {
+			continue
+		} else {
+			seen[key] = true
+		}
 		k, final := c.reach(rest, next)
-		full := k == len(rest) && (!main || c.resultAgrees(final))
-		cands = append(cands, candidate{Suggestion: sg, next: next, reach: k, full: full})
+		cd := candidate{Suggestion: sg, next: next, reach: k, full: k == len(rest) && (!main || c.resultAgrees(final))}
+		if cd.full {
+			fits++
+		}
+		switch {
+		case k > far.reach:
+			far, ties = cd, 1
+		case k == far.reach:
+			ties++
+		}
+		cands = append(cands, cd)
 	}
-	if len(cands) == 0 {
+	c.respell(cands, at, pr.ply.Text)
+	// Offered: the plies that fit the rest (any of them when only one
+	// does), then the close ones.
+	shown := cands[:0:0]
+	for _, cd := range cands {
+		if cd.full && (fits == 1 || cd.near()) {
+			shown = append(shown, cd)
+		}
+	}
+	for _, cd := range cands {
+		if !cd.full && cd.near() {
+			shown = append(shown, cd)
+		}
+	}
+	if len(shown) == 0 {
 		return candidate{}, false
 	}
-	slices.SortStableFunc(cands, func(a, b candidate) int {
-		if a.full != b.full {
-			if a.full {
-				return -1
-			}
-			return 1
-		}
-		return cmp.Compare(a.Dist, b.Dist)
-	})
-	for _, cd := range cands[:min(len(cands), MaxSuggestions)] {
+	for _, cd := range shown[:min(len(shown), MaxSuggestions)] {
 		pr.Suggestions = append(pr.Suggestions, cd.Ply)
 	}
 	pr.Msg += "; did you mean " + orList(pr.Suggestions) + "?"
-	best := cands[0]
+	best := shown[0]
 	switch {
-	case best.full && (len(cands) == 1 || !cands[1].full):
+	case best.full && fits == 1:
+		if k, alt, ok := c.earlier(plies, i, lines, main); ok {
+			// The error may be an earlier ply that was legal but not
+			// the one meant: no repair is sure.
+			pr.Msg += fmt.Sprintf(" with %s the remaining %s legal, but so are they with ply %d as %s; none is chosen", best.Ply, plural(len(rest), "ply is", "plies are"), pr.Ply-i+k, alt)
+			return best, true
+		}
 		pr.Repair = best.Ply
 		if len(rest) == 0 {
 			pr.Msg += " only " + best.Ply + " ends the game as its result says"
@@ -276,27 +444,111 @@ func (c *checker) repair(pr *Problem, rest []*Ply, at *engine.Line, main bool) (
 			pr.Msg += " with " + best.Ply + " the remaining " + plural(len(rest), "ply is", "plies are") + " legal"
 		}
 		return best, true
-	case best.full:
+	case fits > 1:
 		pr.Msg += " (more than one of them fits the rest of the game; none is chosen)"
 		return candidate{}, false
 	}
 	// None fits the whole rest: go on with the one that plays furthest, if
 	// only one does, to find what else is wrong.
-	far := candidate{reach: -1}
-	ties := 0
-	for _, cd := range cands {
-		switch {
-		case cd.reach > far.reach:
-			far, ties = cd, 1
-		case cd.reach == far.reach:
-			ties++
-		}
-	}
-	if far.reach == 0 || ties > 1 {
+	if far.reach <= 0 || ties > 1 {
 		return candidate{}, false
 	}
 	pr.Msg += " with " + far.Ply + " the next " + plural(far.reach, "ply is", "plies are") + " legal; checking goes on from there"
 	return far, true
+}
+
+// editAlphabet is what the edits of respell put in a ply (the upper-case
+// letters of the ply written are added).
+const editAlphabet = "abcdefghijklmnopqrs0123456789-x^@,>:*"
+
+// respell finds the candidates one edit away from text as written: a turn
+// can often be spelt several ways (the same actions in another order, or
+// other actions that leave the same position), and the engine lists each
+// position once, in one spelling that may be far from the one written.
+// Each text one change, insertion, deletion or transposition away that
+// reads as a legal ply gives its position's candidate distance 1 and that
+// spelling; the candidates are then sorted again, closest first.
+func (c *checker) respell(cands []candidate, at *engine.Line, text string) {
+	if len(text) > MaxPly || len(cands) == 0 || cands[0].Dist <= 1 && (len(cands) == 1 || cands[1].Dist > 1) {
+		return
+	}
+	byKey := make(map[string]int, len(cands))
+	for i, cd := range cands {
+		byKey[cd.next.State().Key()] = i
+	}
+	alphabet := editAlphabet
+	for i := 0; i < len(text); i++ {
+		if text[i] >= 'A' && text[i] <= 'Z' && strings.IndexByte(alphabet, text[i]) < 0 {
+			alphabet += text[i : i+1]
+		}
+	}
+	s := at.State()
+	changed := false
+	try := func(t string) {
+		m, next, err := c.play(at, t)
+		if err != nil {
+			return
+		}
+		if i, ok := byKey[next.State().Key()]; ok && cands[i].Dist > 1 {
+			cd := &cands[i]
+			cd.Dist, cd.Ply, cd.Move, cd.next, changed = 1, c.g.Codec.Encode(s, m), m, next, true
+		}
+	}
+	b := []byte(text)
+	for i := 0; i <= len(b); i++ {
+		if i < len(b) {
+			try(string(b[:i]) + string(b[i+1:])) // deleted
+			if i+1 < len(b) && b[i] != b[i+1] {
+				b[i], b[i+1] = b[i+1], b[i]
+				try(string(b)) // transposed
+				b[i], b[i+1] = b[i+1], b[i]
+			}
+		}
+		for j := 0; j < len(alphabet); j++ {
+			ch := alphabet[j]
+			try(string(b[:i]) + string(ch) + string(b[i:])) // inserted
+			if i < len(b) && b[i] != ch {
+				old := b[i]
+				b[i] = ch
+				try(string(b)) // changed
+				b[i] = old
+			}
+		}
+	}
+	if changed {
+		slices.SortStableFunc(cands, func(a, b candidate) int {
+			if c := cmp.Compare(a.Dist, b.Dist); c != 0 {
+				return c
+			}
+			return cmp.Compare(score(b.Suggestion), score(a.Suggestion))
+		})
+	}
+}
+
+// backPlies is how many plies before an illegal one earlier tries.
+const backPlies = 16
+
+// earlier looks for another explanation of the illegal ply plies[i]: an
+// earlier ply (at most backPlies before it) that was legal as written, but
+// with a ply close to what was written in its place the rest of the line,
+// plies[i] included, is legal. It returns that ply's index and spelling.
+func (c *checker) earlier(plies []*Ply, i int, lines []*engine.Line, main bool) (int, string, bool) {
+	for k := i - 1; k >= max(0, i-backPlies); k-- {
+		before, written := lines[k], lines[k+1].State().Key()
+		for _, sg := range rank(c.g.Codec, before.State(), plies[k].Text) {
+			if !sg.near() {
+				continue
+			}
+			next, err := before.Play(sg.Move)
+			if err != nil || next.State().Key() == written {
+				continue
+			}
+			if n, final := c.reach(plies[k+1:], next); n == len(plies)-k-1 && (!main || c.resultAgrees(final)) {
+				return k, sg.Ply, true
+			}
+		}
+	}
+	return 0, "", false
 }
 
 // orList writes "a", "a or b", "a, b or c".

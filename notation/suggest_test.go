@@ -75,3 +75,23 @@ func TestSuggest(t *testing.T) {
 	assert.Equal(t, 0, got[0].Dist)
 	assert.Equal(t, 1, got[1].Dist)
 }
+
+func TestDistance(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		d    int
+	}{
+		{"hc1-d3", "hc1-d3", 0},
+		{"hc1-e3", "hc1-d3", 1},
+		{"hc1d-3", "hc1-d3", 1},
+		{"hc1-3", "hc1-d3", 1},
+		{"hc1--d3", "hc1-d3", 1},
+		{"hc-e3", "hc1-d3", 2},
+		{"", "abc", 3},
+		{"sa1:b2>a2,-b2", "fe1:-c3,b4>b3", notation.DistCap},
+		{"cb3-b2,@c1,@a1", "cb3-b2,@c1,@a1,@d4,@d3", notation.DistCap},
+	} {
+		assert.Equal(t, c.d, notation.Distance(c.a, c.b), "%q %q", c.a, c.b)
+		assert.Equal(t, c.d, notation.Distance(c.b, c.a), "%q %q", c.b, c.a)
+	}
+}
