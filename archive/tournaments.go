@@ -83,6 +83,9 @@ CREATE INDEX tournament_rounds_opens ON tournament_rounds(opens);
 
 // Tournament statuses.
 const (
+	// Proposed: asked for, not yet confirmed by its director's token;
+	// nobody but the director sees it.
+	Proposed = "proposed"
 	// Entering: players join (or are invited); the director starts it.
 	Entering = "entering"
 	// Running: rounds are being played.
@@ -120,7 +123,7 @@ type Tournament struct {
 	// is the secret its commands need.
 	Director      Address
 	DirectorToken string
-	// Status is Entering, Running or Finished.
+	// Status is Proposed, Entering, Running or Finished.
 	Status string
 	// Seed makes table draws reproducible.
 	Seed int64

@@ -117,7 +117,7 @@ func TestTemporaryFailureIsNotPermanent(t *testing.T) {
 func TestTwoRepliesToOneAddress(t *testing.T) {
 	h := newHarness(t, nil)
 	h.send("from: Dora <dora@example.org>\n\ntournament new \"Open\" castles swiss rounds=9\n")
-	h.mails()
+	h.send("from: Dora <dora@example.org>\nsubject: Re: [pbem T1 {ttoken 1 director}] tournament: confirm\n\ntournament confirm T1\n")
 	out := h.send("from: Mallory <mallory@example.org>\n\ntournament standings T1\ntournament standings T1\n")
 	if n := strings.Count(out, "has not started; 0 players joined"); n != 2 {
 		t.Fatalf("two standings, %d answers:\n%s", n, out)
@@ -130,5 +130,60 @@ func TestTwoRepliesToOneAddress(t *testing.T) {
 	}
 	if len(ids) != 2 || ids[0] == ids[1] {
 		t.Errorf("Message-IDs %q, want two different", ids)
+	}
+}
+
+// tournamentOf starts a confirmed tournament T1 directed by
+// dora@example.org.
+func tournamentOf(t *testing.T, format string) *harness {
+	t.Helper()
+	h := newHarness(t, map[string]string{"rate-limit-total": "100000"})
+	h.send("from: Dora <dora@example.org>\n\ntournament new \"Open\" castles " + format + "\n")
+	out := h.send("from: Dora <dora@example.org>\nsubject: Re: [pbem T1 {ttoken 1 director}] tournament: confirm\n\ntournament confirm T1\n")
+	if !strings.Contains(out, "You direct tournament T1") {
+		t.Fatalf("confirm:\n%s", out)
+	}
+	return h
+}
+
+// join has addr join T1 and confirm with the token mailed to it.
+func (h *harness) join(addr string) string {
+	h.t.Helper()
+	h.send("from: " + addr + "\n\njoin T1\n")
+	return h.send("from: " + addr + "\nsubject: Re: [pbem T1 {ttoken 1 " + addr + "}] Open: join\n\njoin T1\n")
+}
+
+// TestForgedJoinsDoNotFillTournament: 200 forged joins (never confirmed)
+// do not fill a tournament: only confirmed entries count against its
+// cap of 200.
+func TestForgedJoinsDoNotFillTournament(t *testing.T) {
+	h := tournamentOf(t, "roundrobin")
+	for i := range referee.MaxEntries {
+		h.send(fmt.Sprintf("from: victim%d@example.org\n\njoin T1\n", i))
+	}
+	h.mails()
+	if out := h.join("ann@example.org"); !strings.Contains(out, "You joined tournament T1") {
+		t.Fatalf("a real join after %d forged ones:\n%s", referee.MaxEntries, out)
+	}
+}
+
+// TestTablesEntriesBounded: a tables tournament of tables of 4 takes at
+// most MaxTablesSeats/4 players (its draw, a search that grows with the
+// field, runs on the mail that opens a round); the next join is refused
+// with what the limit is.
+func TestTablesEntriesBounded(t *testing.T) {
+	most := referee.MaxTablesSeats / 4
+	h := newHarness(t, map[string]string{"rate-limit-total": "100000"})
+	h.send("from: Dora <dora@example.org>\n\ntournament new \"Open\" toy tables rounds=3 players=4\n")
+	h.send("from: Dora <dora@example.org>\nsubject: Re: [pbem T1 {ttoken 1 director}] tournament: confirm\n\ntournament confirm T1\n")
+	for i := range most {
+		if out := h.join(fmt.Sprintf("p%d@example.org", i)); !strings.Contains(out, "You joined tournament T1") {
+			t.Fatalf("join %d:\n%s", i, out)
+		}
+	}
+	out := h.send("from: late@example.org\n\njoin T1\n")
+	want := fmt.Sprintf("Tournament T1 is full: %d players joined, as many as it may have.", most)
+	if !strings.Contains(strings.Join(strings.Fields(out), " "), want) {
+		t.Fatalf("join past the cap:\n%s\nwant %q", out, want)
 	}
 }

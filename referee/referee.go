@@ -78,6 +78,13 @@ type Options struct {
 	// a player's or watcher's valid token is never limited.
 	RateLimit, RateLimitTotal int
 	RateWindow                time.Duration
+	// InvitesPerMessage bounds the addresses one message invites to
+	// tournaments (default 20), InvitesPerWindow those one director
+	// invites per RateWindow (default 50). InviteQuiet is how long an
+	// address invited to a tournament, that has not joined one since, is
+	// not invited again (default 30 days).
+	InvitesPerMessage, InvitesPerWindow int
+	InviteQuiet                         time.Duration
 	// MaxBody is the largest message read, in bytes (default 1 MiB);
 	// bigger ones get a short refusal.
 	MaxBody int
@@ -182,6 +189,11 @@ func New(store Store, opts *Options) (*Referee, error) {
 	def(&o.MaxBotGamesTotal, 200)
 	if o.RateWindow <= 0 {
 		o.RateWindow = time.Hour
+	}
+	def(&o.InvitesPerMessage, 20)
+	def(&o.InvitesPerWindow, 50)
+	if o.InviteQuiet <= 0 {
+		o.InviteQuiet = 30 * 24 * time.Hour
 	}
 	log := o.Logger
 	if log == nil {

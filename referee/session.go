@@ -128,9 +128,19 @@ func (s *session) run() error {
 		return err
 	}
 	if !authed {
-		// Only mail without a valid token is limited: forged mail "from"
-		// a player never costs that player a move.
-		if ok, err := s.rateLimit(); err != nil || !ok {
+		// Mail without a game's valid token is limited: forged mail
+		// "from" a player never costs that player a move. Mail with a
+		// tournament's token counts in a window of its own, which forged
+		// mail cannot fill.
+		tour, err := s.tournamentToken()
+		if err != nil {
+			return err
+		}
+		limit := s.rateLimit
+		if tour {
+			limit = s.tokenLimit
+		}
+		if ok, err := limit(); err != nil || !ok {
 			return err
 		}
 	}
@@ -276,9 +286,6 @@ func (s *session) refuse(line string, e *userError) {
 // authenticated reports whether the request carries the sender's valid
 // token of a game: a seat's or a watcher's.
 func (s *session) authenticated() (bool, error) {
-	if ok, err := s.tournamentToken(); ok || err != nil {
-		return ok, err
-	}
 	for _, c := range s.creds {
 		if c.token == "" {
 			continue
@@ -352,6 +359,52 @@ func (s *session) rateLimit() (bool, error) {
 	snd.Warned = true
 	s.mine.label = "too many messages"
 	s.mine.add("You sent more than %d messages without a game's token within %s. This one and the next ones until %s are not read; send them again after that, or reply to a mail of your game (its subject carries your token).",
+		o.RateLimit, duration(o.RateWindow), stamp(snd.WindowStart.Add(o.RateWindow)))
+	return false, nil
+}
+
+// window reads a row of bookkeeping (a rate-limit window, an invitation
+// record) by its key, once per session; the rows read are stored with the
+// session's change.
+func (s *session) window(key string) (*archive.Sender, error) {
+	for _, snd := range s.senders {
+		if snd.Addr == key {
+			return snd, nil
+		}
+	}
+	snd, err := s.store.Sender(s.ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	s.senders = append(s.senders, snd)
+	return snd, nil
+}
+
+// tokenLimit counts a message whose proof is a tournament's token in the
+// sender's window of such mail (RateLimit per RateWindow, like mail
+// without a token, but kept apart: forged mail cannot fill it). Over it,
+// only the first message is answered.
+func (s *session) tokenLimit() (bool, error) {
+	o := s.r.opts
+	snd, err := s.window("tournament:" + s.from.Addr)
+	if err != nil {
+		return false, err
+	}
+	if snd.WindowStart.IsZero() || s.now.Sub(snd.WindowStart) >= o.RateWindow || s.now.Before(snd.WindowStart) {
+		snd.WindowStart, snd.Count, snd.Warned = s.now, 0, false
+	}
+	snd.Count++
+	if snd.Count <= o.RateLimit {
+		return true, nil
+	}
+	s.r.stats.limited.Add(1)
+	if snd.Warned {
+		s.mine = nil
+		return false, nil
+	}
+	snd.Warned = true
+	s.mine.label = "too many messages"
+	s.mine.add("You sent more than %d messages with a tournament's token within %s. This one and the next ones until %s are not read; send them again after that.",
 		o.RateLimit, duration(o.RateWindow), stamp(snd.WindowStart.Add(o.RateWindow)))
 	return false, nil
 }

@@ -39,6 +39,8 @@ type tourState struct {
 	changed []*archive.Tournament
 	news    map[int64]*bulletin
 	mails   []*archive.Outgoing
+	created bool // a tournament new was read (one a message)
+	invites int  // addresses invited by this message
 }
 
 // bulletin is what happened in one tournament during a session; the
@@ -51,7 +53,7 @@ type bulletin struct {
 }
 
 // tournamentForm lists the tournament commands for error messages.
-const tournamentForm = `tournament new "NAME" GAME roundrobin|double|swiss|tables [rounds=N] [days=N] [rated] [players=K], tournament invite T ADDRESS ..., tournament start T, tournament round T N DATE, tournament standings T, tournament pairings T [ROUND], tournament withdraw T`
+const tournamentForm = `tournament new "NAME" GAME roundrobin|double|swiss|tables [rounds=N] [days=N] [rated] [players=K], tournament confirm T, tournament invite T ADDRESS ..., tournament start T, tournament round T N DATE, tournament standings T, tournament pairings T [ROUND], tournament withdraw T`
 
 // tourTagRE matches a tournament's subject tag: [pbem T7 k7x9qabc].
 var tourTagRE = regexp.MustCompile(`(?i)\[pbem\s+T(\d+)(?:\s+([a-z0-9]+))?\s*\]`)
@@ -88,23 +90,33 @@ func (s *session) noTournaments() error {
 
 // tournament loads a tournament once per session; one that does not exist
 // is a mistake.
+// A tournament its director has not confirmed is, but to the director
+// with its token, refused the same way.
 func (s *session) tournament(id int64) (*archive.Tournament, error) {
-	if t, ok := s.tour.byID[id]; ok {
-		return t, nil
+	t, ok := s.tour.byID[id]
+	if !ok {
+		ts := s.tstore()
+		if ts == nil {
+			return nil, s.noTournaments()
+		}
+		var err error
+		t, err = ts.Tournament(s.ctx, id)
+		if errors.Is(err, archive.ErrNotFound) {
+			return nil, noTournament(id)
+		}
+		if err != nil {
+			return nil, err
+		}
+		s.keepTournament(t)
 	}
-	ts := s.tstore()
-	if ts == nil {
-		return nil, s.noTournaments()
+	if t.Status == archive.Proposed && (s.req == nil || !s.isDirector(t)) {
+		return nil, noTournament(id)
 	}
-	t, err := ts.Tournament(s.ctx, id)
-	if errors.Is(err, archive.ErrNotFound) {
-		return nil, mistake(nil, "the number of a tournament, e.g. T1", "there is no tournament T%d", id)
-	}
-	if err != nil {
-		return nil, err
-	}
-	s.keepTournament(t)
 	return t, nil
+}
+
+func noTournament(id int64) error {
+	return mistake(nil, "the number of a tournament, e.g. T1", "there is no tournament T%d", id)
 }
 
 func (s *session) keepTournament(t *archive.Tournament) {
@@ -196,6 +208,10 @@ func (s *session) tournamentCmd(c *cmd) error {
 	}
 	sub, args := strings.ToLower(args[0]), args[1:]
 	if sub == "new" {
+		if s.tour.created {
+			return mistake(nil, "one tournament new in a message", "this message asks for a second tournament")
+		}
+		s.tour.created = true
 		return s.tournamentNew(args)
 	}
 	form := "tournament " + sub + " T"
@@ -204,6 +220,8 @@ func (s *session) tournamentCmd(c *cmd) error {
 		return err
 	}
 	switch sub {
+	case "confirm":
+		return s.tournamentConfirm(t, rest)
 	case "invite":
 		return s.tournamentInvite(t, rest)
 	case "start":
@@ -260,8 +278,11 @@ func (s *session) tournamentNew(args []string) error {
 	if !ok {
 		return mistake(nil, form, "%q is not a format: roundrobin, double, swiss or tables", args[2])
 	}
+	// Anyone can forge a From: the tournament is only proposed, and shows
+	// no text of the request to anyone, until the address confirms it
+	// with the token mailed to it.
 	t := &archive.Tournament{Name: name, Game: rules.ID(), Format: formatWord(f), Days: s.r.opts.DefaultDays,
-		Director: Address{Name: s.from.Name, Addr: s.from.Addr}, Status: archive.Entering}
+		Director: Address{Addr: s.from.Addr}, Status: archive.Proposed}
 	for _, a := range args[3:] {
 		k, v, _ := strings.Cut(strings.ToLower(a), "=")
 		n, nerr := strconv.Atoi(v)
@@ -315,6 +336,28 @@ func (s *session) tournamentNew(args []string) error {
 	}
 	t.Seed = int64(seed)
 	s.touchTournament(t)
+	s.tourReply(t, "confirm",
+		fmt.Sprintf("A request from this address asks to create tournament T%d: %s. To confirm it and direct it, reply \"tournament confirm T%d\" to this mail (its subject carries your director's token). If you did not ask for this, ignore this mail: nobody else hears of it.",
+			t.ID, settings(t), t.ID))
+	return nil
+}
+
+// tournamentConfirm: the director confirms a tournament with the token
+// mailed to the address that asked for it; until then nobody else sees
+// it, and it invites nobody.
+func (s *session) tournamentConfirm(t *archive.Tournament, rest []string) error {
+	if len(rest) > 0 {
+		return mistake(nil, "tournament confirm T", "unexpected %q", strings.Join(rest, " "))
+	}
+	if !s.isDirector(t) {
+		return directorNeeded(t, "tournament confirm")
+	}
+	if t.Status != archive.Proposed {
+		return mistake(nil, "", "tournament T%d is confirmed already", t.ID)
+	}
+	t.Status = archive.Entering
+	t.Director.Name = s.from.Name
+	s.touchTournament(t)
 	s.tourReply(t, "new tournament",
 		fmt.Sprintf("You direct tournament T%d, %s: %s. The subject of this mail carries your director's token: keep it to yourself.", t.ID, t.Name, settings(t)),
 		fmt.Sprintf("Players enter with \"join T%d\" (each confirms with a token mailed to them). In a reply to this mail: \"tournament invite T%d ADDRESS ...\" invites players (each must accept), and \"tournament start T%d\" starts the first round with the players who have joined.", t.ID, t.ID, t.ID))
@@ -353,14 +396,46 @@ func playerName(p archive.TournamentPlayer) string {
 	return local
 }
 
+// MaxEntries is the most players who may join a tournament. A tables
+// tournament's draw is a search whose cost grows with the square of the
+// players and of the seats at a table, and it runs on the mail that opens
+// a round: its players times its seats may be at most MaxTablesSeats
+// (BenchmarkTablesPairing). MaxPending bounds the entries that wait for
+// their confirmation.
+const (
+	MaxEntries     = 200
+	MaxTablesSeats = 192
+	MaxPending     = 2 * MaxEntries
+)
+
+// maxEntries is the most players who may join t.
+func maxEntries(t *archive.Tournament) int {
+	if formats[t.Format] == tournament.Tables && t.Seats > 0 {
+		return max(t.Seats, MaxTablesSeats/t.Seats)
+	}
+	return MaxEntries
+}
+
+// full refuses an entry to t once as many players joined as may: only
+// confirmed entries count, so that forged joins cannot fill it.
+func full(t *archive.Tournament) error {
+	if n := joined(t); n >= maxEntries(t) {
+		return mistake(nil, "", "tournament T%d is full: %d players joined, as many as it may have", t.ID, n)
+	}
+	return nil
+}
+
 // entry adds addr to t (not joined) with a new token, or returns the
 // entry it has.
 func (s *session) entry(t *archive.Tournament, addr string) (*archive.TournamentPlayer, error) {
 	if i := t.Player(addr); i >= 0 {
 		return &t.Players[i], nil
 	}
-	if len(t.Players) >= 200 {
-		return nil, mistake(nil, "", "tournament T%d has as many entries as it may have (200)", t.ID)
+	if err := full(t); err != nil {
+		return nil, err
+	}
+	if len(t.Players)-joined(t) >= MaxPending {
+		return nil, mistake(nil, "", "tournament T%d has %d entries waiting for their confirmation, as many as it may have: try again later", t.ID, MaxPending)
 	}
 	tok, err := s.r.newToken()
 	if err != nil {
@@ -392,6 +467,16 @@ func (s *session) joinCmd(c *cmd) error {
 		s.tourReply(t, "join", fmt.Sprintf("You have joined tournament T%d, %s, already.", t.ID, t.Name))
 		return nil
 	case i >= 0 && s.isEntrant(t, false):
+		if err := full(t); err != nil {
+			return err
+		}
+		// The address answered: it may be invited again (see
+		// tournamentInvite).
+		rec, err := s.window(invitedKey(s.from.Addr))
+		if err != nil {
+			return err
+		}
+		rec.Count = 0
 		p := &t.Players[i]
 		p.Joined = true
 		p.Address.Name = s.from.Name
@@ -432,13 +517,20 @@ func joined(t *archive.Tournament) int {
 // director checks that the sender directs t with its token.
 func (s *session) director(t *archive.Tournament, what string) error {
 	if !s.isDirector(t) {
-		return mistake(nil, fmt.Sprintf("%s in a reply to a mail of tournament T%d to its director (its subject carries [pbem T%d TOKEN])", what, t.ID, t.ID),
-			"%s needs the director's token of tournament T%d", what, t.ID)
+		return directorNeeded(t, what)
+	}
+	if t.Status == archive.Proposed {
+		return mistake(nil, fmt.Sprintf("tournament confirm T%d, then %s", t.ID, what), "tournament T%d is not confirmed yet", t.ID)
 	}
 	if s.from.Name != "" {
 		t.Director.Name = s.from.Name
 	}
 	return nil
+}
+
+func directorNeeded(t *archive.Tournament, what string) error {
+	return mistake(nil, fmt.Sprintf("%s in a reply to a mail of tournament T%d to its director (its subject carries [pbem T%d TOKEN])", what, t.ID, t.ID),
+		"%s needs the director's token of tournament T%d", what, t.ID)
 }
 
 // tournamentInvite: the director invites addresses; each must accept.
@@ -452,7 +544,7 @@ func (s *session) tournamentInvite(t *archive.Tournament, addrs []string) error 
 	if len(addrs) == 0 {
 		return mistake(nil, "tournament invite T ADDRESS ...", "name the addresses to invite")
 	}
-	var invited, already []string
+	var list []string
 	for _, a := range addrs {
 		addr := normAddr(a)
 		switch {
@@ -461,18 +553,62 @@ func (s *session) tournamentInvite(t *archive.Tournament, addrs []string) error 
 		case s.r.ownAddress(addr):
 			return mistake(nil, "tournament invite T ADDRESS ...", "the referee does not play")
 		}
+		if !slices.Contains(list, addr) {
+			list = append(list, addr)
+		}
+	}
+	// Invitations go to addresses that never asked for them: a message,
+	// a director within an hour, and an address that does not answer
+	// each get only so many.
+	o := s.r.opts
+	win, err := s.window("invitations:" + normAddr(t.Director.Addr))
+	if err != nil {
+		return err
+	}
+	if win.WindowStart.IsZero() || s.now.Sub(win.WindowStart) >= o.RateWindow || s.now.Before(win.WindowStart) {
+		win.WindowStart, win.Count, win.Warned = s.now, 0, false
+	}
+	var invited, already, quiet, left []string
+	var limit string
+	for _, addr := range list {
 		if i := t.Player(addr); i >= 0 && t.Players[i].Joined {
 			already = append(already, addr)
+			continue
+		}
+		rec, err := s.window(invitedKey(addr))
+		if err != nil {
+			return err
+		}
+		if rec.Count > 0 && s.now.Sub(rec.WindowStart) < o.InviteQuiet && !s.now.Before(rec.WindowStart) {
+			quiet = append(quiet, fmt.Sprintf("%s (invited on %s)", addr, rec.WindowStart.Format("2006-01-02")))
+			continue
+		}
+		if limit == "" {
+			switch {
+			case s.tour.invites >= o.InvitesPerMessage:
+				limit = fmt.Sprintf("one message invites at most %s; invite them in another message", plural(o.InvitesPerMessage, "address"))
+			case win.Count >= o.InvitesPerWindow:
+				limit = fmt.Sprintf("a director invites at most %s within %s; invite them after %s",
+					plural(o.InvitesPerWindow, "address"), duration(o.RateWindow), stamp(win.WindowStart.Add(o.RateWindow)))
+			case full(t) != nil || len(t.Players)-joined(t) >= MaxPending && t.Player(addr) < 0:
+				limit = fmt.Sprintf("tournament T%d takes no more entries now", t.ID)
+			}
+		}
+		if limit != "" {
+			left = append(left, addr)
 			continue
 		}
 		p, err := s.entry(t, addr)
 		if err != nil {
 			return err
 		}
+		s.tour.invites++
+		win.Count++
+		rec.WindowStart, rec.Count = s.now, rec.Count+1
 		invited = append(invited, addr)
 		s.tour.mails = append(s.tour.mails, s.tourMail(t, Address{Addr: p.Address.Addr}, "invitation", "invitation",
-			fmt.Sprintf("%s invites you to tournament T%d, %s: %s. To enter, reply \"join T%d\" to this mail (its subject carries your token); to refuse, ignore it.",
-				inviter(t.Director), t.ID, t.Name, settings(t), t.ID)))
+			fmt.Sprintf("%s invites you to tournament T%d, %s: %s. To enter, reply \"join T%d\" to this mail (its subject carries your token); to refuse, ignore it: you will not be invited again for %s.",
+				inviter(t.Director), t.ID, t.Name, settings(t), t.ID, duration(o.InviteQuiet))))
 	}
 	s.touchTournament(t)
 	text := fmt.Sprintf("You invited %s to tournament T%d.", joinAnd(invited), t.ID)
@@ -482,9 +618,21 @@ func (s *session) tournamentInvite(t *archive.Tournament, addrs []string) error 
 	if len(already) > 0 {
 		text += fmt.Sprintf(" %s joined already.", joinAnd(already))
 	}
-	s.tourReply(t, "invitations", text)
+	paras := []string{text}
+	if len(quiet) > 0 {
+		paras = append(paras, fmt.Sprintf("Not invited again: %s. An address invited to a tournament that has not joined one since is invited again only after %s.",
+			joinAnd(quiet), duration(o.InviteQuiet)))
+	}
+	if len(left) > 0 {
+		paras = append(paras, fmt.Sprintf("Not invited: %s. %s.", joinAnd(left), upperFirst(limit)))
+	}
+	s.tourReply(t, "invitations", paras...)
 	return nil
 }
+
+// invitedKey is the key of the record of the last tournament invitation
+// to addr that it has not answered by joining (see tournamentInvite).
+func invitedKey(addr string) string { return "invited:" + normAddr(addr) }
 
 // tournamentStart: the director starts the first round with the players
 // who have joined; the others' entries lapse.
@@ -505,6 +653,9 @@ func (s *session) tournamentStart(t *archive.Tournament, rest []string) error {
 		}
 	}
 	least := max(2, t.Seats)
+	if most := maxEntries(t); len(in) > most {
+		return mistake(nil, "", "tournament T%d has %d players, more than the %d it may have: some must withdraw first", t.ID, len(in), most)
+	}
 	if len(in) < least {
 		return mistake(nil, fmt.Sprintf("tournament start T%d once %d players have joined", t.ID, least), "only %s joined tournament T%d", plural(len(in), "player"), t.ID)
 	}
@@ -962,11 +1113,18 @@ func (s *session) tourMail(t *archive.Tournament, to Address, kind, label string
 	if token != "" {
 		tag = fmt.Sprintf("[pbem T%d %s]", t.ID, token)
 	}
+	subject := fmt.Sprintf("%s %s: %s", tag, t.Name, label)
+	if t.Status == archive.Proposed {
+		// No text of an unconfirmed request: not its name, not the
+		// sender's display name.
+		subject = fmt.Sprintf("%s tournament: %s", tag, label)
+		to.Name = ""
+	}
 	thread := fmt.Sprintf("pbem.t%d.tournament@%s", t.ID, r.domain)
 	o := &archive.Outgoing{
 		From:       r.Address(),
 		To:         []Address{{Name: to.Name, Addr: addr}},
-		Subject:    fmt.Sprintf("%s %s: %s", tag, t.Name, label),
+		Subject:    subject,
 		Date:       s.now,
 		MessageID:  s.uniqueID(fmt.Sprintf("pbem.t%d", t.ID), s.key, "tournament "+kind, addr, strconv.FormatInt(t.ID, 10)),
 		InReplyTo:  thread,

@@ -135,6 +135,10 @@ func newHarness(t testing.TB, opts map[string]string) *harness {
 			o.VacationDays = n
 		case "max-observers":
 			o.MaxObservers = n
+		case "invites-per-message":
+			o.InvitesPerMessage = n
+		case "invites-per-window":
+			o.InvitesPerWindow = n
 		case "max-bot-games":
 			o.MaxBotGames = n
 		case "max-bot-games-total":

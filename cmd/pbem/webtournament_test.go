@@ -62,6 +62,7 @@ func (m *mailTournament) start(args string, players ...string) int64 {
 	m.tours++
 	id := m.tours
 	require.Equal(m.t, args[1:strings.LastIndex(args, `"`)], m.tournament(id).Name)
+	m.send(dora, refereeAddr, tagged(id, m.tournament(id).DirectorToken), fmt.Sprintf("tournament confirm T%d", id))
 	for _, p := range players {
 		a := referee.Address{Name: p, Addr: strings.ToLower(p) + "@example.org"}
 		m.send(a, refereeAddr, "", fmt.Sprintf("join T%d", id))
