@@ -26,6 +26,17 @@ func BenchmarkPairSwiss64(b *testing.B) {
 	}
 }
 
+// BenchmarkPairSwiss200 pairs round 9 of a Swiss of 200 players.
+func BenchmarkPairSwiss200(b *testing.B) {
+	e := played(b, &Event{Format: Swiss, Rounds: 9, Players: entrants(200)}, 8)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := e.Pair(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkPairTables60 draws round 6 of 60 players at tables of 4.
 func BenchmarkPairTables60(b *testing.B) {
 	e := played(b, &Event{Format: Tables, Rounds: 6, TableSizes: []int{4}, Players: entrants(60)}, 5)

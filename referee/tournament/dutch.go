@@ -382,11 +382,11 @@ func (m *dutchMatcher) compute() []int {
 			free = append(free, v)
 		}
 	}
-	var edges []wedge[wide]
+	var edges []wedge
 	for x, i := range free {
 		for y := x + 1; y < len(free); y++ {
 			if w := m.w[i*m.n+free[y]]; !w.isZero() {
-				edges = append(edges, wedge[wide]{x, y, w})
+				edges = append(edges, wedge{x, y, w})
 			}
 		}
 	}

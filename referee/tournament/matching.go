@@ -1,44 +1,22 @@
 package tournament
 
-import "slices"
+import (
+	"math/bits"
+	"slices"
+)
 
 // edge is a candidate pair of a matching problem: vertices i and j, weight
 // w (larger is better).
-type edge = wedge[small]
-
-// wedge is an edge of weight type W.
-type wedge[W weight[W]] struct {
+type edge struct {
 	i, j int
-	w    W
+	w    int64
 }
 
-// weight is the arithmetic the matching needs of an edge weight: small
-// (an int64) for the simplified Swiss, wide (a fixed-size integer of
-// several words) for the Dutch system, whose weights encode a dozen
-// criteria one above the other.
-type weight[W any] interface {
-	comparable
-	add(W) W
-	sub(W) W
-	cmp(W) int
-	half() W // rounded toward minus infinity
+// wedge is an edge of a wide weight.
+type wedge struct {
+	i, j int
+	w    wide
 }
-
-// small is an int64 weight.
-type small int64
-
-func (a small) add(b small) small { return a + b }
-func (a small) sub(b small) small { return a - b }
-func (a small) cmp(b small) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-func (a small) half() small { return a >> 1 }
 
 // maxWeightMatching returns a maximum-cardinality matching of n vertices
 // that has the largest total weight among those of maximum cardinality:
@@ -47,13 +25,24 @@ func (a small) half() small { return a >> 1 }
 // van Rantwijk in mwmatching.py; weights are doubled so that every dual
 // variable stays an integer.
 func maxWeightMatching(n int, edges []edge) []int {
-	return matchWeighted(n, edges, true)
+	wedges := make([]wedge, len(edges))
+	for k, e := range edges {
+		w := wideOf(uint64(e.w))
+		if e.w < 0 {
+			for i := 1; i < wideWords; i++ {
+				w[i] = ^uint64(0)
+			}
+		}
+		wedges[k] = wedge{e.i, e.j, w}
+	}
+	return matchWeighted(n, wedges, true)
 }
 
 // matchWeighted returns a maximum-weight matching of n vertices; with
 // maxCard, the heaviest of the maximum-cardinality matchings. mate[v] is
-// v's partner, or -1.
-func matchWeighted[W weight[W]](n int, edges []wedge[W], maxCard bool) []int {
+// v's partner, or -1. The arithmetic runs on as many words of the wide
+// weights as the largest weight needs.
+func matchWeighted(n int, edges []wedge, maxCard bool) []int {
 	mate := make([]int, n)
 	for i := range mate {
 		mate[i] = -1
@@ -61,9 +50,18 @@ func matchWeighted[W weight[W]](n int, edges []wedge[W], maxCard bool) []int {
 	if n == 0 || len(edges) == 0 {
 		return mate
 	}
-	m := &matcher[W]{n: n, edges: slices.Clone(edges), maxCard: maxCard}
+	m := &matcher{n: n, edges: slices.Clone(edges), maxCard: maxCard, nw: wideWords}
+	var top wide
+	for _, e := range edges {
+		for i := range wideWords {
+			top[i] |= e.w[i] ^ uint64(int64(e.w[wideWords-1])>>63)
+		}
+	}
+	for m.nw > 1 && top[m.nw-1] == 0 && top[m.nw-2]>>56 == 0 {
+		m.nw-- // room left for doubling and sums of duals
+	}
 	for k := range m.edges {
-		m.edges[k].w = m.edges[k].w.add(m.edges[k].w)
+		m.edges[k].w = m.add(m.edges[k].w, m.edges[k].w)
 	}
 	m.run()
 	for v := range n {
@@ -74,10 +72,11 @@ func matchWeighted[W weight[W]](n int, edges []wedge[W], maxCard bool) []int {
 	return mate
 }
 
-type matcher[W weight[W]] struct {
+type matcher struct {
 	n       int
-	edges   []wedge[W]
+	edges   []wedge
 	maxCard bool
+	nw      int // words of the weights in use
 
 	endpoint         []int
 	neighbend        [][]int
@@ -92,17 +91,70 @@ type matcher[W weight[W]] struct {
 	bestedge         []int
 	blossombestedges [][]int
 	unusedblossoms   []int
-	dualvar          []W
+	dualvar          []wide
 	allowedge        []bool
 	queue            []int
 }
 
-func (m *matcher[W]) slack(k int) W {
-	e := m.edges[k]
-	return m.dualvar[e.i].add(m.dualvar[e.j]).sub(e.w).sub(e.w)
+func (m *matcher) slack(k int) (s wide) {
+	e := &m.edges[k]
+	a, b := &m.dualvar[e.i], &m.dualvar[e.j]
+	var c1, c2, c3 uint64
+	for i := range m.nw {
+		var x uint64
+		x, c1 = bits.Add64(a[i], b[i], c1)
+		x, c2 = bits.Sub64(x, e.w[i], c2)
+		s[i], c3 = bits.Sub64(x, e.w[i], c3)
+	}
+	return s
 }
 
-func (m *matcher[W]) leaves(b int, f func(v int)) {
+func (m *matcher) add(a, b wide) wide {
+	var c uint64
+	for i := range m.nw {
+		a[i], c = bits.Add64(a[i], b[i], c)
+	}
+	return a
+}
+
+func (m *matcher) sub(a, b wide) wide {
+	var c uint64
+	for i := range m.nw {
+		a[i], c = bits.Sub64(a[i], b[i], c)
+	}
+	return a
+}
+
+// cmp compares a and b as signed numbers of m.nw words.
+func (m *matcher) cmp(a, b wide) int {
+	top := m.nw - 1
+	if x, y := int64(a[top]), int64(b[top]); x != y {
+		if x < y {
+			return -1
+		}
+		return 1
+	}
+	for i := top - 1; i >= 0; i-- {
+		if a[i] != b[i] {
+			if a[i] < b[i] {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
+}
+
+func (m *matcher) half(a wide) wide {
+	top := m.nw - 1
+	for i := range top {
+		a[i] = a[i]>>1 | a[i+1]<<63
+	}
+	a[top] = uint64(int64(a[top]) >> 1)
+	return a
+}
+
+func (m *matcher) leaves(b int, f func(v int)) {
 	if b < m.n {
 		f(b)
 		return
@@ -112,13 +164,13 @@ func (m *matcher[W]) leaves(b int, f func(v int)) {
 	}
 }
 
-func (m *matcher[W]) leafList(b int) []int {
+func (m *matcher) leafList(b int) []int {
 	var vs []int
 	m.leaves(b, func(v int) { vs = append(vs, v) })
 	return vs
 }
 
-func (m *matcher[W]) assignLabel(w, t, p int) {
+func (m *matcher) assignLabel(w, t, p int) {
 	b := m.inblossom[w]
 	m.label[w], m.label[b] = t, t
 	m.labelend[w], m.labelend[b] = p, p
@@ -131,7 +183,7 @@ func (m *matcher[W]) assignLabel(w, t, p int) {
 	}
 }
 
-func (m *matcher[W]) scanBlossom(v, w int) int {
+func (m *matcher) scanBlossom(v, w int) int {
 	var path []int
 	base := -1
 	for v != -1 || w != -1 {
@@ -159,7 +211,7 @@ func (m *matcher[W]) scanBlossom(v, w int) int {
 	return base
 }
 
-func (m *matcher[W]) addBlossom(base, k int) {
+func (m *matcher) addBlossom(base, k int) {
 	v, w := m.edges[k].i, m.edges[k].j
 	bb := m.inblossom[base]
 	bv := m.inblossom[v]
@@ -192,7 +244,7 @@ func (m *matcher[W]) addBlossom(base, k int) {
 	m.blossomendps[b] = endps
 	m.label[b] = 1
 	m.labelend[b] = m.labelend[bb]
-	m.dualvar[b] = *new(W)
+	m.dualvar[b] = wide{}
 	for _, v := range m.leafList(b) {
 		if m.label[m.inblossom[v]] == 2 {
 			m.queue = append(m.queue, v)
@@ -223,7 +275,7 @@ func (m *matcher[W]) addBlossom(base, k int) {
 					j = m.edges[k].i
 				}
 				bj := m.inblossom[j]
-				if bj != b && m.label[bj] == 1 && (bestedgeto[bj] == -1 || m.slack(k).cmp(m.slack(bestedgeto[bj])) < 0) {
+				if bj != b && m.label[bj] == 1 && (bestedgeto[bj] == -1 || m.cmp(m.slack(k), m.slack(bestedgeto[bj])) < 0) {
 					bestedgeto[bj] = k
 				}
 			}
@@ -243,19 +295,19 @@ func (m *matcher[W]) addBlossom(base, k int) {
 	m.blossombestedges[b] = best
 	m.bestedge[b] = -1
 	for _, k := range best {
-		if m.bestedge[b] == -1 || m.slack(k).cmp(m.slack(m.bestedge[b])) < 0 {
+		if m.bestedge[b] == -1 || m.cmp(m.slack(k), m.slack(m.bestedge[b])) < 0 {
 			m.bestedge[b] = k
 		}
 	}
 }
 
-func (m *matcher[W]) expandBlossom(b int, endstage bool) {
+func (m *matcher) expandBlossom(b int, endstage bool) {
 	for _, s := range m.blossomchilds[b] {
 		m.blossomparent[s] = -1
 		switch {
 		case s < m.n:
 			m.inblossom[s] = s
-		case endstage && m.dualvar[s] == *new(W):
+		case endstage && m.dualvar[s] == (wide{}):
 			m.expandBlossom(s, endstage)
 		default:
 			m.leaves(s, func(v int) { m.inblossom[v] = s })
@@ -325,7 +377,7 @@ func (m *matcher[W]) expandBlossom(b int, endstage bool) {
 	m.unusedblossoms = append(m.unusedblossoms, b)
 }
 
-func (m *matcher[W]) augmentBlossom(b, v int) {
+func (m *matcher) augmentBlossom(b, v int) {
 	t := v
 	for m.blossomparent[t] != b {
 		t = m.blossomparent[t]
@@ -370,7 +422,7 @@ func (m *matcher[W]) augmentBlossom(b, v int) {
 	m.blossombase[b] = m.blossombase[m.blossomchilds[b][0]]
 }
 
-func (m *matcher[W]) augmentMatching(k int) {
+func (m *matcher) augmentMatching(k int) {
 	v, w := m.edges[k].i, m.edges[k].j
 	for _, sp := range [2][2]int{{v, 2*k + 1}, {w, 2 * k}} {
 		s, p := sp[0], sp[1]
@@ -396,11 +448,11 @@ func (m *matcher[W]) augmentMatching(k int) {
 	}
 }
 
-func (m *matcher[W]) run() {
+func (m *matcher) run() {
 	n := m.n
-	var maxweight W
+	var maxweight wide
 	for _, e := range m.edges {
-		if e.w.cmp(maxweight) > 0 {
+		if m.cmp(e.w, maxweight) > 0 {
 			maxweight = e.w
 		}
 	}
@@ -436,7 +488,7 @@ func (m *matcher[W]) run() {
 	for i := 2*n - 1; i >= n; i-- {
 		m.unusedblossoms = append(m.unusedblossoms, i)
 	}
-	m.dualvar = make([]W, 2*n)
+	m.dualvar = make([]wide, 2*n)
 	for i := range n {
 		m.dualvar[i] = maxweight
 	}
@@ -466,10 +518,10 @@ func (m *matcher[W]) run() {
 					if m.inblossom[v] == m.inblossom[w] {
 						continue
 					}
-					var kslack, zero W
+					var kslack, zero wide
 					if !m.allowedge[k] {
 						kslack = m.slack(k)
-						if kslack.cmp(zero) <= 0 {
+						if m.cmp(kslack, zero) <= 0 {
 							m.allowedge[k] = true
 						}
 					}
@@ -491,11 +543,11 @@ func (m *matcher[W]) run() {
 						}
 					case m.label[m.inblossom[w]] == 1:
 						b := m.inblossom[v]
-						if m.bestedge[b] == -1 || kslack.cmp(m.slack(m.bestedge[b])) < 0 {
+						if m.bestedge[b] == -1 || m.cmp(kslack, m.slack(m.bestedge[b])) < 0 {
 							m.bestedge[b] = k
 						}
 					case m.label[w] == 0:
-						if m.bestedge[w] == -1 || kslack.cmp(m.slack(m.bestedge[w])) < 0 {
+						if m.bestedge[w] == -1 || m.cmp(kslack, m.slack(m.bestedge[w])) < 0 {
 							m.bestedge[w] = k
 						}
 					}
@@ -509,32 +561,32 @@ func (m *matcher[W]) run() {
 			}
 			// With maxCard, no delta of type 1 until nothing else is left.
 			deltatype := -1
-			var delta, zero W
+			var delta, zero wide
 			deltaedge, deltablossom := -1, -1
 			if !m.maxCard {
 				deltatype, delta = 1, m.dualvar[0]
 				for _, d := range m.dualvar[1:n] {
-					if d.cmp(delta) < 0 {
+					if m.cmp(d, delta) < 0 {
 						delta = d
 					}
 				}
 			}
 			for v := range n {
 				if m.label[m.inblossom[v]] == 0 && m.bestedge[v] != -1 {
-					if d := m.slack(m.bestedge[v]); deltatype == -1 || d.cmp(delta) < 0 {
+					if d := m.slack(m.bestedge[v]); deltatype == -1 || m.cmp(d, delta) < 0 {
 						delta, deltatype, deltaedge = d, 2, m.bestedge[v]
 					}
 				}
 			}
 			for b := range 2 * n {
 				if m.blossomparent[b] == -1 && m.label[b] == 1 && m.bestedge[b] != -1 {
-					if d := m.slack(m.bestedge[b]).half(); deltatype == -1 || d.cmp(delta) < 0 {
+					if d := m.half(m.slack(m.bestedge[b])); deltatype == -1 || m.cmp(d, delta) < 0 {
 						delta, deltatype, deltaedge = d, 3, m.bestedge[b]
 					}
 				}
 			}
 			for b := n; b < 2*n; b++ {
-				if m.blossombase[b] >= 0 && m.blossomparent[b] == -1 && m.label[b] == 2 && (deltatype == -1 || m.dualvar[b].cmp(delta) < 0) {
+				if m.blossombase[b] >= 0 && m.blossomparent[b] == -1 && m.label[b] == 2 && (deltatype == -1 || m.cmp(m.dualvar[b], delta) < 0) {
 					delta, deltatype, deltablossom = m.dualvar[b], 4, b
 				}
 			}
@@ -542,29 +594,29 @@ func (m *matcher[W]) run() {
 				deltatype = 1
 				delta = m.dualvar[0]
 				for _, d := range m.dualvar[1:n] {
-					if d.cmp(delta) < 0 {
+					if m.cmp(d, delta) < 0 {
 						delta = d
 					}
 				}
-				if delta.cmp(zero) < 0 {
+				if m.cmp(delta, zero) < 0 {
 					delta = zero
 				}
 			}
 			for v := range n {
 				switch m.label[m.inblossom[v]] {
 				case 1:
-					m.dualvar[v] = m.dualvar[v].sub(delta)
+					m.dualvar[v] = m.sub(m.dualvar[v], delta)
 				case 2:
-					m.dualvar[v] = m.dualvar[v].add(delta)
+					m.dualvar[v] = m.add(m.dualvar[v], delta)
 				}
 			}
 			for b := n; b < 2*n; b++ {
 				if m.blossombase[b] >= 0 && m.blossomparent[b] == -1 {
 					switch m.label[b] {
 					case 1:
-						m.dualvar[b] = m.dualvar[b].add(delta)
+						m.dualvar[b] = m.add(m.dualvar[b], delta)
 					case 2:
-						m.dualvar[b] = m.dualvar[b].sub(delta)
+						m.dualvar[b] = m.sub(m.dualvar[b], delta)
 					}
 				}
 			}
@@ -590,7 +642,7 @@ func (m *matcher[W]) run() {
 			break
 		}
 		for b := n; b < 2*n; b++ {
-			if m.blossomparent[b] == -1 && m.blossombase[b] >= 0 && m.label[b] == 1 && m.dualvar[b] == *new(W) {
+			if m.blossomparent[b] == -1 && m.blossombase[b] >= 0 && m.label[b] == 1 && m.dualvar[b] == (wide{}) {
 				m.expandBlossom(b, true)
 			}
 		}

@@ -15,8 +15,8 @@ func bestMatching(n int, edges []edge) (card int, weight int64) {
 		ok[i] = make([]bool, n)
 	}
 	for _, e := range edges {
-		if !ok[e.i][e.j] || int64(e.w) > w[e.i][e.j] {
-			w[e.i][e.j], w[e.j][e.i] = int64(e.w), int64(e.w)
+		if !ok[e.i][e.j] || e.w > w[e.i][e.j] {
+			w[e.i][e.j], w[e.j][e.i] = e.w, e.w
 			ok[e.i][e.j], ok[e.j][e.i] = true, true
 		}
 	}
@@ -68,7 +68,7 @@ func TestMaxWeightMatching(t *testing.T) {
 		for i := range n {
 			for j := i + 1; j < n; j++ {
 				if r.Float64() < density {
-					edges = append(edges, edge{i, j, small(1 + r.Int64N(maxw))})
+					edges = append(edges, edge{i, j, 1 + r.Int64N(maxw)})
 				}
 			}
 		}
@@ -86,7 +86,7 @@ func TestMaxWeightMatching(t *testing.T) {
 				found := false
 				for _, e := range edges {
 					if e.i == v && e.j == u || e.i == u && e.j == v {
-						weight += int64(e.w)
+						weight += e.w
 						found = true
 						break
 					}

@@ -32,33 +32,6 @@ func (a wide) sub(b wide) wide {
 	return a
 }
 
-func (a wide) cmp(b wide) int {
-	top := wideWords - 1
-	if x, y := int64(a[top]), int64(b[top]); x != y {
-		if x < y {
-			return -1
-		}
-		return 1
-	}
-	for i := top - 1; i >= 0; i-- {
-		if a[i] != b[i] {
-			if a[i] < b[i] {
-				return -1
-			}
-			return 1
-		}
-	}
-	return 0
-}
-
-func (a wide) half() wide {
-	for i := range wideWords - 1 {
-		a[i] = a[i]>>1 | a[i+1]<<63
-	}
-	a[wideWords-1] = uint64(int64(a[wideWords-1]) >> 1)
-	return a
-}
-
 // shl returns a shifted left by k bits.
 func (a wide) shl(k int) wide {
 	if k <= 0 {
