@@ -257,9 +257,10 @@ func (r *Referee) helpText() string {
  watch GAMEID         Get every board of a game; "unwatch" stops.
  tournament new "NAME" GAME roundrobin|double|swiss|tables [rounds=N]
      [days=N] [rated] [players=K]
-     Direct a tournament; then, in a reply with its token,
-     tournament invite T ADDRESS ..., tournament start T and
-     tournament round T N DATE (round N opens on DATE).
+     Direct a tournament, once you confirm it with "tournament
+     confirm T" in a reply to the mail that comes; then, in a reply
+     with its token, tournament invite T ADDRESS ..., tournament
+     start T and tournament round T N DATE (round N opens on DATE).
  join T               Enter tournament T (a reply confirms it).
  tournament standings T, tournament pairings T [ROUND]
                       A tournament's standings, a round's pairings.
