@@ -615,6 +615,7 @@ func dutchPair(f *dutchField) (pairs [][2]int, bye int, err error) {
 				continue
 			}
 			add := uint64(len(byIndex))
+			best := -1 // the opponent given the most
 			for o := nextBegin - 1; o >= sgBegin; o-- {
 				ov := vertex[o]
 				if matched[ov] {
@@ -623,9 +624,15 @@ func dutchPair(f *dutchField) (pairs [][2]int, bye int, err error) {
 				if ew := base[o][i]; !ew.isZero() {
 					m.set(pv, ov, ew.add(wideOf(add)))
 					add++
+					best = ov
 				}
 			}
-			stable = m.compute()
+			// The weights of the matching had only the edges of pv to
+			// raise: when it already pairs pv with the opponent raised the
+			// most, it stays the heaviest.
+			if stable[pv] != best {
+				stable = m.compute()
+			}
 			mv := stable[pv]
 			matched[mv] = true
 			m.finalize(pv, mv, top)
@@ -735,12 +742,14 @@ func dutchPair(f *dutchField) (pairs [][2]int, bye int, err error) {
 		}
 
 		// Each S1 player meets the highest of S2 possible, in order.
+		fresh := false // stable is a heaviest matching of the weights as they are
 		for _, p := range rem {
 			pv := vertex[p]
 			if !(stable[pv] > pv && stable[pv] < nextBeginVertex) {
 				continue
 			}
 			var add uint64
+			best := -1
 			for oi := len(rem) - 1; oi >= 0; oi-- {
 				o := rem[oi]
 				ov := vertex[o]
@@ -749,10 +758,14 @@ func dutchPair(f *dutchField) (pairs [][2]int, bye int, err error) {
 				}
 				if ew := base[o][p]; !ew.isZero() {
 					m.set(pv, ov, ew.add(wideOf(add)))
+					best = ov
 				}
 				add++
 			}
-			stable = m.compute()
+			if !fresh || stable[pv] != best {
+				stable = m.compute()
+				fresh = true
+			}
 			mv := stable[pv]
 			matched[pv], matched[mv] = true, true
 			m.finalize(pv, mv, top)
