@@ -40,10 +40,11 @@ func htmlToText(s string) string {
 	return text
 }
 
-// renderTokens is [htmlToText]; it also returns how many open elements
-// the end tags looked at, which stays below the number of start tags: an
-// element is looked at when an end tag closes it, once.
-func renderTokens(s string) (text string, looked int) {
+// renderTokens is [htmlToText]; it also returns a measure of its work
+// beyond reading the tokens: the open elements the end tags looked at
+// (each when an end tag closes it, once) and the bytes of lines read to
+// place signature separators (each line at most once per quote depth).
+func renderTokens(s string) (text string, work int) {
 	r := &htmlRenderer{}
 	z := html.NewTokenizer(strings.NewReader(s))
 	open := openElements{count: map[string]int{}}
@@ -97,7 +98,7 @@ func renderTokens(s string) (text string, looked int) {
 			for {
 				n := open.pop()
 				r.exit(n)
-				looked++
+				work++
 				if n.Data == tok.Data {
 					break
 				}
@@ -108,7 +109,7 @@ func renderTokens(s string) (text string, looked int) {
 		r.exit(open.pop())
 	}
 	r.endLine()
-	return tidyLines(r.result()), looked
+	return tidyLines(r.result()), work + r.read
 }
 
 // openElements is the token renderer's stack of open elements, with the
@@ -153,6 +154,8 @@ type htmlRenderer struct {
 	space bool           // a collapsed space is pending
 	sigs  []int          // where the signatures being read start
 	seps  map[int]string // "-- " lines to write before these lines
+	kinds map[[2]int]lineKind
+	read  int // bytes of lines read by lineKind
 }
 
 // maxQuoteMarks is the most ">" a line gets, however deep its quote.
@@ -292,30 +295,67 @@ func (r *htmlRenderer) exit(n *html.Node) {
 // markSignature asks for a "-- " line before the signature that starts at
 // line start, unless the signature is empty or has its own separator.
 func (r *htmlRenderer) markSignature(start int) {
-	prefix := ""
-	if d := r.quoteDepth(); d > 0 {
-		prefix = quotePrefix(d)
-	}
+	d := r.quoteDepth()
 	for i := start - 1; i >= 0 && i >= start-3; i-- {
-		if t := strings.TrimSpace(strings.TrimPrefix(r.lines[i], prefix)); t == "--" {
+		if k := r.lineKind(i, d); k == lineDashes {
 			return // Gmail writes "-- " just before the signature block
-		} else if t != "" {
+		} else if k != lineBlank {
 			break
 		}
 	}
-	for i, l := range r.lines[start:] {
-		t := strings.TrimSpace(strings.TrimPrefix(l, prefix))
-		if t == "" && i < 8 {
+	for i := start; i < len(r.lines); i++ {
+		k := r.lineKind(i, d)
+		if k == lineBlank && i-start < 8 {
 			continue
 		}
-		if t != "" && t != "--" { // Thunderbird and Gmail write "-- " themselves
+		if k == lineText { // Thunderbird and Gmail write "-- " themselves
 			if r.seps == nil {
 				r.seps = map[int]string{}
+			}
+			prefix := ""
+			if d > 0 {
+				prefix = quotePrefix(d)
 			}
 			r.seps[start] = prefix + "-- "
 		}
 		return
 	}
+}
+
+type lineKind uint8
+
+const (
+	lineText   lineKind = iota
+	lineBlank           // nothing but spaces within its quote
+	lineDashes          // "--", a signature separator
+)
+
+// lineKind says what line i is within a quote of depth d. It is kept:
+// nested signatures ending together ask about the same lines, which would
+// be read again for each (a long line of spaces in <pre> made n nested
+// signatures cost n times its length).
+func (r *htmlRenderer) lineKind(i, d int) lineKind {
+	key := [2]int{i, min(d, maxQuoteMarks)}
+	if k, ok := r.kinds[key]; ok {
+		return k
+	}
+	prefix := ""
+	if d > 0 {
+		prefix = quotePrefix(d)
+	}
+	r.read += len(r.lines[i])
+	k := lineText
+	switch strings.TrimSpace(strings.TrimPrefix(r.lines[i], prefix)) {
+	case "":
+		k = lineBlank
+	case "--":
+		k = lineDashes
+	}
+	if r.kinds == nil {
+		r.kinds = map[[2]int]lineKind{}
+	}
+	r.kinds[key] = k
+	return k
 }
 
 // result joins the lines, with the signature separators asked for.
