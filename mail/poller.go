@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"runtime/debug"
 	"slices"
@@ -556,19 +557,27 @@ func (p *Poller) process(ctx context.Context, c *imapclient.Client, h Handler) (
 		if m.size > p.opts.MaxMessageBytes || ctx.Err() != nil {
 			continue
 		}
-		if len(part) > 0 && partBytes+m.size > p.opts.MaxBatchBytes {
-			if err := p.handlePart(ctx, c, h, part); err != nil {
+		size := m.size
+		if size <= 0 {
+			size = p.opts.MaxMessageBytes // not reported: assume the worst
+		}
+		if len(part) > 0 && partBytes+size > p.opts.MaxBatchBytes {
+			left, err := p.handlePart(ctx, c, h, part)
+			if err != nil {
 				return false, time.Time{}, err
 			}
+			more = more || left
 			part, partBytes = nil, 0
 		}
 		part.AddNum(m.uid)
-		partBytes += m.size
+		partBytes += size
 	}
 	if len(part) > 0 && ctx.Err() == nil {
-		if err := p.handlePart(ctx, c, h, part); err != nil {
+		left, err := p.handlePart(ctx, c, h, part)
+		if err != nil {
 			return false, time.Time{}, err
 		}
+		more = more || left
 	}
 	p.countStuck()
 	if err := p.finish(c); err != nil {
@@ -615,19 +624,23 @@ type fetchedBody struct {
 	raw      []byte // the body, or its first headBytes if it is too large
 	size     int64  // the body's size as sent
 	ok       bool   // the server sent a body
+	left     bool   // the body was dropped to keep within the budget
 }
 
 // fetchBodies fetches the bodies of uids, in UID order, reading them as
 // they stream in: a body longer than limit (a server reporting a wrong
-// size) is cut to its head, the rest read and dropped. With head set, only
-// the first headBytes of each body are asked for.
-func fetchBodies(c *imapclient.Client, uids imap.UIDSet, limit int64, head bool) ([]fetchedBody, error) {
+// size) is cut to its head, the rest read and dropped. Once the bodies
+// kept would pass budget (sizes the server reported wrong, again), the
+// next ones are read and dropped, marked left; the first is always kept.
+// With head set, only the first headBytes of each body are asked for.
+func fetchBodies(c *imapclient.Client, uids imap.UIDSet, limit, budget int64, head bool) ([]fetchedBody, error) {
 	section := &imap.FetchItemBodySection{Peek: true}
 	if head {
 		section.Partial = &imap.SectionPartial{Offset: 0, Size: headBytes}
 	}
 	cmd := c.Fetch(uids, &imap.FetchOptions{UID: true, InternalDate: true, BodySection: []*imap.FetchItemBodySection{section}})
 	var out []fetchedBody
+	var kept int64
 	for {
 		msg := cmd.Next()
 		if msg == nil {
@@ -645,7 +658,15 @@ func fetchBodies(c *imapclient.Client, uids imap.UIDSet, limit int64, head bool)
 			case imapclient.FetchItemDataInternalDate:
 				f.received = item.Time
 			case imapclient.FetchItemDataBodySection:
-				if item.Literal == nil || f.ok {
+				if item.Literal == nil || f.ok || f.left {
+					continue
+				}
+				if kept > 0 && kept+keptBytes(item.Literal.Size(), limit) > budget {
+					if _, err := io.Copy(io.Discard, item.Literal); err != nil {
+						cmd.Close()
+						return nil, fmt.Errorf("fetch: %w", err)
+					}
+					f.left = true
 					continue
 				}
 				var err error
@@ -653,6 +674,7 @@ func fetchBodies(c *imapclient.Client, uids imap.UIDSet, limit int64, head bool)
 					cmd.Close()
 					return nil, fmt.Errorf("fetch: %w", err)
 				}
+				kept += int64(len(f.raw))
 				f.ok = true
 			}
 		}
@@ -671,11 +693,7 @@ func fetchBodies(c *imapclient.Client, uids imap.UIDSet, limit int64, head bool)
 // keeps the first headBytes and drops the rest.
 func readBody(lit imap.LiteralReader, limit int64) (raw []byte, size int64, err error) {
 	size = lit.Size()
-	keep := size
-	if size > limit {
-		keep = min(size, headBytes)
-	}
-	raw = make([]byte, keep)
+	raw = make([]byte, keptBytes(size, limit))
 	if _, err := io.ReadFull(lit, raw); err != nil {
 		return nil, 0, err
 	}
@@ -685,17 +703,31 @@ func readBody(lit imap.LiteralReader, limit int64) (raw []byte, size int64, err 
 	return raw, size, nil
 }
 
+// keptBytes is how much readBody keeps of a body of size bytes.
+func keptBytes(size, limit int64) int64 {
+	if size > limit {
+		return min(size, headBytes)
+	}
+	return size
+}
+
 // handlePart fetches the bodies of uids, hands the readable messages to
-// the Handler and moves the handled ones out of the inbox.
-func (p *Poller) handlePart(ctx context.Context, c *imapclient.Client, h Handler, uids imap.UIDSet) error {
-	bodies, err := fetchBodies(c, uids, p.opts.MaxMessageBytes, false)
+// the Handler and moves the handled ones out of the inbox. It reports
+// whether some were left for the next batch, their bodies larger than
+// the server said.
+func (p *Poller) handlePart(ctx context.Context, c *imapclient.Client, h Handler, uids imap.UIDSet) (left bool, err error) {
+	bodies, err := fetchBodies(c, uids, p.opts.MaxMessageBytes, p.opts.MaxBatchBytes, false)
 	if err != nil {
-		return err
+		return false, err
 	}
 	var readable []*parsed
 	for _, b := range bodies {
 		if ctx.Err() != nil {
 			break
+		}
+		if b.left {
+			left = true
+			continue
 		}
 		if !b.ok {
 			// The server sent no body (expunged meanwhile, or a glitch):
@@ -722,13 +754,13 @@ func (p *Poller) handlePart(ctx context.Context, c *imapclient.Client, h Handler
 			p.outcome(ctx, m, err, stack, start)
 		}
 	}
-	return p.finish(c)
+	return left, p.finish(c)
 }
 
 // rejectLarge rejects the messages in uids, too large to read, from their
 // heads.
 func (p *Poller) rejectLarge(ctx context.Context, c *imapclient.Client, uids imap.UIDSet, sizes []msgSize) error {
-	heads, err := fetchBodies(c, uids, headBytes, true)
+	heads, err := fetchBodies(c, uids, headBytes, math.MaxInt64, true) // at most BatchSize × headBytes
 	if err != nil {
 		return err
 	}
@@ -952,7 +984,7 @@ func (p *Poller) verifyDone(c *imapclient.Client) error {
 			continue
 		}
 		head := f.head
-		bodies, err := fetchBodies(c, f.set, p.opts.MaxMessageBytes, head)
+		bodies, err := fetchBodies(c, f.set, p.opts.MaxMessageBytes, p.opts.MaxBatchBytes, head)
 		if err != nil {
 			return err
 		}
