@@ -40,8 +40,9 @@ type Handler interface {
 
 // BatchHandler is an optional extension of [Handler], found by a type
 // assertion. The Poller gives a BatchHandler the readable messages of each
-// fetched batch in one call, in UID order, so that it can commit their
-// effects together (one transaction, one sync to disk). HandleBatch returns
+// fetched batch (of each part of it, when their sizes add up to more than
+// PollerOptions.MaxBatchBytes) in one call, in UID order, so that it can
+// commit their effects together (one transaction, one sync to disk). HandleBatch returns
 // one error per message, each with the meaning Handle's error has for that
 // message: nil only once that message's effect is durably committed, and
 // only then is it marked \Seen and moved. The same idempotence is asked
