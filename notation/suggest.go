@@ -192,7 +192,7 @@ func dropLetters(p string) string {
 // of a skeleton, "" when it has none.
 func ends(p string) (first, last string) {
 	for i := 0; i+1 < len(p); i++ {
-		if p[i] < 'a' || p[i] > 'z' || p[i+1] < '0' || p[i+1] > '9' || i > 0 && p[i-1] >= 'a' && p[i-1] <= 'z' {
+		if p[i] < 'a' || p[i] > 'z' || p[i+1] < '0' || p[i+1] > '9' {
 			continue
 		}
 		j := i + 2
@@ -407,7 +407,11 @@ func (c *checker) repair(pr *Problem, plies []*Ply, i int, lines []*engine.Line,
 		}
 		cands = append(cands, cd)
 	}
-	c.respell(cands, at, pr.ply.Text)
+	if fits != 1 {
+		// Which comes first is up to the distance only when the rest of
+		// the game does not single one out.
+		c.respell(cands, at, pr.ply.Text)
+	}
 	// Offered: the plies that fit the rest (any of them when only one
 	// does), then the close ones.
 	shown := cands[:0:0]

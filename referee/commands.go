@@ -264,7 +264,7 @@ func (s *session) move(g *game, text string, expect int, bare bool) error {
 		err = g.play(m)
 	}
 	if err != nil {
-		return s.badPly(g, text, err, bare)
+		return withSuggestions(g.codec, before, text, s.badPly(g, text, err, bare))
 	}
 	canon := g.codec.Encode(before, m)
 	note := ""
