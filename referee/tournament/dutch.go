@@ -367,6 +367,12 @@ type dutchMatcher struct {
 	n     int
 	w     []wide
 	fixed []int // a finalized pair's other vertex, or -1
+	// shift moves every weight up by that many bits, and extra adds to
+	// the edges it holds (keyed lower vertex first): preferences that
+	// rank below every criterion.
+	shift int
+	extra map[[2]int]wide
+	edges []wedge // reused by compute
 }
 
 func (m *dutchMatcher) set(i, j int, w wide) {
@@ -382,14 +388,18 @@ func (m *dutchMatcher) compute() []int {
 			free = append(free, v)
 		}
 	}
-	var edges []wedge
+	edges := m.edges[:0]
 	for x, i := range free {
 		for y := x + 1; y < len(free); y++ {
 			if w := m.w[i*m.n+free[y]]; !w.isZero() {
+				if m.shift > 0 {
+					w = w.shl(m.shift).add(m.extra[[2]int{min(i, free[y]), max(i, free[y])}])
+				}
 				edges = append(edges, wedge{x, y, w})
 			}
 		}
 	}
+	m.edges = edges
 	mate := slices.Clone(m.fixed)
 	for x, y := range matchWeighted(len(free), edges, false) {
 		if y < 0 {
@@ -449,7 +459,7 @@ func dutchPair(f *dutchField) (pairs [][2]int, bye int, err error) {
 		return nil, -1, fmt.Errorf("tournament: %d players in %d score groups are too many to pair by the Dutch system", n, len(w.groupShift))
 	}
 	top := wideOf(1).shl(topBits).sub(wideOf(1)) // the largest weight
-	m := &dutchMatcher{n: n, w: make([]wide, n*n), fixed: make([]int, n)}
+	m := &dutchMatcher{n: n, w: make([]wide, n*n), fixed: make([]int, n), extra: map[[2]int]wide{}}
 	for v := range m.fixed {
 		m.fixed[v] = -1
 	}
@@ -741,34 +751,48 @@ func dutchPair(f *dutchField) (pairs [][2]int, bye int, err error) {
 			}
 		}
 
-		// Each S1 player meets the highest of S2 possible, in order.
-		fresh := false // stable is a heaviest matching of the weights as they are
+		// Each S1 player meets the highest of S2 possible, in order: the
+		// first S1 player's choice comes first, then the second's... One
+		// matching makes the choices of many S1 players at once, each
+		// player's preferences in a field of their own above the weights
+		// shifted up, the first player's highest; it picks what a
+		// matching per player would.
+		var s1 []int
 		for _, p := range rem {
-			pv := vertex[p]
-			if !(stable[pv] > pv && stable[pv] < nextBeginVertex) {
-				continue
+			if pv := vertex[p]; stable[pv] > pv && stable[pv] < nextBeginVertex {
+				s1 = append(s1, p)
 			}
-			var add uint64
-			best := -1
-			for oi := len(rem) - 1; oi >= 0; oi-- {
-				o := rem[oi]
-				ov := vertex[o]
-				if o <= p || matched[ov] {
-					continue
+		}
+		prefBits := bitsFor(len(rem) + 1)
+		per := max(1, (wideBits-16-topBits)/prefBits)
+		for len(s1) > 0 {
+			chunk := s1[:min(per, len(s1))]
+			s1 = s1[len(chunk):]
+			m.shift = len(chunk) * prefBits
+			for k, p := range chunk {
+				pv := vertex[p]
+				var add uint64
+				for oi := len(rem) - 1; oi >= 0; oi-- {
+					o := rem[oi]
+					ov := vertex[o]
+					if o <= p || matched[ov] {
+						continue
+					}
+					if !base[o][p].isZero() {
+						m.extra[[2]int{min(pv, ov), max(pv, ov)}] = wideOf(add).shl((len(chunk) - 1 - k) * prefBits)
+					}
+					add++
 				}
-				if ew := base[o][p]; !ew.isZero() {
-					m.set(pv, ov, ew.add(wideOf(add)))
-					best = ov
-				}
-				add++
 			}
-			if !fresh || stable[pv] != best {
-				stable = m.compute()
-				fresh = true
+			stable = m.compute()
+			m.shift = 0
+			clear(m.extra)
+			for _, p := range chunk {
+				pv := vertex[p]
+				mv := stable[pv]
+				matched[pv], matched[mv] = true, true
+				m.finalize(pv, mv, top)
 			}
-			mv := stable[pv]
-			matched[pv], matched[mv] = true, true
-			m.finalize(pv, mv, top)
 		}
 
 		// The next bracket: the unpaired players move down.

@@ -41,7 +41,8 @@ func maxWeightMatching(n int, edges []edge) []int {
 // matchWeighted returns a maximum-weight matching of n vertices; with
 // maxCard, the heaviest of the maximum-cardinality matchings. mate[v] is
 // v's partner, or -1. The arithmetic runs on as many words of the wide
-// weights as the largest weight needs.
+// weights as the largest weight needs. It uses edges as its own (the
+// weights are doubled in place).
 func matchWeighted(n int, edges []wedge, maxCard bool) []int {
 	mate := make([]int, n)
 	for i := range mate {
@@ -50,7 +51,7 @@ func matchWeighted(n int, edges []wedge, maxCard bool) []int {
 	if n == 0 || len(edges) == 0 {
 		return mate
 	}
-	m := &matcher{n: n, edges: slices.Clone(edges), maxCard: maxCard, nw: wideWords}
+	m := &matcher{n: n, edges: edges, maxCard: maxCard, nw: wideWords}
 	var top wide
 	for _, e := range edges {
 		for i := range wideWords {
