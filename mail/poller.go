@@ -43,11 +43,11 @@ type Handler interface {
 // fetched batch (of each part of it, when their sizes add up to more than
 // PollerOptions.MaxBatchBytes) in one call, in UID order, so that it can
 // commit their effects together (one transaction, one sync to disk).
-// HandleBatch returns one error per message, each with the meaning
-// Handle's error has for that message: nil only once that message's effect is durably committed, and
-// only then is it marked \Seen and moved. The same idempotence is asked
-// for. A panic is recovered and the batch handed to Handle message by
-// message, so that only the message at fault is rejected.
+// HandleBatch returns one error per message, each with the meaning Handle's
+// error has for that message: nil only once that message's effect is
+// durably committed, and only then is it marked \Seen and moved. The same
+// idempotence is asked for. A panic is recovered and the batch handed to
+// Handle message by message, so that only the message at fault is rejected.
 type BatchHandler interface {
 	Handler
 	HandleBatch(ctx context.Context, ms []*Inbound) []error
