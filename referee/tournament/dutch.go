@@ -429,6 +429,30 @@ func (m *dutchMatcher) finalize(u, v int, top wide) {
 	m.fixed[u], m.fixed[v] = v, u
 }
 
+// preferS2 sets, for the next compute, each S1 player's preference for
+// the S2 players of rem (the highest first) in a field of prefBits bits of
+// its own, the first S1 player's highest, all below the weights shifted up.
+// Only the edges to s2 get one; the order counts every unpaired player
+// below the S1 player, as the rules rank them.
+func (m *dutchMatcher) preferS2(rem, s1, s2 []int, vertex []int, matched []bool, base [][]wide, prefBits int) {
+	m.shift = len(s1) * prefBits
+	for k, p := range s1 {
+		pv := vertex[p]
+		var add uint64
+		for oi := len(rem) - 1; oi >= 0; oi-- {
+			o := rem[oi]
+			ov := vertex[o]
+			if o <= p || matched[ov] {
+				continue
+			}
+			if !base[o][p].isZero() && slices.Contains(s2, o) {
+				m.extra[[2]int{min(pv, ov), max(pv, ov)}] = wideOf(add).shl((len(s1) - 1 - k) * prefBits)
+			}
+			add++
+		}
+	}
+}
+
 // ErrNoValidPairing is returned (wrapped) by Pair when the absolute
 // criteria of the Dutch system leave no pairing: every pair would be a
 // rematch, a second bye, or two players who both must have one colour.
@@ -663,12 +687,22 @@ func dutchPair(f *dutchField) (pairs [][2]int, bye int, err error) {
 		}
 		firstGroupEnd := remPairs // index in rem of the first of S2
 		for oi, o := range rem {
-			for pi, p := range rem[:oi] {
-				_ = p
+			for pi := range rem[:oi] {
 				m.set(vertex[rem[pi]], vertex[o], ewc(rem[pi], o, pi, remPairs))
 			}
 		}
+		// Should no exchange be needed, S1 is the first remPairs of the
+		// remainder and the S2 players they meet are chosen below the
+		// exchanges: the same matching can make those choices too.
+		prefBits := bitsFor(len(rem) + 1)
+		per := max(1, (wideBits-16-topBits)/prefBits)
+		early := remPairs > 0 && remPairs <= per
+		if early {
+			m.preferS2(rem, rem[:remPairs], rem[remPairs:], vertex, matched, base, prefBits)
+		}
 		stable = m.compute()
+		m.shift = 0
+		clear(m.extra)
 		exchanged := func(v int) bool { return stable[v] <= v || stable[v] >= nextBeginVertex }
 		exchanges := 0
 		for _, i := range rem {
@@ -763,27 +797,19 @@ func dutchPair(f *dutchField) (pairs [][2]int, bye int, err error) {
 				s1 = append(s1, p)
 			}
 		}
-		prefBits := bitsFor(len(rem) + 1)
-		per := max(1, (wideBits-16-topBits)/prefBits)
+		if early && exchanges == 0 {
+			s1 = nil // chosen with the exchanges
+			for _, p := range rem[:remPairs] {
+				pv := vertex[p]
+				mv := stable[pv]
+				matched[pv], matched[mv] = true, true
+				m.finalize(pv, mv, top)
+			}
+		}
 		for len(s1) > 0 {
 			chunk := s1[:min(per, len(s1))]
 			s1 = s1[len(chunk):]
-			m.shift = len(chunk) * prefBits
-			for k, p := range chunk {
-				pv := vertex[p]
-				var add uint64
-				for oi := len(rem) - 1; oi >= 0; oi-- {
-					o := rem[oi]
-					ov := vertex[o]
-					if o <= p || matched[ov] {
-						continue
-					}
-					if !base[o][p].isZero() {
-						m.extra[[2]int{min(pv, ov), max(pv, ov)}] = wideOf(add).shl((len(chunk) - 1 - k) * prefBits)
-					}
-					add++
-				}
-			}
+			m.preferS2(rem, chunk, rem, vertex, matched, base, prefBits)
 			stable = m.compute()
 			m.shift = 0
 			clear(m.extra)
