@@ -22,6 +22,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -58,9 +59,9 @@ type Options struct {
 	Tournaments func(ctx context.Context, event string) ([]*TournamentView, error)
 
 	// MaxExpensive bounds the pages computed from the whole archive
-	// (search, events, ratings, players) at once (default 2): a request
-	// beyond it is answered 503 with Retry-After, so that web load never
-	// takes the CPU the referee needs.
+	// (search, events, ratings, players) at once (default half the CPUs,
+	// at least 1): a request beyond it is answered 503 with Retry-After,
+	// so that web load never takes the CPU the referee needs.
 	MaxExpensive int
 	// MaxStreams bounds the live-update streams open at once (default
 	// 1000), MaxStreamsPerClient those of one client address (default 8;
@@ -104,7 +105,7 @@ func New(store *archive.Store, o *Options) (*Server, error) {
 		s.opts.Heartbeat = 15 * time.Second
 	}
 	if s.opts.MaxExpensive <= 0 {
-		s.opts.MaxExpensive = 2
+		s.opts.MaxExpensive = max(1, runtime.GOMAXPROCS(0)/2)
 	}
 	if s.opts.MaxStreams <= 0 {
 		s.opts.MaxStreams = 1000
