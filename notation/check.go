@@ -271,6 +271,8 @@ type checker struct {
 	// mainBad is the number of legal plies of the main line before its
 	// first illegal one, or -1.
 	mainBad int
+	// override: plies read as these texts instead of theirs (by reach).
+	override map[*Ply]string
 }
 
 func (c *checker) add(pos Pos, ply int, tok, format string, args ...any) *Problem {
@@ -305,6 +307,7 @@ func (c *checker) roundOf(prevRound, prev, mover int) (int, bool) {
 func (c *checker) line(l *Line, at *engine.Line, base, prevMover, prevRound int, moves *[]engine.Move) ([]*engine.Line, bool) {
 	lines := make([]*engine.Line, 1, len(l.Plies)+1)
 	lines[0] = at
+	var fixes []lineFix // the plies checking went on past
 	if moves != nil && *moves == nil {
 		*moves = make([]engine.Move, 0, len(l.Plies))
 	}
@@ -348,6 +351,7 @@ func (c *checker) line(l *Line, at *engine.Line, base, prevMover, prevRound int,
 			if moves != nil && c.mainBad < 0 {
 				c.mainBad = len(lines) - 1
 			}
+			fixes = append(fixes, lineFix{pr: pr, i: i, cand: fix})
 		}
 		if c.canon {
 			p.Canon = c.g.Codec.Encode(s, m)
@@ -360,6 +364,7 @@ func (c *checker) line(l *Line, at *engine.Line, base, prevMover, prevRound int,
 		at, prevMover, prevRound = next, mover, round
 		lines = append(lines, at)
 	}
+	c.confirm(fixes, l.Plies, lines, moves != nil)
 	return lines, true
 }
 

@@ -334,7 +334,11 @@ func (c *checker) reach(plies []*Ply, at *engine.Line) (int, *engine.Line) {
 		if at.Outcome().Over {
 			return k, at
 		}
-		_, next, err := c.play(at, p.Text)
+		text := p.Text
+		if t, ok := c.override[p]; ok {
+			text = t
+		}
+		_, next, err := c.play(at, text)
 		if err != nil {
 			return k, at
 		}
@@ -527,6 +531,80 @@ func (c *checker) respell(cands []candidate, at *engine.Line, text string) {
 			return cmp.Compare(score(b.Suggestion), score(a.Suggestion))
 		})
 	}
+}
+
+// lineFix is an illegal ply of a line that checking went on past, with
+// the candidate it went on with.
+type lineFix struct {
+	pr   *Problem
+	i    int // index of the ply in its line
+	cand candidate
+}
+
+// confirm makes repairs of the plies a line was checked past without one
+// (several legal plies played into the rest, none all of it) when, with
+// the repairs after it read in place of what was written, only the
+// candidate checking went on with makes the rest legal. fixes are in line
+// order; the line was checked to its end.
+func (c *checker) confirm(fixes []lineFix, plies []*Ply, lines []*engine.Line, main bool) {
+	for n := len(fixes) - 1; n >= 0; n-- {
+		f := fixes[n]
+		if f.pr.Repair != "" {
+			continue
+		}
+		later := fixes[n+1:]
+		c.override = make(map[*Ply]string, len(later))
+		for _, g := range later {
+			if g.pr.Repair == "" {
+				c.override = nil
+				return // a later ply has no sure repair
+			}
+			c.override[g.pr.ply] = g.pr.Repair
+		}
+		ok := c.onlyFit(plies, f.i, lines, main, f.cand)
+		if ok {
+			if _, _, alt := c.earlier(plies, f.i, lines, main); alt {
+				ok = false
+			}
+		}
+		c.override = nil
+		if !ok {
+			return
+		}
+		f.pr.Repair = f.cand.Ply
+		repairs := "the repair"
+		if len(later) > 1 {
+			repairs = "the repairs"
+		}
+		f.pr.Msg += fmt.Sprintf("; with %s and %s after it the remaining %s legal", f.cand.Ply, repairs, plural(len(plies)-f.i-1, "ply is", "plies are"))
+	}
+}
+
+// onlyFit reports whether cand is the only legal ply in place of plies[i]
+// (by the position it leads to) with which the rest of the line is legal.
+func (c *checker) onlyFit(plies []*Ply, i int, lines []*engine.Line, main bool, cand candidate) bool {
+	at, rest := lines[i], plies[i+1:]
+	want := cand.next.State().Key()
+	seen := map[string]bool{}
+	fits := 0
+	for _, sg := range rank(c.g.Codec, at.State(), plies[i].Text) {
+		next, err := at.Play(sg.Move)
+		if err != nil {
+			continue
+		}
+		key := next.State().Key()
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		if k, final := c.reach(rest, next); k == len(rest) && (!main || c.resultAgrees(final)) {
+			if key != want {
+				return false
+			}
+			fits++
+		}
+	}
+	return fits == 1
 }
 
 // backPlies is how many plies before an illegal one earlier tries.

@@ -36,6 +36,13 @@ func TestCheckSuggests(t *testing.T) {
 	assert.Contains(t, out, `"Hc1-e3": illegal: a Horse leaps two squares one way and one the other; did you mean Hc1-d3`)
 	assert.Contains(t, out, `game 1, ply 71 "Ce1-c2"`)
 	assert.Contains(t, out, "checked 1 games, 80 plies: 2 errors")
+	// With the second repaired, only Hc1-d3 makes the rest legal.
+	assert.Contains(t, out, "; with Hc1-d3 and the repair after it the remaining 39 plies are legal")
+	code, out, _ = run(t, typed(t, 2), "fmt", "--fix")
+	assert.Equal(t, 0, code)
+	out = strings.Join(strings.Fields(out), " ")
+	assert.Contains(t, out, "21. Hc1-d3 {pbem --fix: written Hc1-e3}")
+	assert.Contains(t, out, "36. Ce1-c1 {pbem --fix: written Ce1-c2}")
 }
 
 func TestCheckFix(t *testing.T) {
