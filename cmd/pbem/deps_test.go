@@ -32,6 +32,10 @@ func allowed(pkg, imp string) bool {
 		return false
 	case pkg == "pbem/engine/enginetest":
 		return imp == "pbem/engine"
+	case pkg == "pbem/engine/picture":
+		// draws a Layout as SVG and PNG: the vector rasteriser and the Go
+		// fonts of golang.org/x/image
+		return imp == "pbem/engine" || strings.HasPrefix(imp, "golang.org/x/image/")
 	case strings.HasPrefix(pkg, "pbem/engine/"):
 		return imp == "pbem/engine"
 	case pkg == "pbem/notation":
@@ -43,7 +47,7 @@ func allowed(pkg, imp string) bool {
 	case pkg == "pbem/archive/web":
 		// the web face: reads the store, draws through engine; the
 		// catalog is passed in, so no game (and never mail or referee)
-		return imp == "pbem/engine" || imp == "pbem/notation" || imp == "pbem/archive"
+		return imp == "pbem/engine" || imp == "pbem/engine/picture" || imp == "pbem/notation" || imp == "pbem/archive"
 	case strings.HasPrefix(pkg, "pbem/archive"):
 		return imp == "pbem/engine" || imp == "pbem/notation" || strings.HasPrefix(imp, "pbem/archive") ||
 			strings.HasPrefix(imp, "modernc.org/sqlite") || imp == "golang.org/x/text/unicode/norm"

@@ -1,0 +1,216 @@
+package picture
+
+import (
+	"bytes"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"math"
+	"strings"
+	"testing"
+
+	"pbem/engine"
+	"pbem/engine/castles"
+	"pbem/engine/elevation"
+	"pbem/engine/enginetest"
+	"pbem/engine/rpp"
+	"pbem/engine/ziggurat"
+	"pbem/engine/ziggurat43"
+)
+
+// variants are the games and boards every drawing test covers.
+var variants = []struct {
+	name  string
+	rules engine.Rules
+	opts  engine.Options
+}{
+	{"ziggurat", ziggurat.Rules{}, engine.Options{}},
+	{"elevation", elevation.Rules{}, engine.Options{}},
+	{"ziggurat43", ziggurat43.Rules{}, engine.Options{}},
+	{"castles", castles.Rules{}, engine.Options{}},
+	{"rpp-square5", rpp.Rules{}, engine.Options{Players: 2}},
+	{"rpp-hex5", rpp.Rules{}, engine.Options{Players: 3}},
+	{"rpp-square7", rpp.Rules{}, engine.Options{Players: 4}},
+	{"rpp-hex7", rpp.Rules{}, engine.Options{Players: 6}},
+	{"rpp-octagon", rpp.Rules{}, engine.Options{Players: 8}},
+}
+
+// CellCentre returns the pixel at the centre of cell c in a PNG drawn with
+// cells of cell pixels.
+func cellCentre(l *engine.Layout, c *engine.Cell, cell int) image.Point {
+	s := float64(cell) / unit
+	return image.Pt(int((c.X*unit-(-unit))*s), int((c.Y*unit-(-unit))*s))
+}
+
+// occupied reports whether any pixel near the centre of c (the part of a
+// cell that pieces cover and no label or outline reaches) differs from
+// the cell's own colour.
+func occupied(img image.Image, l *engine.Layout, c *engine.Cell, cell, maxH int) bool {
+	s := float64(cell) / unit
+	ctr := cellCentre(l, c, cell)
+	want := parseColour(cellFill(c, maxH))
+	for y := ctr.Y - int(10*s); y <= ctr.Y+int(12*s); y++ {
+		for x := ctr.X - int(12*s); x <= ctr.X+int(12*s); x++ {
+			if color.RGBAModel.Convert(img.At(x, y)) != want {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// TestPNGShowsThePosition: for every game and board, at positions of
+// random games seen from every side, the PNG decodes, has the size
+// PNGSize gives, and a cell shows something over its own colour exactly
+// when the layout puts a piece (or a castle) on it.
+func TestPNGShowsThePosition(t *testing.T) {
+	for _, v := range variants {
+		t.Run(v.name, func(t *testing.T) {
+			states, err := enginetest.Positions(v.rules, v.opts, 5, 2, 40)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sides := len(states[0].Sides())
+			for i, st := range states {
+				if i%7 != 0 && i != len(states)-1 {
+					continue
+				}
+				view := i%(sides+1) - 1
+				l := st.(engine.Layouter).Layout(view)
+				data, err := PNG(l, nil, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				img, err := png.Decode(bytes.NewReader(data))
+				if err != nil {
+					t.Fatalf("position %d: PNG does not decode: %v", i, err)
+				}
+				w, h, cell := PNGSize(l, 0)
+				if img.Bounds() != image.Rect(0, 0, w, h) {
+					t.Errorf("bounds = %v, want %dx%d", img.Bounds(), w, h)
+				}
+				maxH := 0
+				for _, c := range l.Cells {
+					maxH = max(maxH, c.Height)
+				}
+				for ci := range l.Cells {
+					c := &l.Cells[ci]
+					want := len(c.Pieces) > 0 || c.Mark == "castle" && c.Owner >= 0
+					if got := occupied(img, l, c, cell, maxH); got != want {
+						t.Fatalf("position %d, view %d: cell %s drawn occupied = %v, want %v (pieces %v)\n%s", i, view, c.Name, got, want, c.Pieces, st.Render(view))
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestMarkedCells: the cells a move changed are outlined in the mark's
+// colour in both drawings, and no other cell is.
+func TestMarkedCells(t *testing.T) {
+	for _, v := range variants {
+		t.Run(v.name, func(t *testing.T) {
+			states, err := enginetest.Positions(v.rules, v.opts, 9, 1, 6)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// the last move that changes a cell (a pass changes none)
+			var after *engine.Layout
+			var marked []string
+			for i := len(states) - 1; i > 0 && len(marked) == 0; i-- {
+				after = states[i].(engine.Layouter).Layout(-1)
+				marked = Changed(states[i-1].(engine.Layouter).Layout(-1), after)
+			}
+			if len(marked) == 0 {
+				t.Fatal("no move changed a cell")
+			}
+			o := &Options{Title: "t", Marked: marked}
+			if n := strings.Count(SVG(after, o), `class="mark"`); n != len(marked) {
+				t.Errorf("SVG has %d marks, want %d (%v)", n, len(marked), marked)
+			}
+			// the pictures with and without marks differ within the
+			// marked cells only, and within every one of them
+			img, plain := Image(after, o, 0), Image(after, nil, 0)
+			_, _, cell := PNGSize(after, 0)
+			s := float64(cell) / unit
+			differs := map[string]int{} // pixels by the nearest cell
+			for y := plain.Rect.Min.Y; y < plain.Rect.Max.Y; y++ {
+				for x := plain.Rect.Min.X; x < plain.Rect.Max.X; x++ {
+					if img.RGBAAt(x, y) == plain.RGBAAt(x, y) {
+						continue
+					}
+					// the nearest cell's centre
+					best, name := math.Inf(1), ""
+					for ci := range after.Cells {
+						ctr := cellCentre(after, &after.Cells[ci], cell)
+						if d := math.Hypot(float64(ctr.X-x), float64(ctr.Y-y)); d < best {
+							best, name = d, after.Cells[ci].Name
+						}
+					}
+					if best > unit*s {
+						t.Fatalf("pixel %d,%d marked outside every cell", x, y)
+					}
+					differs[name]++
+				}
+			}
+			for _, c := range after.Cells {
+				// an outline's smoothed edge may reach a neighbour's pixels,
+				// a row of them at most; the outline is several rows all round
+				if got := differs[c.Name] > 2*cell; got != contains(marked, c.Name) {
+					t.Errorf("cell %s drawn marked = %v (%d pixels), want %v", c.Name, got, differs[c.Name], contains(marked, c.Name))
+				}
+			}
+		})
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// largest is the largest board of each game: the one a benchmark draws.
+func largest(b *testing.B) map[string]engine.State {
+	out := map[string]engine.State{}
+	for _, v := range variants {
+		states, err := enginetest.Positions(v.rules, v.opts, 3, 1, 30)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out[v.name] = states[len(states)-1]
+	}
+	return out
+}
+
+// BenchmarkPNG draws and encodes the PNG of a position of each board, as a
+// mail carries it.
+func BenchmarkPNG(b *testing.B) {
+	states := largest(b)
+	for _, v := range variants {
+		b.Run(v.name, func(b *testing.B) {
+			l := states[v.name].(engine.Layouter).Layout(0)
+			b.ReportAllocs()
+			var n int
+			for b.Loop() {
+				data, err := PNG(l, &Options{Marked: []string{l.Cells[0].Name}}, 0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				n = len(data)
+			}
+			b.ReportMetric(float64(n), "bytes")
+		})
+	}
+}
+
+func ExampleChanged() {
+	start, _ := ziggurat.Rules{}.Start(engine.Options{})
+	next, _ := start.Apply(start.Legal()[0])
+	fmt.Println(len(Changed(start.(engine.Layouter).Layout(-1), next.(engine.Layouter).Layout(-1))) > 0)
+	// Output: true
+}

@@ -1,0 +1,504 @@
+package picture
+
+import (
+	"bytes"
+	"encoding/binary"
+	"hash/fnv"
+	"image"
+	"image/color"
+	"image/draw"
+	"image/png"
+	"io"
+	"math"
+	"sync"
+
+	"golang.org/x/image/font"
+	"golang.org/x/image/font/gofont/gobold"
+	"golang.org/x/image/font/gofont/goregular"
+	"golang.org/x/image/font/opentype"
+	"golang.org/x/image/math/fixed"
+	"golang.org/x/image/vector"
+
+	"pbem/engine"
+)
+
+// DefaultCell is the side of a cell in pixels when Options.Cell is 0: a
+// board of ten cells across is 400 pixels wide, which a phone shows
+// scaled to its width and sharp at about twice its CSS pixels. A board
+// wider than MaxWidth at that size is drawn with smaller cells.
+const (
+	DefaultCell = 40
+	MaxWidth    = 720
+)
+
+// cellPixels is the size of a cell: cell, else DefaultCell or less, to fit
+// MaxWidth.
+func cellPixels(l *engine.Layout, cell int) int {
+	if cell > 0 {
+		return cell
+	}
+	return max(16, min(DefaultCell, int(MaxWidth/(l.Width+2))))
+}
+
+// PNGSize returns the size in pixels of the PNG of l drawn with cells of
+// cell pixels (0: the default size), and the size of a cell.
+func PNGSize(l *engine.Layout, cell int) (w, h, cellPx int) {
+	cell = cellPixels(l, cell)
+	s := float64(cell) / unit
+	return int(math.Ceil((l.Width + 2) * unit * s)), int(math.Ceil(((l.Height+2)*unit + holdingsHeight(l)) * s)), cell
+}
+
+// Image draws a layout (with o's marks) on an opaque light ground, cells of
+// cell pixels (0: the default size): the same scene the SVG writes. The
+// board without its pieces is drawn once for each board and side seen
+// from, and kept.
+func Image(l *engine.Layout, o *Options, cell int) *image.RGBA {
+	sc := build(l, o)
+	w, h, cell := PNGSize(l, cell)
+	bg := background(sc, l, w, h, cell)
+	img := image.NewRGBA(bg.Rect)
+	copy(img.Pix, bg.Pix)
+	paintShapes(img, sc, cell, true)
+	return img
+}
+
+// paintShapes draws the shapes of sc that are (fore) or are not (!fore)
+// Fore.
+func paintShapes(img *image.RGBA, sc *scene, cell int, fore bool) {
+	s := float64(cell) / unit
+	r := rasterizers.Get().(*raster)
+	defer rasterizers.Put(r)
+	r.img, r.s, r.ox, r.oy = img, s, -sc.MinX*s, -sc.MinY*s
+	for i := range sc.Shapes {
+		sh := &sc.Shapes[i]
+		if sh.Fore != fore {
+			continue
+		}
+		switch sh.Kind {
+		case polygon:
+			pts := r.project(sh.Pts)
+			if sh.Fill != "" {
+				r.fill(pts, parseColour(sh.Fill))
+			}
+			if sh.Stroke != "" {
+				r.stroke(pts, sh.Width*s, sh.Dash, parseColour(sh.Stroke))
+			}
+		case circle:
+			pts := make([]vec, 28)
+			for k := range pts {
+				a := float64(k) * 2 * math.Pi / float64(len(pts))
+				pts[k] = vec{sh.X + sh.R*math.Cos(a), sh.Y + sh.R*math.Sin(a)}
+			}
+			pts = r.project(pts)
+			r.fill(pts, parseColour(sh.Fill))
+			r.stroke(pts, sh.Width*s, false, parseColour(sh.Stroke))
+		case text:
+			r.text(sh)
+		}
+	}
+	r.img = nil
+}
+
+// backgrounds keeps the boards drawn without pieces, by boardKey, up to
+// maxBackgrounds bytes of pixels (then it starts again).
+var backgrounds struct {
+	sync.Mutex
+	m     map[uint64]*image.RGBA
+	bytes int
+}
+
+const maxBackgrounds = 32 << 20
+
+// boardKey hashes what the background of sc shows: its size and every
+// shape that is not Fore.
+func boardKey(sc *scene, w, h, cell int) uint64 {
+	d := fnv.New64a()
+	var buf [8]byte
+	num := func(v float64) {
+		binary.LittleEndian.PutUint64(buf[:], math.Float64bits(v))
+		d.Write(buf[:])
+	}
+	num(float64(w))
+	num(float64(h))
+	num(float64(cell))
+	for i := range sc.Shapes {
+		sh := &sc.Shapes[i]
+		if sh.Fore || sh.Kind == openGroup || sh.Kind == closeGroup {
+			continue
+		}
+		num(float64(sh.Kind))
+		for _, p := range sh.Pts {
+			num(p.X)
+			num(p.Y)
+		}
+		num(sh.X)
+		num(sh.Y)
+		num(sh.R)
+		num(sh.Width)
+		num(sh.Size)
+		io.WriteString(d, sh.Fill+"|"+sh.Stroke+"|"+sh.Class+"|"+sh.Text+"\x00")
+	}
+	return d.Sum64()
+}
+
+func background(sc *scene, l *engine.Layout, w, h, cell int) *image.RGBA {
+	key := boardKey(sc, w, h, cell)
+	backgrounds.Lock()
+	bg := backgrounds.m[key]
+	backgrounds.Unlock()
+	if bg != nil {
+		return bg
+	}
+	bg = image.NewRGBA(image.Rect(0, 0, w, h))
+	draw.Draw(bg, bg.Rect, image.NewUniform(ground), image.Point{}, draw.Src)
+	paintShapes(bg, sc, cell, false)
+	backgrounds.Lock()
+	if backgrounds.m == nil || backgrounds.bytes+len(bg.Pix) > maxBackgrounds {
+		backgrounds.m, backgrounds.bytes = map[uint64]*image.RGBA{}, 0
+	}
+	backgrounds.m[key] = bg
+	backgrounds.bytes += len(bg.Pix)
+	backgrounds.Unlock()
+	return bg
+}
+
+// ground is the picture's own background, light in a dark-mode reader too.
+var ground = color.RGBA{0xff, 0xff, 0xff, 0xff}
+
+// Paletted images are written without filters, a byte a pixel: a third of
+// what RGB costs to compress, and smaller.
+var encoder = png.Encoder{CompressionLevel: png.BestSpeed, BufferPool: &pngBuffers{}}
+
+type pngBuffers struct{ p sync.Pool }
+
+func (b *pngBuffers) Get() *png.EncoderBuffer {
+	e, _ := b.p.Get().(*png.EncoderBuffer)
+	return e
+}
+func (b *pngBuffers) Put(e *png.EncoderBuffer) { b.p.Put(e) }
+
+// PNG draws a layout as a PNG image (see Image) of 256 colours: those of
+// the scene exactly, the blends at the edges of shapes to the nearest of
+// a 5x5x5 cube.
+func PNG(l *engine.Layout, o *Options, cell int) ([]byte, error) {
+	img := Image(l, o, cell)
+	var buf bytes.Buffer
+	buf.Grow(16 << 10)
+	if err := encoder.Encode(&buf, toPaletted(img)); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// cube is a 5x5x5 colour cube, the palette's last 125 colours.
+var cube = func() color.Palette {
+	p := make(color.Palette, 0, 125)
+	for r := range 5 {
+		for g := range 5 {
+			for b := range 5 {
+				p = append(p, color.RGBA{cubeLevel(r), cubeLevel(g), cubeLevel(b), 0xff})
+			}
+		}
+	}
+	return p
+}()
+
+func cubeLevel(i int) uint8 { return uint8(min(255, i*64)) }
+
+// sceneColours are every colour a scene paints, the ground first.
+var sceneColours = func() []color.RGBA {
+	seen := map[color.RGBA]bool{}
+	var out []color.RGBA
+	add := func(c color.RGBA) {
+		if !seen[c] && len(out) < 256-len(cube) {
+			seen[c] = true
+			out = append(out, c)
+		}
+	}
+	add(ground)
+	for _, s := range []string{"#efe6d2", "#d9c9a6", "#8a7a5a", "#b8860b", "#111", "#222", "#333", "#555", "#000", "#fff", markColour} {
+		add(parseColour(s))
+	}
+	for _, c := range palette {
+		add(parseColour(c[0]))
+		add(parseColour(c[1]))
+	}
+	// the shades of heights up to 12 (elevation's towers, ziggurat's
+	// tiers); higher ones are drawn in the cube's nearest colours
+	for mh := 1; mh <= 12; mh++ {
+		for h := 0; h <= mh; h++ {
+			add(parseColour(cellFill(&engine.Cell{Height: h}, mh)))
+		}
+	}
+	return out
+}()
+
+var fullPalette, exactIndex = func() (color.Palette, map[uint32]uint8) {
+	p := make(color.Palette, 0, 256)
+	idx := map[uint32]uint8{}
+	for _, c := range sceneColours {
+		idx[rgbKey(c.R, c.G, c.B)] = uint8(len(p))
+		p = append(p, c)
+	}
+	base := len(p)
+	p = append(p, cube...)
+	for i, c := range cube {
+		c := c.(color.RGBA)
+		if _, ok := idx[rgbKey(c.R, c.G, c.B)]; !ok {
+			idx[rgbKey(c.R, c.G, c.B)] = uint8(base + i)
+		}
+	}
+	return p, idx
+}()
+
+func rgbKey(r, g, b uint8) uint32 { return uint32(r)<<16 | uint32(g)<<8 | uint32(b) }
+
+// toPaletted maps an opaque image to fullPalette.
+func toPaletted(img *image.RGBA) *image.Paletted {
+	p := image.NewPaletted(img.Rect, fullPalette)
+	base := len(fullPalette) - len(cube)
+	last, lastIdx := uint32(1<<31), uint8(0)
+	for y := range img.Rect.Dy() {
+		row := img.Pix[y*img.Stride : y*img.Stride+4*img.Rect.Dx()]
+		out := p.Pix[y*p.Stride:]
+		for x := 0; x < len(row); x += 4 {
+			k := rgbKey(row[x], row[x+1], row[x+2])
+			if k != last {
+				i, ok := exactIndex[k]
+				if !ok {
+					q := func(v uint8) int { return (int(v) + 32) / 64 }
+					i = uint8(base + q(row[x])*25 + q(row[x+1])*5 + q(row[x+2]))
+				}
+				last, lastIdx = k, i
+			}
+			out[x/4] = lastIdx
+		}
+	}
+	return p
+}
+
+// raster draws shapes onto an image, each through a rasteriser the size
+// of the shape's bounds only.
+type raster struct {
+	z      vector.Rasterizer
+	img    *image.RGBA
+	s      float64
+	ox, oy float64
+	u      image.Uniform
+	quad   [4]vec
+}
+
+var rasterizers = sync.Pool{New: func() any { return new(raster) }}
+
+func (r *raster) project(pts []vec) []vec {
+	out := make([]vec, len(pts))
+	for i, p := range pts {
+		out[i] = vec{p.X*r.s + r.ox, p.Y*r.s + r.oy}
+	}
+	return out
+}
+
+// begin sizes the rasteriser to the pixels of pts (grown by pad) within
+// the image and returns that rectangle; empty when outside.
+func (r *raster) begin(pts []vec, pad float64) image.Rectangle {
+	x0, y0, x1, y1 := bounds(pts)
+	rect := image.Rect(int(math.Floor(x0-pad)), int(math.Floor(y0-pad)), int(math.Ceil(x1+pad)), int(math.Ceil(y1+pad))).Intersect(r.img.Bounds())
+	if !rect.Empty() {
+		r.z.Reset(rect.Dx(), rect.Dy())
+	}
+	return rect
+}
+
+func (r *raster) path(pts []vec, at image.Point) {
+	dx, dy := float32(at.X), float32(at.Y)
+	r.z.MoveTo(float32(pts[0].X)-dx, float32(pts[0].Y)-dy)
+	for _, p := range pts[1:] {
+		r.z.LineTo(float32(p.X)-dx, float32(p.Y)-dy)
+	}
+	r.z.ClosePath()
+}
+
+func (r *raster) draw(rect image.Rectangle, c color.RGBA) {
+	r.u.C = c
+	r.z.Draw(r.img, rect, &r.u, image.Point{})
+}
+
+func (r *raster) fill(pts []vec, c color.RGBA) {
+	rect := r.begin(pts, 0)
+	if rect.Empty() {
+		return
+	}
+	r.path(pts, rect.Min)
+	r.draw(rect, c)
+}
+
+// stroke draws the closed outline pts, width w pixels, as one quad per
+// edge (or per dash), each extended by half the width at its ends so that
+// corners close; the quads all turn one way, so their overlaps do not
+// cancel.
+func (r *raster) stroke(pts []vec, w float64, dash bool, c color.RGBA) {
+	w = max(w, 0.6)
+	rect := r.begin(pts, w)
+	if rect.Empty() {
+		return
+	}
+	h := w / 2
+	for i := range pts {
+		a, b := pts[i], pts[(i+1)%len(pts)]
+		dx, dy := b.X-a.X, b.Y-a.Y
+		l := math.Hypot(dx, dy)
+		if l == 0 {
+			continue
+		}
+		dx, dy = dx/l, dy/l
+		on, off := l+w, 0.0
+		if dash {
+			on, off = 3*r.s, 2*r.s
+		}
+		for t := -h; t < l+h; t += on + off {
+			e := min(t+on, l+h)
+			p0 := vec{a.X + dx*t, a.Y + dy*t}
+			p1 := vec{a.X + dx*e, a.Y + dy*e}
+			nx, ny := -dy*h, dx*h
+			r.quad = [4]vec{{p0.X + nx, p0.Y + ny}, {p1.X + nx, p1.Y + ny}, {p1.X - nx, p1.Y - ny}, {p0.X - nx, p0.Y - ny}}
+			r.path(r.quad[:], rect.Min)
+		}
+	}
+	r.draw(rect, c)
+}
+
+func (r *raster) text(sh *shape) {
+	st := textStyles[sh.Class]
+	size := st.size
+	if sh.Size != 0 {
+		size = sh.Size
+	}
+	px := int(math.Round(size * r.s))
+	if px < 5 || sh.Text == "" {
+		return
+	}
+	fill := sh.Fill
+	if fill == "" {
+		fill = st.fill
+	}
+	if fill == "" {
+		fill = "#000"
+	}
+	gs := glyphs(st.bold, px, sh.Text)
+	width := 0
+	for _, g := range gs {
+		width += g.advance
+	}
+	x := int(math.Round(sh.X*r.s + r.ox))
+	if !st.start {
+		x -= width / 2
+	}
+	// the baseline below the centre by half the height of a capital
+	y := int(math.Round(sh.Y*r.s + r.oy + 0.36*float64(px)))
+	r.u.C = parseColour(fill)
+	for _, g := range gs {
+		if g.mask != nil {
+			dr := g.rect.Add(image.Pt(x, y))
+			draw.DrawMask(r.img, dr, &r.u, image.Point{}, g.mask, g.mask.Rect.Min, draw.Over)
+		}
+		x += g.advance
+	}
+}
+
+// glyph is one character drawn at a size: its mask relative to the dot
+// and its advance, in whole pixels.
+type glyph struct {
+	mask    *image.Alpha
+	rect    image.Rectangle
+	advance int
+}
+
+type glyphKey struct {
+	bold bool
+	px   int
+	r    rune
+}
+
+var fonts struct {
+	sync.Mutex
+	regular, bold *opentype.Font
+	faces         map[[2]int]font.Face
+	glyphs        map[glyphKey]glyph
+}
+
+// glyphs returns the glyphs of s in the Go font of px pixels, each drawn
+// once and kept: a picture's texts are letters, digits and a few names.
+func glyphs(bold bool, px int, s string) []glyph {
+	fonts.Lock()
+	defer fonts.Unlock()
+	if fonts.glyphs == nil {
+		fonts.regular, _ = opentype.Parse(goregular.TTF)
+		fonts.bold, _ = opentype.Parse(gobold.TTF)
+		fonts.faces = map[[2]int]font.Face{}
+		fonts.glyphs = map[glyphKey]glyph{}
+	}
+	out := make([]glyph, 0, len(s))
+	for _, c := range s {
+		k := glyphKey{bold, px, c}
+		g, ok := fonts.glyphs[k]
+		if !ok {
+			g = drawGlyph(bold, px, c)
+			if len(fonts.glyphs) < 1<<14 {
+				fonts.glyphs[k] = g
+			}
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+func drawGlyph(bold bool, px int, c rune) glyph {
+	b := 0
+	if bold {
+		b = 1
+	}
+	face := fonts.faces[[2]int{b, px}]
+	if face == nil {
+		f := fonts.regular
+		if bold {
+			f = fonts.bold
+		}
+		var err error
+		face, err = opentype.NewFace(f, &opentype.FaceOptions{Size: float64(px), DPI: 72, Hinting: font.HintingFull})
+		if err != nil {
+			return glyph{}
+		}
+		fonts.faces[[2]int{b, px}] = face
+	}
+	dr, mask, mp, adv, ok := face.Glyph(fixed.Point26_6{}, c)
+	g := glyph{advance: adv.Round()}
+	if !ok || dr.Empty() {
+		return g
+	}
+	a := image.NewAlpha(image.Rect(0, 0, dr.Dx(), dr.Dy()))
+	draw.Draw(a, a.Rect, mask, mp, draw.Src)
+	g.mask, g.rect = a, dr
+	return g
+}
+
+// parseColour reads "#rgb" or "#rrggbb"; anything else is grey.
+func parseColour(s string) color.RGBA {
+	hex := func(c byte) uint8 {
+		switch {
+		case c >= '0' && c <= '9':
+			return c - '0'
+		case c >= 'a' && c <= 'f':
+			return c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			return c - 'A' + 10
+		}
+		return 8
+	}
+	switch len(s) {
+	case 4:
+		return color.RGBA{hex(s[1]) * 17, hex(s[2]) * 17, hex(s[3]) * 17, 0xff}
+	case 7:
+		return color.RGBA{hex(s[1])<<4 | hex(s[2]), hex(s[3])<<4 | hex(s[4]), hex(s[5])<<4 | hex(s[6]), 0xff}
+	}
+	return color.RGBA{0x99, 0x99, 0x99, 0xff}
+}
