@@ -16,8 +16,9 @@ import (
 // [FreshText] treats it like a plain-text quote: <blockquote> (Apple's
 // type="cite" too), Gmail's div.gmail_quote (with its gmail_attr
 // attribution), Yahoo's div.yahoo_quoted, Thunderbird's moz-cite-prefix
-// attribution, and everything from Outlook's divRplyFwdMsg header block or
-// its appendonsend marker to the end of the document. A signature block
+// attribution, and everything from Outlook's divRplyFwdMsg header block,
+// its appendonsend marker or Hotmail's hr#stopSpelling rule to the end of
+// the document. A signature block
 // (Thunderbird's moz-signature, Gmail's gmail_signature, Outlook's
 // Signature, Proton's protonmail_signature_block, Apple's
 // AppleMailSignature) is introduced by a "-- " line, the separator of a
@@ -401,10 +402,12 @@ func isQuote(n *html.Node, id, class string) bool {
 
 // isOutlookSeparator: Outlook writes the original after
 // <div id="appendonsend"></div> and under <div id="divRplyFwdMsg"> (x_
-// prefixed when quoted again), without marking it as a quote.
+// prefixed when quoted again), Hotmail after <hr id="stopSpelling">
+// (ecx prefixed when quoted again), without marking it as a quote.
 func isOutlookSeparator(id string) bool {
 	id = strings.ToLower(id)
-	return strings.HasSuffix(id, "appendonsend") || strings.HasSuffix(id, "divrplyfwdmsg")
+	return strings.HasSuffix(id, "appendonsend") || strings.HasSuffix(id, "divrplyfwdmsg") ||
+		strings.HasSuffix(id, "stopspelling")
 }
 
 func isSignature(id, class string) bool {

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // unflow decodes a format=flowed text/plain body (RFC 3676), as Thunderbird
@@ -62,62 +63,83 @@ func prefixSpace(depth int) string {
 // the mail that common clients write (Gmail, Apple Mail, Outlook,
 // Thunderbird, K-9, mutt, Yahoo, Proton, webmail). It drops:
 //
-//   - quoted lines ("> ...", as [Parse] also writes the quotes of HTML mail);
-//   - the attribution that introduces a quote ("On Mon, Alice wrote:", "Am
-//     ... schrieb ...:", "Le ... a écrit :", "El ... escribió:", "Il ... ha
-//     scritto:", "Op ... schreef ...:", "Em ... escreveu:", "Den ... skrev
-//     ...:", "... kirjoitti:"), also when wrapped over two lines; an
-//     attribution not followed by a quote ends the fresh text, as the
-//     original follows it unmarked;
+//   - quoted lines ("> ...", as [Parse] also writes the quotes of HTML
+//     mail), and a line a client broke off a long quoted line without
+//     quoting it (it starts in lower case, has two words or more, and
+//     stands between a quoted line of 60 characters or more and another
+//     quoted line);
+//   - the attribution that introduces a quote, found by its shape: a line
+//     that holds an address and a date or a time and ends with a colon
+//     (":" or "：") or with what attributions say ("wrote", "schrieb",
+//     ...), also wrapped over up to three lines; or a line ending with a
+//     colon that says what attributions say, or holds an address, a date
+//     or a time, when a quote follows it. An attribution not followed by
+//     a quote ends the fresh text, as the original follows it unmarked;
+//     a "... wrote:" line with no address, date or quote after it is the
+//     sender's own;
 //   - everything from a marker of an original or forwarded message on:
 //     "-----Original Message-----" and its translations, any
 //     "----- ... -----" banner, Outlook's "________________________________"
-//     rule, "Begin forwarded message:", and the header block Outlook and
-//     others put above the original ("From: / Sent: / To: / Subject:",
-//     "Von: / Gesendet:", "De : / Envoyé :", ...);
+//     rule, "Begin forwarded message:", and the header block clients put
+//     above the original, found by its shape: three or more "Label: value"
+//     lines in any script (a full-width colon too), one of which holds an
+//     address or a date or a time ("From: / Sent: / To: / Subject:",
+//     "De : / Envoyé le : / À :", "发件人： / 发送时间： / 收件人：", ...), or
+//     a From line ("From:", "De:", "Von:", ...) that holds an address; a
+//     rule of dashes, underscores or equal signs right before them goes
+//     with them;
 //   - the signature: from a "-- " line (or a bare "--", as some clients
-//     send it) on, and from a client's tag line on ("Sent from my iPhone",
+//     send it) on, from a client's tag line on ("Sent from my iPhone",
 //     "Get Outlook for Android", "Sent with Proton Mail", "Von meinem iPhone
-//     gesendet", "Envoyé de mon iPhone", ...).
-//
-// A line that names an address and ends with a colon ("21 Nov 2026
-// 10:03 Bob <bob@example.org>:", "* Bob <bob@example.org> [2026-11-21]:")
-// is an attribution too when a quote follows it.
+//     gesendet", "Envoyé de mon iPhone", ...: a short line without sentence
+//     punctuation, so that "Sent from my desk, at last." is the sender's),
+//     and from a short rule ("__", "====") followed by an address or a
+//     link, as mailing lists add below the text.
 //
 // Lines keep their text (trailing spaces trimmed); runs of blank lines
-// become one, and leading and trailing blank lines are dropped. The work is linear in the length of text.
+// become one, and leading and trailing blank lines are dropped. The work is
+// linear in the length of text.
 func FreshText(text string) string {
 	if len(text) > maxText {
 		text = text[:maxText]
 	}
 	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
 	var out []string
-	last := -1 // index in lines of out's last line, if not blank
+	var from []int  // from[k] is the index in lines of out[k], -1 for a blank
+	prevQuote := "" // the line before, if quoted
 	for i := 0; i < len(lines); i++ {
 		raw := strings.TrimPrefix(lines[i], "\ufeff")
 		t := strings.TrimSpace(raw)
+		pq := prevQuote
+		prevQuote = ""
 		if t == "" {
 			if len(out) > 0 && out[len(out)-1] != "" {
 				out = append(out, "")
+				from = append(from, -1)
 			}
 			continue
 		}
 		if isQuoted(t) {
+			prevQuote = t
 			continue
 		}
-		if isSignatureSeparator(raw) || isOriginalMarker(t) || isClientSignature(t) || headerBlock(lines, i) {
+		if pq != "" && continuesQuote(pq, t, lines[i+1:]) {
+			continue
+		}
+		if isSignatureSeparator(raw) || isOriginalMarker(t) || isClientSignature(t) || endsText(lines, i) {
 			break
 		}
-		if strings.HasSuffix(t, ":") {
-			attribution := false
-			if n := len(out); n > 0 && last == i-1 && startsAttribution(out[n-1]) && !startsAttribution(t) &&
-				isAttribution(strings.TrimSpace(out[n-1])+" "+t) {
-				out = out[:n-1] // the first half of a wrapped attribution
-				attribution = true
-			} else if isAttribution(t) || namesAddress(t) && startsQuote(lines[i+1:]) {
-				attribution = true
-			}
-			if attribution {
+		if headerBlock(lines, i) {
+			out, from = dropRules(out, from)
+			break
+		}
+		if i+1 < len(lines) && strings.TrimSpace(lines[i+1]) == ">:" && strings.LastIndexByte(t, '<') > strings.LastIndexByte(t, '>') {
+			t += ">:" // an address's end, taken for a quote
+			i++
+		}
+		if endsLikeAttribution(t) {
+			if k := attributionStart(t, out, from, i, startsQuote(lines[i+1:])); k >= 0 {
+				out, from = out[:len(out)-k], from[:len(from)-k]
 				if startsQuote(lines[i+1:]) {
 					continue
 				}
@@ -125,7 +147,7 @@ func FreshText(text string) string {
 			}
 		}
 		out = append(out, strings.TrimRight(raw, " \t\u00a0"))
-		last = i
+		from = append(from, i)
 	}
 	for len(out) > 0 && out[0] == "" {
 		out = out[1:]
@@ -134,6 +156,98 @@ func FreshText(text string) string {
 		out = out[:len(out)-1]
 	}
 	return strings.Join(out, "\n")
+}
+
+// attributionStart reports whether t, lines[i], ends an attribution that
+// starts k lines before it (0, 1 or 2: the last lines of out, read from
+// lines[i-k:i]), and returns k, or -1. quote tells whether a quote follows.
+// A line before t belongs to the attribution when it ends with "<" (an
+// address wrapped), ends with "," and holds a date or a time or starts as
+// attributions do, or brings the date, time or address that the lines
+// after it lack.
+func attributionStart(t string, out []string, from []int, i int, quote bool) int {
+	k := -1
+	if isAttributionLine(t, quote) {
+		k = 0
+	}
+	joined := t
+	for j := 1; j <= 2; j++ {
+		n := len(out) - j
+		if n < 0 || from[n] != i-j || len(out[n]) > 200 || endsSentence(out[n]) {
+			break
+		}
+		prev := strings.TrimSpace(out[n])
+		cand := prev + " " + joined
+		belongs := strings.HasSuffix(prev, "<") ||
+			strings.HasSuffix(prev, ",") && (hasDateTime(prev) || startsAttribution(prev)) ||
+			hasDateTime(prev) && !hasDateTime(joined) || hasAddress(prev) && !hasAddress(joined) ||
+			k < 0 && startsAttribution(prev) && isAttributionLine(cand, quote)
+		if !belongs {
+			break
+		}
+		joined, k = cand, j
+	}
+	if k > 0 && !isAttributionLine(joined, quote) {
+		return -1
+	}
+	return k
+}
+
+// continuesQuote reports whether t, an unquoted line right after the
+// quoted line q, is the rest of q that a client broke off without quoting
+// it: q is long (60 characters or more), t starts in lower case, has two
+// words or more, and a quoted line follows it.
+func continuesQuote(q, t string, rest []string) bool {
+	content := strings.TrimSpace(strings.TrimLeft(q, "> "))
+	if utf8.RuneCountInString(content) < 60 || len(rest) == 0 || !isQuoted(strings.TrimSpace(rest[0])) {
+		return false
+	}
+	first, _ := utf8.DecodeRuneInString(t)
+	return unicode.IsLower(first) && strings.ContainsAny(strings.TrimSpace(t), " \t")
+}
+
+// endsSentence reports whether the line ends with sentence punctuation.
+func endsSentence(l string) bool {
+	l = strings.TrimSpace(l)
+	return strings.HasSuffix(l, ".") || strings.HasSuffix(l, "!") || strings.HasSuffix(l, "?")
+}
+
+// isRule: a line of two or more dashes, underscores, equal signs, tildes
+// or stars (not "--", the signature separator).
+func isRule(t string) bool {
+	return len(t) >= 2 && t != "--" && strings.Trim(t, "-_=~*") == ""
+}
+
+// dropRules drops the rules and blank lines at the end of out.
+func dropRules(out []string, from []int) ([]string, []int) {
+	for n := len(out); n > 0; n = len(out) {
+		if t := strings.TrimSpace(out[n-1]); t != "" && !isRule(t) {
+			break
+		}
+		out, from = out[:n-1], from[:n-1]
+	}
+	return out, from
+}
+
+// endsText reports whether lines[i] is a short rule followed, within the
+// next three lines that are not blank, by an address or a link (a mailing
+// list's footer) or a header block.
+func endsText(lines []string, i int) bool {
+	if !isRule(strings.TrimSpace(lines[i])) {
+		return false
+	}
+	seen := 0
+	for j := i + 1; j < len(lines) && j <= i+6 && seen < 3; j++ {
+		t := strings.TrimSpace(lines[j])
+		if t == "" {
+			continue
+		}
+		seen++
+		if hasAddress(t) || strings.Contains(t, "http://") || strings.Contains(t, "https://") || headerBlock(lines, j) {
+			return true
+		}
+	}
+	return false
 }
 
 // isQuoted: "> quoted", also indented.
@@ -175,7 +289,7 @@ func isOriginalMarker(t string) bool {
 // clientSignatures start the tag lines clients add below the text (lower
 // case).
 var clientSignatures = []string{
-	"sent from my ", "sent from outlook", "sent from mail", "obtener outlook para ", "obtenha o outlook para ", "ottieni outlook per ", "sent from yahoo mail", "sent from proton",
+	"sent from ", "sent from my ", "sent from outlook", "sent from mail", "obtener outlook para ", "obtenha o outlook para ", "ottieni outlook per ", "sent from yahoo mail", "sent from proton",
 	"sent from protonmail", "sent from fastmail", "sent from the all-new aol", "sent from aol", "sent from samsung",
 	"sent from my android", "sent via ", "sent with proton mail", "sent with protonmail", "sent using ",
 	"get outlook for ", "get outlook mobile", "von meinem ", "gesendet von meinem ", "gesendet von outlook",
@@ -187,18 +301,37 @@ var clientSignatures = []string{
 	"lähetetty iphonesta", "lähetetty androidista", "lähetetty puhelimesta", "lähetetty outlook",
 }
 
-// isClientSignature reports a client's tag line.
+// isClientSignature reports a client's tag line: one that starts like
+// clientSignatures and is short, without sentence punctuation once links
+// are set aside ("Sent from TypeApp<http://www.typeapp.com/>" is one,
+// "Sent from my desk, it is easier." is not).
 func isClientSignature(t string) bool {
 	if len(t) > 120 {
 		return false
 	}
 	l := strings.ToLower(t)
+	tag := false
 	for _, p := range clientSignatures {
 		if strings.HasPrefix(l, p) {
-			return true
+			tag = true
+			break
 		}
 	}
-	return false
+	if !tag {
+		return false
+	}
+	words := 0
+	for _, w := range strings.Fields(l) {
+		if strings.ContainsAny(w, "<>@/") {
+			continue // a link or an address
+		}
+		words++
+		w = strings.TrimSuffix(w, ".")
+		if strings.ContainsAny(w, ",;!?.") {
+			return false
+		}
+	}
+	return words <= 10
 }
 
 // headerFields: the names (lower case) of the header lines Outlook and
@@ -221,18 +354,68 @@ func fieldName(t string) string {
 }
 
 // headerBlock reports whether lines[i] starts a header block: a From line
-// with a Sent/Date line and a To/Subject line among the next five lines.
+// with a Sent/Date line and a To/Subject line among the next five lines; a
+// From line that holds an address; or three "Label: value" lines or more
+// (blank lines between them allowed) among the next eight lines, one of
+// which holds an address or a date or a time.
 func headerBlock(lines []string, i int) bool {
-	if !slices.Contains(fromFields, fieldName(strings.TrimSpace(lines[i]))) {
+	t := strings.TrimSpace(lines[i])
+	name, value, ok := labelLine(t)
+	if !ok {
 		return false
 	}
-	date, other := false, false
-	for _, l := range lines[i+1 : min(len(lines), i+6)] {
-		f := fieldName(strings.TrimSpace(l))
-		date = date || slices.Contains(dateFields, f)
-		other = other || slices.Contains(otherFields, f)
+	if slices.Contains(fromFields, name) && hasAddress(value) {
+		return true
 	}
-	return date && other
+	if slices.Contains(fromFields, name) {
+		date, other := false, false
+		for _, l := range lines[i+1 : min(len(lines), i+6)] {
+			f := fieldName(strings.TrimSpace(l))
+			date = date || slices.Contains(dateFields, f)
+			other = other || slices.Contains(otherFields, f)
+		}
+		if date && other {
+			return true
+		}
+	}
+	labels, fact := 0, false
+	for j := i; j < len(lines) && j < i+8; j++ {
+		l := strings.TrimSpace(lines[j])
+		if l == "" {
+			continue
+		}
+		_, v, ok := labelLine(l)
+		if !ok {
+			break
+		}
+		labels++
+		fact = fact || hasAddress(v) || hasDateTime(v)
+	}
+	return labels >= 3 && fact
+}
+
+// labelLine splits a "Label: value" line ("*From:* x", "Envoyé le : x",
+// "发件人： x"): the label, lower case and without stars, has letters of
+// any script and at most three words, no digits, no address or link
+// characters, and ends within the first 40 bytes.
+func labelLine(t string) (name, value string, ok bool) {
+	head := t[:min(len(t), 40)]
+	k := strings.IndexAny(head, ":：")
+	if k <= 0 {
+		return "", "", false
+	}
+	name = strings.TrimSpace(strings.Trim(strings.TrimSpace(head[:k]), "*"))
+	_, size := utf8.DecodeRuneInString(t[k:])
+	value = strings.TrimSpace(strings.TrimLeft(t[k+size:], "* "))
+	if utf8.RuneCountInString(name) < 2 || len(strings.Fields(name)) > 3 {
+		return "", "", false
+	}
+	for _, c := range name {
+		if !unicode.IsLetter(c) && c != ' ' && c != '-' && c != '\u00a0' {
+			return "", "", false
+		}
+	}
+	return strings.ToLower(name), value, true
 }
 
 // startsQuote reports whether the next non-blank line is quoted.
@@ -251,14 +434,11 @@ func startsQuote(rest []string) bool {
 var attributionStarts = []string{"on", "am", "le", "el", "il", "op", "em", "den", "quoting", "zitat", "citando", "w", "*"}
 
 // startsAttribution reports whether t may be the first line of a wrapped
-// attribution: it starts with one of attributionStarts or with a date.
+// attribution: it starts with one of attributionStarts.
 func startsAttribution(t string) bool {
 	t = strings.TrimSpace(t)
 	if t == "" {
 		return false
-	}
-	if t[0] >= '0' && t[0] <= '9' {
-		return true
 	}
 	first, _, _ := strings.Cut(strings.ToLower(t), " ")
 	return slices.Contains(attributionStarts, strings.TrimRight(first, ","))
@@ -266,26 +446,119 @@ func startsAttribution(t string) bool {
 
 // attributionVerbs are what attributions say (lower case).
 var attributionVerbs = []string{" wrote", "wrote:", " writes:", "schrieb", " a écrit", " a ecrit", "escribió", "escribio",
-	"ha scritto", "schreef", "escreveu", " skrev", "kirjoitti", "napisał", "написал", "quoting ", "zitat von ",
-	"citando "}
+	"ha scritto", "ha escrit", "schreef", "escreveu", " skrev", "kirjoitti", "napisał", " pisze", "написал", "quoting ",
+	"zitat von ", "citando ", "írta", "写道", "작성", "のメッセージ"}
 
-// namesAddress reports whether t holds a mail address in angle brackets.
-func namesAddress(t string) bool {
-	lt := strings.IndexByte(t, '<')
-	return lt >= 0 && strings.Contains(t[lt:], "@") && strings.Contains(t[lt:], ">")
-}
+// attributionEnds are the verbs an attribution may end with, without a
+// colon.
+var attributionEnds = []string{" wrote", " schrieb", " a écrit", " escribió", " ha scritto", " schreef", " escreveu",
+	" skrev", " kirjoitti", " napisał", " написал"}
 
-// isAttribution reports whether t (ending with a colon) introduces a
-// quote.
-func isAttribution(t string) bool {
-	if len(t) > 400 || !strings.HasSuffix(t, ":") {
-		return false
+// endsLikeAttribution reports whether t ends as an attribution may: with
+// a colon (also a full-width one) or with one of attributionEnds.
+func endsLikeAttribution(t string) bool {
+	if strings.HasSuffix(t, ":") || strings.HasSuffix(t, "：") {
+		return true
 	}
-	l := strings.ReplaceAll(strings.ToLower(t), "\u00a0", " ")
-	for _, v := range attributionVerbs {
-		if strings.Contains(l, v) {
+	l := strings.ToLower(t)
+	for _, v := range attributionEnds {
+		if strings.HasSuffix(l, v) {
 			return true
 		}
 	}
 	return false
+}
+
+// hasAddress reports whether t holds a mail address: a word with an "@"
+// that has a character before and after it.
+func hasAddress(t string) bool {
+	for k := 0; k < len(t); {
+		at := strings.IndexByte(t[k:], '@')
+		if at < 0 {
+			return false
+		}
+		at += k
+		if at > 0 && at+1 < len(t) && !isSpaceOrBracket(t[at-1]) && !isSpaceOrBracket(t[at+1]) {
+			return true
+		}
+		k = at + 1
+	}
+	return false
+}
+
+func isSpaceOrBracket(c byte) bool { return c == ' ' || c == '\t' || c == '<' || c == '>' || c == '@' }
+
+// hasDateTime reports whether t holds a date or a time: a year (19xx or
+// 20xx), a time (10:02, 17.50), or a date of three numbers (19/03/14).
+// Direction marks between the characters are ignored.
+func hasDateTime(t string) bool {
+	var nums [3]int // lengths of the last three runs of digits
+	var seps [2]byte
+	run := 0
+	start := 0
+	for i := 0; i <= len(t); i++ {
+		var c byte
+		if i < len(t) {
+			c = t[i]
+		}
+		if c >= '0' && c <= '9' {
+			if run == 0 {
+				start = i
+			}
+			run++
+			continue
+		}
+		if strings.HasPrefix(t[i:], "\u200e") || strings.HasPrefix(t[i:], "\u200f") {
+			i += 2
+			continue // direction marks
+		}
+		if run > 0 {
+			if run == 4 && (t[start] == '1' && t[start+1] == '9' || t[start] == '2' && t[start+1] == '0') {
+				return true
+			}
+			nums[0], nums[1], nums[2] = nums[1], nums[2], run
+			if nums[1] >= 1 && nums[1] <= 2 && nums[2] == 2 && (seps[1] == ':' || seps[1] == '.') {
+				return true // a time
+			}
+			if nums[0] >= 1 && nums[0] <= 2 && nums[1] >= 1 && nums[1] <= 2 && nums[2] >= 2 &&
+				seps[0] == seps[1] && (seps[1] == '/' || seps[1] == '.' || seps[1] == '-') {
+				return true // a date
+			}
+			run = 0
+		}
+		if c == ':' || c == '.' || c == '/' || c == '-' {
+			seps[0], seps[1] = seps[1], c
+		} else {
+			nums = [3]int{}
+			seps = [2]byte{}
+		}
+	}
+	return false
+}
+
+// isAttributionLine reports whether t introduces the original: it ends
+// like an attribution and holds an address and a date or a time, or says
+// what attributions say and holds one of them; or, when a quote follows
+// (quote), it ends with a colon and says what attributions say or holds an
+// address, a date or a time.
+func isAttributionLine(t string, quote bool) bool {
+	if len(t) > 400 || !endsLikeAttribution(t) {
+		return false
+	}
+	addr, date := hasAddress(t), hasDateTime(t)
+	if addr && date {
+		return true
+	}
+	l := strings.ReplaceAll(strings.ToLower(t), "\u00a0", " ")
+	says := false
+	for _, v := range attributionVerbs {
+		if strings.Contains(l, v) {
+			says = true
+			break
+		}
+	}
+	if says && (addr || date) {
+		return true
+	}
+	return quote && (strings.HasSuffix(t, ":") || strings.HasSuffix(t, "：")) && (says || addr || date)
 }
