@@ -3,9 +3,13 @@ package mail
 import (
 	"bytes"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"fmt"
+	"io"
 	"mime"
+	"mime/quotedprintable"
 	"net/mail"
 	"strings"
 	"time"
@@ -14,6 +18,17 @@ import (
 	gomail "github.com/emersion/go-message/mail"
 	"github.com/emersion/go-message/textproto"
 )
+
+// Inline is a part an HTML body shows (an image), named by its Content-ID.
+type Inline struct {
+	// ContentID is without angle brackets; the HTML refers to it as
+	// "cid:" + ContentID.
+	ContentID   string
+	ContentType string // e.g. "image/png"
+	// Filename is suggested to a reader who saves it.
+	Filename string
+	Data     []byte
+}
 
 // Compose renders o as a plain-text RFC 5322 message with CRLF line endings:
 // From, To, Cc, Reply-To, Subject, Date, Message-ID, In-Reply-To,
@@ -28,6 +43,11 @@ import (
 // which SMTP cannot carry as is, is sent as base64. Header values are
 // stripped of line breaks, and non-ASCII text is RFC 2047 encoded.
 //
+// When o.HTML is set the message is multipart/alternative: the text part as
+// above, then the HTML part (quoted-printable), inside a multipart/related
+// with the o.Inline parts (base64, Content-Disposition inline) when there
+// are any. The boundaries derive from the Message-ID and the content.
+//
 // Compose is deterministic: the same Outgoing gives the same bytes, provided
 // o.Date is set.
 func Compose(o *Outgoing) []byte {
@@ -37,10 +57,17 @@ func Compose(o *Outgoing) []byte {
 		date = time.Now()
 	}
 	body, cte := encodeBody(o.Text)
+	ctype := "text/plain; charset=utf-8"
+	if o.HTML != "" {
+		body, ctype = alternative(o, body, cte)
+		cte = ""
+	}
 
 	// textproto writes fields in reverse order of addition.
-	h.Set("Content-Transfer-Encoding", cte)
-	h.Set("Content-Type", "text/plain; charset=utf-8")
+	if cte != "" {
+		h.Set("Content-Transfer-Encoding", cte)
+	}
+	h.Set("Content-Type", ctype)
 	h.Set("MIME-Version", "1.0")
 	if a := oneLine(o.AutoSubmitted); a != "" {
 		// RFC 3834 for robots that read it; Exchange reads only its own
@@ -77,6 +104,63 @@ func Compose(o *Outgoing) []byte {
 	}
 	buf.Write(body)
 	return buf.Bytes()
+}
+
+// alternative writes the body of a multipart/alternative message: the text
+// part (text, already encoded as cte), then the HTML part with its inline
+// parts. It returns the body and its Content-Type.
+func alternative(o *Outgoing, text []byte, cte string) ([]byte, string) {
+	sum := sha256.New()
+	io.WriteString(sum, o.MessageID)
+	sum.Write(text)
+	io.WriteString(sum, o.HTML)
+	for _, in := range o.Inline {
+		sum.Write(in.Data)
+	}
+	seed := hex.EncodeToString(sum.Sum(nil))[:24]
+	outer, inner := "=_alt_"+seed, "=_rel_"+seed
+
+	var b bytes.Buffer
+	b.Grow(len(text) + 2*len(o.HTML) + 512)
+	b.WriteString("This is a message in MIME format: a text part and an HTML part.\r\n")
+	fmt.Fprintf(&b, "\r\n--%s\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: %s\r\n\r\n", outer, cte)
+	b.Write(text)
+	fmt.Fprintf(&b, "\r\n--%s\r\n", outer)
+	if len(o.Inline) > 0 {
+		fmt.Fprintf(&b, "Content-Type: multipart/related; boundary=\"%s\"; type=\"text/html\"\r\n\r\n--%s\r\n", inner, inner)
+	}
+	b.WriteString("Content-Type: text/html; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n")
+	qp := quotedprintable.NewWriter(&b)
+	html := strings.ReplaceAll(strings.ToValidUTF8(o.HTML, "\uFFFD"), "\r\n", "\n")
+	qp.Write([]byte(strings.ReplaceAll(html, "\n", "\r\n")))
+	qp.Close()
+	b.WriteString("\r\n")
+	for _, in := range o.Inline {
+		ct := oneLine(in.ContentType)
+		if ct == "" {
+			ct = "application/octet-stream"
+		}
+		fmt.Fprintf(&b, "--%s\r\nContent-Type: %s\r\nContent-Transfer-Encoding: base64\r\nContent-ID: %s\r\n", inner, ct, msgIDs([]string{in.ContentID}))
+		if in.Filename != "" {
+			fmt.Fprintf(&b, "Content-Disposition: inline; filename=\"%s\"\r\n", strings.NewReplacer(`"`, "", `\\`, "").Replace(oneLine(in.Filename)))
+		} else {
+			b.WriteString("Content-Disposition: inline\r\n")
+		}
+		b.WriteString("\r\n")
+		enc := base64.StdEncoding.EncodeToString(in.Data)
+		for len(enc) > 76 {
+			b.WriteString(enc[:76])
+			b.WriteString("\r\n")
+			enc = enc[76:]
+		}
+		b.WriteString(enc)
+		b.WriteString("\r\n")
+	}
+	if len(o.Inline) > 0 {
+		fmt.Fprintf(&b, "--%s--\r\n", inner)
+	}
+	fmt.Fprintf(&b, "--%s--\r\n", outer)
+	return b.Bytes(), fmt.Sprintf("multipart/alternative; boundary=\"%s\"", outer)
 }
 
 // encodeBody returns the body with CRLF line endings, ending in CRLF, and its

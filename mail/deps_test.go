@@ -13,8 +13,8 @@ import (
 // TestImports enforces the layering in ARCHITECTURE.md: mail and its
 // subpackages know nothing of games, so they import no pbem package but
 // their own, and no third-party module but go-imap, go-smtp, go-sasl,
-// go-message, golang.org/x/net/html (reading HTML mail) and (in tests)
-// testify.
+// go-message, go-msgauth (reading Authentication-Results),
+// golang.org/x/net/html (reading HTML mail) and (in tests) testify.
 func TestImports(t *testing.T) {
 	allowed := []string{
 		"pbem/mail",
@@ -22,6 +22,7 @@ func TestImports(t *testing.T) {
 		"github.com/emersion/go-smtp",
 		"github.com/emersion/go-sasl",
 		"github.com/emersion/go-message",
+		"github.com/emersion/go-msgauth",
 		"golang.org/x/net/html",
 		"github.com/stretchr/testify",
 	}

@@ -61,6 +61,7 @@ func Parse(raw []byte) (*Inbound, error) {
 // raw or left empty.
 func readHeader(in *Inbound, h gomail.Header) error {
 	in.Subject = clean(decodeText(h.Get("Subject")))
+	in.AuthResults = h.Values("Authentication-Results")
 	if id, err := h.MessageID(); err == nil {
 		in.MessageID = id
 	} else {

@@ -806,12 +806,12 @@ func (p *Poller) parse(b fetchedBody) *parsed {
 }
 
 // headInbound reads the head of a message too large to read: Raw is the
-// head, and the sender, Message-ID and Subject are read from it so that a
-// reply can say why.
+// head, and the sender, Message-ID, Subject and Authentication-Results are
+// read from it so that a reply can say why (to a sender not known forged).
 func headInbound(head []byte) *Inbound {
 	in := &Inbound{Raw: head}
 	if e, _ := Parse(head); e != nil {
-		in.From, in.MessageID, in.Subject = e.From, e.MessageID, e.Subject
+		in.From, in.MessageID, in.Subject, in.AuthResults = e.From, e.MessageID, e.Subject, e.AuthResults
 	}
 	return in
 }

@@ -98,6 +98,12 @@ type Options struct {
 	// player one address may have started (default 5), MaxBotGamesTotal
 	// how many all addresses together (default 200).
 	MaxBotGames, MaxBotGamesTotal int
+	// Unauthenticated is what becomes of mail whose sender the mail
+	// server gave no verdict on (Request.Verdict ""):
+	// UnauthenticatedAnswer (the default) reads and answers it as any
+	// other, UnauthenticatedIgnore neither reads nor answers it. Mail
+	// with a failing verdict is never read nor answered.
+	Unauthenticated string
 	// WebBaseURL, when set, is where the game pages are served (e.g.
 	// https://pbem.example.org): every mail about a started game that is
 	// not private links its page, WebBaseURL/g/ID.
@@ -118,8 +124,14 @@ type Referee struct {
 }
 
 type counters struct {
-	handled, ignored, duplicates, limited, panics, conflicts, queued, unprocessable atomic.Int64
+	handled, ignored, duplicates, limited, panics, conflicts, queued, unprocessable, unverified atomic.Int64
 }
+
+// Values of [Options].Unauthenticated.
+const (
+	UnauthenticatedAnswer = "answer"
+	UnauthenticatedIgnore = "ignore"
+)
 
 // Stats are counts of what the referee did since it was made.
 type Stats struct {
@@ -133,12 +145,16 @@ type Stats struct {
 	// Unprocessable counts messages that failed for a reason of their
 	// own: answered "could not be processed", nothing applied.
 	Unprocessable int64
+	// Unverified counts messages not read because of their sender
+	// verdict (failed, or none when such mail is ignored); they count
+	// in Ignored too.
+	Unverified int64
 }
 
 // Stats returns the counters.
 func (r *Referee) Stats() Stats {
 	c := &r.stats
-	return Stats{c.handled.Load(), c.ignored.Load(), c.duplicates.Load(), c.limited.Load(), c.panics.Load(), c.conflicts.Load(), c.queued.Load(), c.unprocessable.Load()}
+	return Stats{c.handled.Load(), c.ignored.Load(), c.duplicates.Load(), c.limited.Load(), c.panics.Load(), c.conflicts.Load(), c.queued.Load(), c.unprocessable.Load(), c.unverified.Load()}
 }
 
 // New makes a referee on a store. It does no I/O.
@@ -156,6 +172,13 @@ func New(store Store, opts *Options) (*Referee, error) {
 	}
 	if o.Name == "" {
 		o.Name = "pbem referee"
+	}
+	switch o.Unauthenticated {
+	case "":
+		o.Unauthenticated = UnauthenticatedAnswer
+	case UnauthenticatedAnswer, UnauthenticatedIgnore:
+	default:
+		return nil, fmt.Errorf("referee: unauthenticated %q: expected %q or %q", o.Unauthenticated, UnauthenticatedAnswer, UnauthenticatedIgnore)
 	}
 	if o.Lookup == nil {
 		o.Lookup = Lookup

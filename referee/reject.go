@@ -44,6 +44,9 @@ func (r *Referee) Reject(ctx context.Context, req Request, reason string) error 
 		}
 	} else {
 		r.stats.ignored.Add(1)
+		if r.unverified(&req) {
+			r.stats.unverified.Add(1)
+		}
 	}
 	err = r.store.Commit(ctx, ch)
 	if err == nil {

@@ -52,7 +52,19 @@ type Request struct {
 	ContentType   string
 	NullSender    bool
 	ListID        bool
+
+	// Verdict is what the receiving mail server found of the From
+	// address (its Authentication-Results, RFC 8601): VerdictPass,
+	// VerdictFail, or "" when it gave none. VerdictReason says why.
+	Verdict       string
+	VerdictReason string
 }
+
+// Sender verdicts for [Request.Verdict].
+const (
+	VerdictPass = "pass"
+	VerdictFail = "fail"
+)
 
 // key identifies the request for duplicate detection: its Message-ID, or a
 // hash of what it says.
@@ -80,6 +92,12 @@ func (r *Referee) automatic(q *Request) string {
 	switch {
 	case q.NullSender:
 		return "null sender (a bounce)"
+	case q.Verdict == VerdictFail:
+		// A forged From is never answered (no backscatter) and never
+		// acts, whatever token it carries.
+		return "sender not authenticated by the mail server (" + q.VerdictReason + ")"
+	case r.unverified(q):
+		return "no sender verdict from the mail server, and unauthenticated mail is ignored"
 	case from == "" || domain == "":
 		return "no sender address"
 	case r.ownAddress(from):
@@ -107,6 +125,12 @@ func (r *Referee) automatic(q *Request) string {
 		return "from a mailing list"
 	}
 	return ""
+}
+
+// unverified reports whether q is not read for its sender verdict: a
+// failing one, or none when Options.Unauthenticated is ignore.
+func (r *Referee) unverified(q *Request) bool {
+	return q.Verdict == VerdictFail || q.Verdict != VerdictPass && r.opts.Unauthenticated == UnauthenticatedIgnore
 }
 
 // ownAddress reports whether addr is the referee's address or one of its

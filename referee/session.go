@@ -118,6 +118,9 @@ func (s *session) run() error {
 	q := s.req
 	if why := s.r.automatic(q); why != "" {
 		s.r.stats.ignored.Add(1)
+		if s.r.unverified(q) {
+			s.r.stats.unverified.Add(1)
+		}
 		s.r.log.Info("not answered", "message", s.key, "from", q.From.Addr, "reason", why)
 		s.mine = nil
 		return nil

@@ -48,6 +48,14 @@ type Config struct {
 		// Batch is the most messages fetched, decided and committed
 		// together, in one transaction (default 100).
 		Batch int `yaml:"batch"`
+		// TrustedAuthservID is the authserv-id the receiving server
+		// writes in Authentication-Results (RFC 8601), or "(none)" for
+		// fields without one (Microsoft 365). When set, mail whose From
+		// it found forged is never read nor answered; Unauthenticated
+		// (answer or ignore, default answer) says what becomes of mail
+		// it gave no verdict on.
+		TrustedAuthservID string `yaml:"trusted_authserv_id"`
+		Unauthenticated   string `yaml:"unauthenticated"`
 	} `yaml:"imap"`
 	SMTP struct {
 		Addr        string `yaml:"addr"`
@@ -179,6 +187,9 @@ func (c *Config) defaults() {
 	}
 	if c.IMAP.Batch == 0 {
 		c.IMAP.Batch = defaultIMAPBatch
+	}
+	if c.IMAP.Unauthenticated == "" {
+		c.IMAP.Unauthenticated = "answer"
 	}
 	if c.SMTP.PasswordEnv == "" {
 		c.SMTP.PasswordEnv = "PBEM_SMTP_PASSWORD"
@@ -356,6 +367,14 @@ func (c *Config) check() error {
 	}
 	if c.IMAP.Batch < 1 || c.IMAP.Batch > 1000 {
 		errs = append(errs, fmt.Errorf("imap.batch %d: expected 1 to 1000 messages", c.IMAP.Batch))
+	}
+	switch c.IMAP.Unauthenticated {
+	case "answer", "ignore":
+	default:
+		errs = append(errs, fmt.Errorf("imap.unauthenticated %q: expected answer or ignore", c.IMAP.Unauthenticated))
+	}
+	if strings.ContainsAny(c.IMAP.TrustedAuthservID, " ;\t") {
+		errs = append(errs, fmt.Errorf("imap.trusted_authserv_id %q: expected one name, such as mx.example.org, as the mail server writes it first in Authentication-Results", c.IMAP.TrustedAuthservID))
 	}
 	if !strings.Contains(c.Referee.Address, "@") {
 		errs = append(errs, fmt.Errorf("referee.address %q: expected the referee's mail address, such as referee@example.org", c.Referee.Address))

@@ -176,7 +176,7 @@ func (s *server) start(ctx context.Context) error {
 	s.ref, err = referee.New(store, &referee.Options{Address: s.cfg.Referee.Address, Name: s.cfg.Referee.Name, Logger: s.log,
 		RateLimit: s.cfg.Referee.RateLimit, RateLimitTotal: s.cfg.Referee.RateLimitTotal, RateWindow: s.cfg.Referee.RateWindow,
 		MaxBotGames: s.cfg.Referee.BotGames, MaxBotGamesTotal: s.cfg.Referee.BotGamesTotal,
-		WebBaseURL: s.cfg.Web.BaseURL})
+		WebBaseURL: s.cfg.Web.BaseURL, Unauthenticated: s.cfg.IMAP.Unauthenticated})
 	if err != nil {
 		return err
 	}
@@ -277,7 +277,7 @@ func (s *server) close() {
 // are committed; the poller then marks it \Seen and moves it to Processed.
 // A store failure is returned: the message stays unseen and is retried.
 func (s *server) handle(ctx context.Context, in *mail.Inbound) error {
-	if err := s.ref.Handle(ctx, request(in)); err != nil {
+	if err := s.ref.Handle(ctx, s.request(in)); err != nil {
 		return err
 	}
 	s.sender.Wake()
@@ -297,7 +297,7 @@ func (h handler) Handle(ctx context.Context, in *mail.Inbound) error { return h.
 func (h handler) HandleBatch(ctx context.Context, ins []*mail.Inbound) []error {
 	reqs := make([]referee.Request, len(ins))
 	for i, in := range ins {
-		reqs[i] = request(in)
+		reqs[i] = h.s.request(in)
 	}
 	errs := h.s.ref.HandleBatch(ctx, reqs)
 	h.s.sender.Wake()
@@ -312,11 +312,23 @@ func (s *server) reject(ctx context.Context, in *mail.Inbound, reason error) err
 	// The sender reads what was wrong in plain words; the log keeps the
 	// internal reason.
 	s.log.Info("message not readable", "message", in.MessageID, "reason", reason)
-	if err := s.ref.Reject(ctx, request(in), mail.ForSender(reason)); err != nil {
+	if err := s.ref.Reject(ctx, s.request(in), mail.ForSender(reason)); err != nil {
 		return err
 	}
 	s.sender.Wake()
 	return nil
+}
+
+// request turns a parsed mail into a referee request, with the sender
+// verdict of the trusted receiving server (imap.trusted_authserv_id).
+func (s *server) request(in *mail.Inbound) referee.Request {
+	in.Authenticate(s.cfg.IMAP.TrustedAuthservID)
+	q := request(in)
+	if in.Verdict != mail.VerdictNone {
+		q.Verdict = in.Verdict.String()
+	}
+	q.VerdictReason = in.VerdictReason
+	return q
 }
 
 // request turns a parsed mail into a referee request.
@@ -448,6 +460,7 @@ func (s *server) mux() *http.ServeMux {
 			{"pbem_referee_duplicates_total", "Messages already processed.", st.Duplicates},
 			{"pbem_referee_rate_limited_total", "Messages over the per-sender rate limit.", st.Limited},
 			{"pbem_referee_panics_total", "Bugs recovered (nothing applied).", st.Panics},
+			{"pbem_referee_unverified_total", "Messages not read for their sender verdict (Authentication-Results).", st.Unverified},
 			{"pbem_referee_conflicts_total", "Commits retried after a concurrent change.", st.Conflicts},
 		} {
 			fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s counter\n%s %d\n", c.name, c.help, c.name, c.name, c.v)
