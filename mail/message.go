@@ -57,6 +57,14 @@ type Inbound struct {
 	NullSender    bool
 	ContentType   string
 
+	// AuthResults holds the values of the Authentication-Results fields
+	// (RFC 8601), top to bottom as in the header. Verdict and
+	// VerdictReason are what [Inbound.Authenticate] read in them for the
+	// trusted receiving server; Parse leaves them at VerdictNone.
+	AuthResults   []string
+	Verdict       Verdict
+	VerdictReason string
+
 	// UID, UIDValidity and Mailbox say where the poller found the message;
 	// zero for a message given to Parse directly.
 	UID         uint32
