@@ -328,6 +328,9 @@ ON CONFLICT (address) DO UPDATE SET window_start = excluded.window_start, count 
 		}
 		d.entryIDs[i] = id
 	}
+	if err := putOperators(ctx, q, c, at); err != nil {
+		return err
+	}
 	return step("entries")
 }
 

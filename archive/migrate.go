@@ -149,6 +149,7 @@ ALTER TABLE outbox ADD COLUMN auto TEXT NOT NULL DEFAULT 'auto-replied';
 	{4, "tournaments: events, their players, games and byes", tournamentSchema},
 	{5, "tournaments: the dates the director sets for rounds to open", tournamentRoundsSchema},
 	{6, "archive: records stored as checked; search by a trigram index of tags and players, dates by an index", searchSchema},
+	{7, "operators: audit of admin actions, blocked senders, admin commands by mail waiting for confirmation", auditSchema},
 }
 
 // SchemaVersion is the schema version this package writes.

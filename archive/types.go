@@ -224,4 +224,10 @@ type Change struct {
 	// Tournaments are stored like Games: inserted at Version 0, else
 	// updated only if their Version is still the stored one.
 	Tournaments []*Tournament
+	// Audit records the operators' actions of the change (see audit.go);
+	// Blocks adds or removes blocked senders; AdminPending stores admin
+	// commands by mail waiting for confirmation, or marks them done.
+	Audit        []*Audit
+	Blocks       []*Block
+	AdminPending []*AdminPending
 }
