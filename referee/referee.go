@@ -108,6 +108,10 @@ type Options struct {
 	// https://pbem.example.org): every mail about a started game that is
 	// not private links its page, WebBaseURL/g/ID.
 	WebBaseURL string
+	// Admins are the addresses whose "admin ..." mail the referee reads
+	// (admin.go): each command is carried out only once its admin answers
+	// the token mailed to that address.
+	Admins []string
 	// Logger gets what the referee does (default: discard).
 	Logger *slog.Logger
 }
@@ -377,6 +381,19 @@ func (r *Referee) process(ctx context.Context, st Store, req *Request, key strin
 			ch, err = r.internalError(req, key, s.now), nil
 		}
 	}()
+	// Mail from a blocked sender is dropped unanswered; an admin's
+	// command is the admin's (admin.go).
+	if blocked, err := r.blockedSender(ctx, req); err != nil || blocked {
+		if blocked {
+			r.stats.ignored.Add(1)
+			r.log.Info("blocked sender: dropped unanswered", "message", key, "from", req.From.Addr)
+			return &archive.Change{MessageID: key, At: s.now}, nil
+		}
+		return nil, err
+	}
+	if ch, ok, err := s.adminMail(); ok || err != nil {
+		return ch, err
+	}
 	if err := s.run(); err != nil {
 		return nil, err
 	}

@@ -27,8 +27,9 @@ var update = flag.Bool("update", false, "rewrite the expected replies of the tra
 
 // Transcripts are txtar files under testdata: a comment, an optional
 // "options" file, then steps, each a file named N.in (a request: header
-// lines, a blank line, the body), N.tick (a "time:" line) or N.dump (what
-// to print from the store: "game ID", "archive", "player ADDR"), followed
+// lines, a blank line, the body), N.tick (a "time:" line), N.admin (pbem
+// admin commands, one a line, a minute apart) or N.dump (what to print
+// from the store: "game ID", "archive", "player ADDR", "audit ID"), followed
 // by N.out: the mails the step queued (or the dump). Run with -update to
 // rewrite the .out files.
 //
@@ -118,6 +119,10 @@ func newHarness(t testing.TB, opts map[string]string) *harness {
 	for k, v := range opts {
 		if k == "web-base-url" {
 			o.WebBaseURL = v
+			continue
+		}
+		if k == "admins" {
+			o.Admins = strings.Fields(v)
 			continue
 		}
 		n, err := strconv.Atoi(v)
@@ -233,6 +238,25 @@ func (h *harness) step(name, kind, data string) string {
 		return h.mails()
 	case "dump":
 		return h.dump(data)
+	case "admin":
+		// pbem admin: one command a line, by the operator on the server.
+		var b strings.Builder
+		for _, l := range strings.Split(strings.TrimSpace(data), "\n") {
+			h.now = h.now.Add(time.Minute)
+			h.clock.set(h.now)
+			words, err := referee.AdminWords(l)
+			if err == nil {
+				var text string
+				text, err = h.ref.Admin(h.ctx, "cli:operator", words)
+				if err == nil {
+					fmt.Fprintf(&b, "admin %s: %s\n", l, text)
+				}
+			}
+			if err != nil {
+				fmt.Fprintf(&b, "admin %s: error: %v\n", l, err)
+			}
+		}
+		return b.String() + h.mails()
 	case "bots":
 		// The bot worker of pbem serve: every bot to move plays, until
 		// a person is to move everywhere.
@@ -566,6 +590,18 @@ func (h *harness) dump(data string) string {
 			fmt.Fprintf(&b, "player %s: %q vacation until %s, %d days in %d\n", p.Address.Addr, p.Address.Name, ts(p.VacationUntil), p.VacationDays, p.VacationYear)
 		case len(f) == 2 && f[0] == "standings":
 			h.dumpStandings(&b, f[1])
+		case len(f) == 2 && f[0] == "audit":
+			id, _ := strconv.ParseInt(f[1], 10, 64)
+			as, err := h.store.Audits(h.ctx, id)
+			if err != nil {
+				h.t.Fatal(err)
+			}
+			for _, a := range as {
+				fmt.Fprintf(&b, "audit %d: %s %s %q game %d: %q\n", a.ID, ts(a.At), a.Actor, a.Action, a.GameID, a.Reason)
+			}
+			if len(as) == 0 {
+				b.WriteString("audit: empty\n")
+			}
 		default:
 			h.t.Fatalf("dump: unknown line %q", l)
 		}
