@@ -25,6 +25,13 @@ type Metrics struct {
 	// more than PollerOptions.StuckAfter times and are still retried (a
 	// gauge, not a counter).
 	Stuck atomic.Int64
+	// Copies counts the copies of the referee's own replies expunged
+	// from its mailbox (SenderOptions.CopyTo).
+	Copies atomic.Int64
+	// Resent counts replies sent again after a restart because no copy
+	// of them turned up within SenderOptions.CopyWait: each may have
+	// reached its recipients twice.
+	Resent atomic.Int64
 	// Reconnects counts IMAP connection attempts after the first.
 	Reconnects atomic.Int64
 	// Queued counts replies written to the outbox. The Sender cannot see
@@ -84,6 +91,8 @@ func (m *Metrics) WritePrometheus(w io.Writer, prefix string) error {
 	counter("handler_temporary_failures_total", "Handler calls that failed temporarily.", &m.TempFailures)
 	counter("handler_panics_total", "Handler panics recovered.", &m.Panics)
 	counter("imap_reconnects_total", "IMAP reconnection attempts.", &m.Reconnects)
+	counter("reply_copies_expunged_total", "Copies of the referee's replies expunged from its mailbox.", &m.Copies)
+	counter("replies_resent_total", "Replies sent again after a restart, no copy found (possibly doubled).", &m.Resent)
 	pw.printf("# HELP %smessages_stuck Inbound messages that failed temporarily more times than allowed, still retried.\n# TYPE %smessages_stuck gauge\n%smessages_stuck %d\n",
 		prefix, prefix, prefix, m.Stuck.Load())
 	counter("replies_queued_total", "Replies written to the outbox.", &m.Queued)

@@ -128,6 +128,16 @@ type PollerOptions struct {
 	// whose sizes add up to more is fetched and handled in parts.
 	MaxBatchBytes int64
 
+	// IsCopy, if set, recognises the copies of the referee's own replies
+	// that the Sender sends to its own mailbox (SenderOptions.CopyTo): a
+	// copy is never handed to the Handler nor rejected. Once
+	// CopySettled(its Message-ID) reports true (the Sender no longer
+	// needs it to learn whether the server took that reply), the copy is
+	// deleted and expunged; until then it stays in the mailbox, looked at
+	// again after BackoffMin.
+	IsCopy      func(m *Inbound) bool
+	CopySettled func(messageID string) bool
+
 	// Rejecter, if set, is told about rejected messages.
 	Rejecter Rejecter
 	// Metrics, if set, is updated.
@@ -197,6 +207,7 @@ func (p *Poller) markDown() {
 // doneMark records a handled message that still has to be moved.
 type doneMark struct {
 	processed bool   // false: rejected
+	copy      bool   // a copy of a reply of the referee's: expunged
 	key       string // Inbound.Key, to recognise the message after a reconnect
 	head      bool   // key is of the message's head only (it was too large)
 	session   int    // the connection it was handled on
@@ -737,6 +748,9 @@ func (p *Poller) handlePart(ctx context.Context, c *imapclient.Client, h Handler
 			continue
 		}
 		m := p.parse(b)
+		if p.copied(m) {
+			continue
+		}
 		if m.reason != nil {
 			p.reject(ctx, m)
 			continue
@@ -756,6 +770,60 @@ func (p *Poller) handlePart(ctx context.Context, c *imapclient.Client, h Handler
 		}
 	}
 	return left, p.finish(c)
+}
+
+// copied reports whether m is a copy of one of the referee's replies
+// (PollerOptions.IsCopy), and if so marks it to be expunged when its reply
+// is settled, else to be looked at again later.
+func (p *Poller) copied(m *parsed) bool {
+	if p.opts.IsCopy == nil || m.head || !p.opts.IsCopy(m.in) {
+		return false
+	}
+	if p.opts.CopySettled == nil || p.opts.CopySettled(m.in.MessageID) {
+		delete(p.retries, m.uid)
+		p.done[m.uid] = doneMark{copy: true, key: m.in.Key(), session: p.connNum}
+		p.opts.Metrics.Copies.Add(1)
+		return true
+	}
+	// Its reply is being sent, or being looked up after a restart: keep
+	// the copy, without counting it as a failure.
+	p.retries[m.uid] = retry{next: time.Now().Add(p.opts.BackoffMin)}
+	m.log.Debug("copy of a reply kept until the reply is settled")
+	return true
+}
+
+// FindCopies reports which of messageIDs have a copy in the watched
+// mailbox (PollerOptions.IsCopy), searched by Message-ID over a connection
+// of its own: a Sender started after a crash asks it which of the replies
+// it was sending the server took (SenderOptions.Copies).
+func (p *Poller) FindCopies(ctx context.Context, messageIDs []string) (map[string]bool, error) {
+	c, err := p.dial(make(chan struct{}, 1))
+	if err != nil {
+		return nil, fmt.Errorf("mail: find copies: dial: %w", err)
+	}
+	defer c.Close()
+	stop := context.AfterFunc(ctx, func() { c.Close() })
+	defer stop()
+	if err := c.Login(p.opts.Username, p.opts.Password).Wait(); err != nil {
+		return nil, fmt.Errorf("mail: find copies: login as %q: %w", p.opts.Username, err)
+	}
+	if _, err := c.Select(p.opts.Mailbox, &imap.SelectOptions{ReadOnly: true}).Wait(); err != nil {
+		return nil, fmt.Errorf("mail: find copies: select %s: %w", p.opts.Mailbox, err)
+	}
+	found := make(map[string]bool)
+	for _, id := range messageIDs {
+		data, err := c.UIDSearch(&imap.SearchCriteria{
+			Header: []imap.SearchCriteriaHeaderField{{Key: "Message-ID", Value: "<" + id + ">"}},
+		}, nil).Wait()
+		if err != nil {
+			return nil, fmt.Errorf("mail: find copies: search: %w", err)
+		}
+		if len(data.AllUIDs()) > 0 {
+			found[id] = true
+		}
+	}
+	p.logout(c)
+	return found, nil
 }
 
 // rejectLarge rejects the messages in uids, too large to read, from their
@@ -932,12 +1000,31 @@ func (p *Poller) finish(c *imapclient.Client) error {
 	if err := p.verifyDone(c); err != nil {
 		return err
 	}
-	var processed, rejected imap.UIDSet
+	var processed, rejected, copies imap.UIDSet
 	for uid, d := range p.done {
-		if d.processed {
+		switch {
+		case d.copy:
+			copies.AddNum(uid)
+		case d.processed:
 			processed.AddNum(uid)
-		} else {
+		default:
 			rejected.AddNum(uid)
+		}
+	}
+	if len(copies) > 0 {
+		err := c.Store(copies, &imap.StoreFlags{
+			Op: imap.StoreFlagsAdd, Silent: true, Flags: []imap.Flag{imap.FlagSeen, imap.FlagDeleted},
+		}, nil).Close()
+		if err != nil {
+			return fmt.Errorf("store \\Deleted: %w", err)
+		}
+		if c.Caps().Has(imap.CapUIDPlus) {
+			err = c.UIDExpunge(copies).Close()
+		} else {
+			err = c.Expunge().Close()
+		}
+		if err != nil {
+			return fmt.Errorf("expunge copies: %w", err)
 		}
 	}
 	if len(processed) > 0 {

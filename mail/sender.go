@@ -136,6 +136,26 @@ type SenderOptions struct {
 	// note lost with the page cache).
 	Delivered func(from, rcpt, messageID string) bool
 
+	// CopyTo, if set, is an address of the Sender's own mailbox (for
+	// example referee+sent@example.org) added as one more envelope
+	// recipient of every reply, in the same SMTP transaction: a copy
+	// lands in that mailbox if and only if the server accepted the
+	// reply. The copy is the reply's bytes, so its recipients see no
+	// trace of it (a Bcc). Copies, if set, reports which Message-IDs have
+	// such a copy in the mailbox (Poller.FindCopies). A Sender started
+	// after a crash, without Delivered, asks it about each reply the
+	// AcceptedLog shows sent up to its final dot without a note of its
+	// acceptance, waiting up to CopyWait (default 30s) for copies still
+	// on their way, before it sends any of them again; a reply noted as
+	// being sent but never past its final dot cannot have been accepted
+	// and goes again at once. So any SMTP server that delivers into the
+	// mailbox doubles no reply after a crash, unless a copy takes longer
+	// than CopyWait. Settled tells the Poller when a copy may go
+	// (PollerOptions.CopySettled).
+	CopyTo   string
+	Copies   func(ctx context.Context, messageIDs []string) (map[string]bool, error)
+	CopyWait time.Duration
+
 	// Accepted, if set, is called with the id of each reply the server
 	// accepted, once it is marked (in the AcceptedLog, or else in the
 	// Outbox); for measurements.
@@ -190,6 +210,13 @@ type Sender struct {
 	idle     []*smtp.Client // connections kept between SendDue calls
 	idleFrom time.Time      // when they were last used
 
+	// copyMu guards what Settled reads: whether the AcceptedLog has been
+	// read (copiesReady) and the Message-IDs of the replies being sent
+	// (flying), which the Poller must not expunge the copies of.
+	copyMu      sync.Mutex
+	copiesReady bool
+	flying      map[string]int
+
 	logSync group // fsyncs of the AcceptedLog, shared by the connections
 	marks   group // Outbox.Sent(Batch) calls, shared by the connections
 	markErr error // the last failure of marks, for SendDue to return
@@ -229,6 +256,9 @@ func NewSender(outbox Outbox, opts *SenderOptions) (*Sender, error) {
 	if o.Timeout <= 0 {
 		o.Timeout = 2 * time.Minute
 	}
+	if o.CopyWait <= 0 {
+		o.CopyWait = 30 * time.Second
+	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -248,6 +278,7 @@ func NewSender(outbox Outbox, opts *SenderOptions) (*Sender, error) {
 		accepted: make(map[string]bool),
 		marked:   make(map[string]bool),
 		partial:  make(map[string][]string),
+		flying:   make(map[string]int),
 	}
 	s.logSync.fn = func(context.Context, []string) error { return s.syncLog() }
 	s.marks.fn = s.markSentBatch
@@ -589,8 +620,9 @@ func (l *lane) run() {
 			sendErr = connErr
 		}
 		if sendErr == nil {
+			s.fly(o.MessageID, 1)
 			s.noteSending(o, rcpts)
-			sendErr = s.send(l.c, o, rcpts, l.settle)
+			sendErr = s.send(l.c, o, rcpts, func() { l.settle(); s.noteDot(o) })
 			if sendErr == nil {
 				s.setAccepted(o.ID)
 			}
@@ -599,12 +631,17 @@ func (l *lane) run() {
 		if sendErr == nil {
 			s.opts.Metrics.Sent.Add(1)
 			s.log.Debug("reply sent", "id", o.ID, "message_id", o.MessageID, "to", o.Recipients())
-			if err := l.accept(o.ID); err != nil {
+			err := l.accept(o.ID)
+			s.fly(o.MessageID, -1) // noted as accepted: its copy may go
+			if err != nil {
 				l.err = err
 				return
 			}
 			l.progress = true
 			continue
+		}
+		if connErr == nil {
+			s.fly(o.MessageID, -1)
 		}
 		at, err := s.failed(ctx, o, sendErr)
 		if err != nil {
@@ -716,6 +753,18 @@ func (s *Sender) send(c *smtp.Client, o *Outgoing, rcpts []string, commit func()
 	for _, r := range rcpts {
 		if err := c.Rcpt(r, nil); err != nil {
 			return err
+		}
+	}
+	if s.opts.CopyTo != "" {
+		// The copy is the Sender's own record of the server's
+		// acceptance: a refusal of it (a full mailbox) must not hold the
+		// reply back.
+		if err := c.Rcpt(s.opts.CopyTo, nil); err != nil {
+			var smtpErr *smtp.SMTPError
+			if !errors.As(err, &smtpErr) {
+				return err
+			}
+			s.log.Warn("the server refused the copy of a reply; a crash now could send it twice", "copy_to", s.opts.CopyTo, "message_id", o.MessageID, "err", err)
 		}
 	}
 	w, err := c.Data()
@@ -870,6 +919,44 @@ func (s *Sender) noteSending(o *Outgoing, rcpts []string) {
 	}
 }
 
+// noteDot notes in the AcceptedLog, unsynced, that o's text is written
+// and its final dot about to go: only from then on can the server have
+// accepted it. Noted only when copies can tell (SenderOptions.Copies).
+func (s *Sender) noteDot(o *Outgoing) {
+	if s.opts.Copies == nil || s.opts.Delivered != nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.acceptedLog == nil {
+		return
+	}
+	if _, err := s.acceptedLog.WriteString("! " + o.ID + "\n"); err != nil {
+		s.log.Error("accepted log: a crash now could send this reply again", "id", o.ID, "err", err)
+	}
+}
+
+// fly counts the replies with messageID being sent (d is 1 when one
+// starts, -1 when it is noted as accepted or has failed).
+func (s *Sender) fly(messageID string, d int) {
+	s.copyMu.Lock()
+	defer s.copyMu.Unlock()
+	if s.flying[messageID] += d; s.flying[messageID] <= 0 {
+		delete(s.flying, messageID)
+	}
+}
+
+// Settled reports whether the copy of the reply with messageID in the
+// Sender's own mailbox (SenderOptions.CopyTo) is no longer needed: the
+// replies a crash left in doubt have been looked up (the AcceptedLog is
+// read), and no reply with that Message-ID is being sent without a note
+// of its acceptance. It is PollerOptions.CopySettled.
+func (s *Sender) Settled(messageID string) bool {
+	s.copyMu.Lock()
+	defer s.copyMu.Unlock()
+	return s.copiesReady && s.flying[messageID] == 0
+}
+
 // sent ends a noteSending: the reply is accepted (setAccepted was called)
 // or failed.
 func (s *Sender) sent() {
@@ -895,6 +982,9 @@ func (s *Sender) openLog(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.logOpen || s.opts.AcceptedLog == "" {
+		s.copyMu.Lock()
+		s.copiesReady = true
+		s.copyMu.Unlock()
 		return nil
 	}
 	f, err := os.OpenFile(s.opts.AcceptedLog, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
@@ -916,18 +1006,23 @@ func (s *Sender) openLog(ctx context.Context) error {
 			return fmt.Errorf("mail: accepted log %s: %w", s.opts.AcceptedLog, err)
 		}
 	}
-	s.acceptedLog, s.logOpen = f, true
 	// A reply noted as being sent ("? id from message-id rcpt...") and
 	// not as accepted (its id alone) may or may not have reached the
-	// server: Delivered, if set, says.
+	// server: Delivered, if set, says; else Copies, if set, for those
+	// whose final dot went ("! id").
 	var ids []string
 	doubt := map[string][]string{}
+	dotted := map[string]bool{}
 	for _, line := range lines[:len(lines)-1] {
 		if note, ok := strings.CutPrefix(line, "? "); ok {
 			fields := strings.Fields(note)
 			if len(fields) > 0 {
 				doubt[fields[0]] = fields[1:]
 			}
+			continue
+		}
+		if id, ok := strings.CutPrefix(line, "! "); ok {
+			dotted[id] = true
 			continue
 		}
 		if line != "" {
@@ -937,6 +1032,21 @@ func (s *Sender) openLog(ctx context.Context) error {
 	for _, id := range ids {
 		delete(doubt, id)
 	}
+	if s.opts.Delivered == nil && s.opts.Copies != nil && len(doubt) > 0 {
+		found, err := s.findCopies(ctx, doubt, dotted)
+		if err != nil {
+			f.Close()
+			return err
+		}
+		for _, id := range found {
+			if _, err := f.WriteString(id + "\n"); err != nil {
+				s.log.Warn("accepted log", "err", err)
+			}
+			delete(doubt, id)
+			ids = append(ids, id)
+		}
+	}
+	s.acceptedLog, s.logOpen = f, true
 	for _, id := range slices.Sorted(maps.Keys(doubt)) {
 		f := doubt[id]
 		if s.opts.Delivered == nil || len(f) < 3 {
@@ -977,7 +1087,54 @@ func (s *Sender) openLog(ctx context.Context) error {
 			return fmt.Errorf("mail: accepted log %s: %w", s.opts.AcceptedLog, err)
 		}
 	}
+	s.copyMu.Lock()
+	s.copiesReady = true
+	s.copyMu.Unlock()
 	return nil
+}
+
+// copyPoll is how often findCopies looks again for copies on their way.
+const copyPoll = 500 * time.Millisecond
+
+// findCopies looks up in the Sender's own mailbox (SenderOptions.Copies)
+// the replies in doubt (id -> from, Message-ID, recipients) whose final
+// dot went (dotted), for up to CopyWait, and returns the ids of those
+// whose copy it found: the server took them. The others are sent again.
+func (s *Sender) findCopies(ctx context.Context, doubt map[string][]string, dotted map[string]bool) ([]string, error) {
+	byMID := map[string]string{}
+	for id, f := range doubt {
+		if dotted[id] && len(f) >= 2 {
+			byMID[f[1]] = id
+		}
+	}
+	var found []string
+	deadline := s.opts.Now().Add(s.opts.CopyWait)
+	for len(byMID) > 0 {
+		held, err := s.opts.Copies(ctx, slices.Sorted(maps.Keys(byMID)))
+		if err != nil {
+			return nil, fmt.Errorf("mail: looking for the copies of the replies under way at a restart: %w", err)
+		}
+		for mid := range held {
+			if id, ok := byMID[mid]; ok {
+				s.log.Info("reply under way at a restart found in the copies; not sent again", "id", id, "message_id", mid)
+				found = append(found, id)
+				delete(byMID, mid)
+			}
+		}
+		if len(byMID) == 0 || !s.opts.Now().Before(deadline) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(copyPoll):
+		}
+	}
+	for mid, id := range byMID {
+		s.opts.Metrics.Resent.Add(1)
+		s.log.Warn("reply under way at a restart has no copy after the wait; sent again (its recipients may get it twice)", "id", id, "message_id", mid, "waited", s.opts.CopyWait)
+	}
+	return found, nil
 }
 
 // noteAccepted appends id to the AcceptedLog, unsynced (accept syncs
