@@ -150,6 +150,10 @@ ALTER TABLE outbox ADD COLUMN auto TEXT NOT NULL DEFAULT 'auto-replied';
 	{5, "tournaments: the dates the director sets for rounds to open", tournamentRoundsSchema},
 	{6, "archive: records stored as checked; search by a trigram index of tags and players, dates by an index", searchSchema},
 	{7, "operators: audit of admin actions, blocked senders, admin commands by mail waiting for confirmation", auditSchema},
+	{8, "outgoing mail carries an HTML part and its images", `
+ALTER TABLE outbox ADD COLUMN html TEXT NOT NULL DEFAULT '';
+ALTER TABLE outbox ADD COLUMN inline BLOB;
+`},
 }
 
 // SchemaVersion is the schema version this package writes.

@@ -59,11 +59,15 @@ func putOutgoing(ctx context.Context, tx querier, o *Outgoing, at time.Time) (st
 	if auto == "" {
 		auto = AutoReplied
 	}
+	var inline []byte
+	if len(o.Inline) > 0 {
+		inline, _ = json.Marshal(o.Inline)
+	}
 	res, err := tx.ExecContext(ctx, `INSERT INTO outbox (message_id, game_id, from_addr, to_addrs, cc_addrs, reply_to, subject,
-	date, in_reply_to, refs, body, status, attempts, next_attempt, last_error, sent_at, auto)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)`,
+	date, in_reply_to, refs, body, status, attempts, next_attempt, last_error, sent_at, auto, html, inline)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)`,
 		o.MessageID, o.GameID, string(from), string(to), string(cc), replyTo, o.Subject, unix(o.Date), o.InReplyTo,
-		string(refs), o.Text, status, o.Attempts, unix(next), o.LastError, auto)
+		string(refs), o.Text, status, o.Attempts, unix(next), o.LastError, auto, o.HTML, inline)
 	if constraintFailed(err) {
 		return "", fmt.Errorf("%w: outgoing mail %s: %w", ErrInvalidChange, o.MessageID, err)
 	}
@@ -92,7 +96,7 @@ func nonNilStrings(a []string) []string {
 }
 
 const outgoingColumns = `id, message_id, game_id, from_addr, to_addrs, cc_addrs, reply_to, subject, date, in_reply_to, refs, body,
-	status, attempts, next_attempt, last_error, auto`
+	status, attempts, next_attempt, last_error, auto, html, inline`
 
 // Due returns up to limit pending mails whose next attempt is at or before
 // now, oldest first.
@@ -144,9 +148,15 @@ func scanOutgoing(rows *sql.Rows) (Outgoing, error) {
 	var o Outgoing
 	var id, date, next int64
 	var from, to, cc, replyTo, refs string
+	var inline []byte
 	if err := rows.Scan(&id, &o.MessageID, &o.GameID, &from, &to, &cc, &replyTo, &o.Subject, &date, &o.InReplyTo,
-		&refs, &o.Text, &o.Status, &o.Attempts, &next, &o.LastError, &o.Auto); err != nil {
+		&refs, &o.Text, &o.Status, &o.Attempts, &next, &o.LastError, &o.Auto, &o.HTML, &inline); err != nil {
 		return o, err
+	}
+	if len(inline) > 0 {
+		if err := json.Unmarshal(inline, &o.Inline); err != nil {
+			return o, fmt.Errorf("outbox row %d: %w", id, err)
+		}
 	}
 	o.ID = strconv.FormatInt(id, 10)
 	o.Date, o.NextAttempt = fromUnix(date), fromUnix(next)

@@ -108,6 +108,9 @@ type Options struct {
 	// https://pbem.example.org): every mail about a started game that is
 	// not private links its page, WebBaseURL/g/ID.
 	WebBaseURL string
+	// TextMail sends every mail as plain text only; by default each also
+	// has an HTML part showing the board as a picture (html.go).
+	TextMail bool
 	// Admins are the addresses whose "admin ..." mail the referee reads
 	// (admin.go): each command is carried out only once its admin answers
 	// the token mailed to that address.

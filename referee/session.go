@@ -619,6 +619,7 @@ func (s *session) compose(d *draft) *archive.Outgoing {
 			x.public = false
 			o.Subject, o.Text = x.redact(o.Subject), x.redact(o.Text)
 		}
+		s.addHTML(o, d) // from the final text
 	}()
 	o.MessageID = s.messageID(d, g)
 	o.Auto = archive.AutoReplied

@@ -1,0 +1,142 @@
+package referee
+
+import (
+	"fmt"
+	"html"
+	"regexp"
+	"strings"
+
+	"pbem/archive"
+	"pbem/engine"
+	"pbem/engine/picture"
+)
+
+// htmlHead opens every HTML mail: a page that reads on a phone (the
+// viewport), in dark mode (one style block, for the media query: light
+// text on a dark ground, the board on its own light ground) and in
+// Outlook's Word engine (inline styles only otherwise).
+const htmlHead = `<!DOCTYPE html>
+<html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark"><meta name="supported-color-schemes" content="light dark">
+<style>@media (prefers-color-scheme: dark){body,.pbem{background:#161616 !important;color:#e6e6e6 !important}.pbem a{color:#8ab4f8 !important}.pbem .board{background:#ffffff !important}.pbem .foot{color:#a0a0a0 !important}}</style>
+</head>
+<body style="margin:0;padding:0;background:#ffffff;color:#1a1a1a">
+<div class="pbem" style="max-width:600px;margin:0 auto;padding:12px;font-family:-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;font-size:16px;line-height:1.45;color:#1a1a1a;background:#ffffff">
+`
+
+const (
+	pStyle    = `margin:0 0 12px 0`
+	preStyle  = `margin:0 0 12px 0;white-space:pre-wrap;word-break:break-word;font-family:Menlo,Consolas,'Courier New',monospace;font-size:13px;line-height:1.3`
+	footStyle = `margin:16px 0 0 0;font-size:13px;color:#666666`
+	// imgCap is the widest a picture is shown (the column is 600 px
+	// with its padding); smaller pictures keep their own width.
+	imgCap = 576
+)
+
+var urlRE = regexp.MustCompile(`https?://[^\s<>"]+[^\s<>".,;:!?)]`)
+
+// addHTML gives o an HTML part with the same content as its text: the
+// paragraphs as paragraphs, preformatted text (records, tables) as such,
+// and each board of d's games as a PNG picture, seen from the
+// recipient's seat with the cells of the last ply outlined, with alt
+// text. The text must be final (redacted) when it is called.
+func (s *session) addHTML(o *archive.Outgoing, d *draft) {
+	if s.r.opts.TextMail {
+		return
+	}
+	body, foot := o.Text, ""
+	if i := strings.LastIndex(body, "\n-- \n"); i >= 0 {
+		body, foot = body[:i], body[i+len("\n-- \n"):]
+	} else if rest, ok := strings.CutPrefix(body, "-- \n"); ok {
+		body, foot = "", rest
+	}
+	var b strings.Builder
+	b.Grow(len(o.Text)*2 + len(htmlHead) + 512)
+	b.WriteString(htmlHead)
+	for _, g := range d.blocks {
+		if g == nil || g.b == nil || g.Record == "" {
+			continue
+		}
+		lo, ok := g.state().(engine.Layouter)
+		if !ok {
+			continue
+		}
+		seat := g.seatOf(d.to.Addr)
+		board := strings.TrimRight(g.state().Render(seat), "\n")
+		i := strings.Index(body, board)
+		if i < 0 {
+			continue
+		}
+		s.htmlText(&b, body[:i])
+		body = body[i+len(board):]
+		l := lo.Layout(seat)
+		opts := &picture.Options{Title: fmt.Sprintf("Game #%d", g.ID)}
+		if p := g.line().Parent(); p != nil {
+			if pl, ok := p.State().(engine.Layouter); ok {
+				opts.Marked = picture.Changed(pl.Layout(seat), l)
+			}
+		}
+		data, err := picture.PNG(l, opts, 0)
+		if err != nil {
+			continue // the text part still shows the board
+		}
+		w, _, _ := picture.PNGSize(l, 0)
+		cid := fmt.Sprintf("board%d.%d.%s", len(o.Inline)+1, g.ID, o.MessageID)
+		o.Inline = append(o.Inline, archive.Inline{ContentID: cid, ContentType: "image/png", Filename: fmt.Sprintf("game-%d-ply-%d.png", g.ID, g.plies()), Data: data})
+		alt := fmt.Sprintf("Board of game #%d after ply %d. %s", g.ID, g.plies(), picture.Describe(l))
+		if len(opts.Marked) > 0 {
+			alt += " Last ply on " + strings.Join(opts.Marked, ", ") + "."
+		}
+		show := min(w, imgCap)
+		fmt.Fprintf(&b, `<div class="board" style="background:#ffffff;padding:4px;margin:0 0 12px 0;border-radius:4px"><img src="cid:%s" alt="%s" title="%s" width="%d" style="display:block;width:100%%;max-width:%dpx;height:auto;border:0;margin:0 auto"></div>`+"\n",
+			html.EscapeString(cid), html.EscapeString(alt), html.EscapeString(opts.Title), show, show)
+	}
+	s.htmlText(&b, body)
+	if foot != "" {
+		fmt.Fprintf(&b, `<p class="foot" style="%s">%s</p>`+"\n", footStyle, linkify(strings.Join(strings.Fields(foot), " ")))
+	}
+	b.WriteString("</div></body></html>\n")
+	o.HTML = b.String()
+}
+
+// htmlText writes text as paragraphs: a paragraph whose lines are indented
+// or aligned in columns is preformatted, any other is prose, its lines
+// joined.
+func (s *session) htmlText(b *strings.Builder, text string) {
+	for _, p := range strings.Split(text, "\n\n") {
+		p = strings.Trim(p, "\n")
+		if strings.TrimSpace(p) == "" {
+			continue
+		}
+		if preformattedText(p) {
+			fmt.Fprintf(b, `<pre style="%s">%s</pre>`+"\n", preStyle, linkify(p))
+			continue
+		}
+		fmt.Fprintf(b, `<p style="%s">%s</p>`+"\n", pStyle, linkify(strings.Join(strings.Fields(p), " ")))
+	}
+}
+
+// preformattedText reports whether a paragraph is laid out by its spaces:
+// a line indented, or with a run of spaces inside it.
+func preformattedText(p string) bool {
+	for _, l := range strings.Split(p, "\n") {
+		if strings.HasPrefix(l, " ") || strings.Contains(strings.TrimRight(l, " "), "   ") {
+			return true
+		}
+	}
+	return false
+}
+
+// linkify escapes text and links the web addresses in it.
+func linkify(text string) string {
+	var b strings.Builder
+	last := 0
+	for _, m := range urlRE.FindAllStringIndex(text, -1) {
+		b.WriteString(html.EscapeString(text[last:m[0]]))
+		u := html.EscapeString(text[m[0]:m[1]])
+		fmt.Fprintf(&b, `<a href="%s">%s</a>`, u, u)
+		last = m[1]
+	}
+	b.WriteString(html.EscapeString(text[last:]))
+	return b.String()
+}

@@ -1,0 +1,127 @@
+package referee_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"image/png"
+	"strings"
+	"testing"
+
+	"pbem/archive"
+)
+
+// htmlGames start a game of each kind and board, the largest (rpp's
+// octagon of 8 seats) included.
+var htmlGames = []struct {
+	name, args string // the game (before any -) and its options
+	players    []string
+}{
+	{"castles", "", nil},
+	{"elevation", "", nil},
+	{"ziggurat", "", nil},
+	{"ziggurat43", "", nil},
+	{"rpp-square7", "players=4 board=square7", []string{"carol", "dave"}},
+	{"rpp-octagon", "players=8 board=octagon", []string{"carol", "dave", "erin", "frank", "grace", "heidi"}},
+}
+
+// TestHTMLMail: every mail has an HTML part that uses no script, no
+// remote resource and one style block at most; a mail showing a board
+// shows it as a PNG part it refers to by cid:, with alt text saying whose
+// turn it is; and a mail with its picture stays well under Gmail's 102 KB
+// clipping limit.
+func TestHTMLMail(t *testing.T) {
+	for _, gm := range htmlGames {
+		t.Run(gm.name, func(t *testing.T) {
+			h := newHarness(t, nil)
+			others := append([]string{"bob"}, gm.players...)
+			var with []string
+			for _, p := range others {
+				with = append(with, p+"@example.org")
+			}
+			if out := h.send(fmt.Sprintf("from: Alice <alice@example.org>\nsubject: new %s with %s %s first=alice@example.org\n", strings.SplitN(gm.name, "-", 2)[0], strings.Join(with, " "), gm.args)); !strings.Contains(out, "To confirm") {
+				t.Fatalf("no game:\n%s", out)
+			}
+			h.send("from: Alice <alice@example.org>\nto: {plus 1 alice@example.org}\n\naccept\n")
+			for _, p := range others[:len(others)-1] {
+				h.send(fmt.Sprintf("from: %s <%s@example.org>\nto: {plus 1 %s@example.org}\n\naccept\n", p, p, p))
+			}
+			last := others[len(others)-1]
+			if out := h.send(fmt.Sprintf("from: %s <%s@example.org>\nto: {plus 1 %s@example.org}\n\naccept\n", last, last, last)); !strings.Contains(out, "to move") {
+				t.Fatalf("the game did not start:\n%s", out)
+			}
+			// every mail sent, from the outbox (the harness has marked
+			// them sent)
+			var due []archive.Outgoing
+			for id := 1; ; id++ {
+				o, err := h.store.Outgoing(h.ctx, fmt.Sprint(id))
+				if errors.Is(err, archive.ErrNotFound) {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				due = append(due, o)
+			}
+			boards, largest := 0, 0
+			for _, o := range due {
+				checkHTML(t, &o)
+				if len(o.Inline) > 0 {
+					boards++
+				}
+				largest = max(largest, mailSize(&o))
+			}
+			if boards == 0 {
+				t.Fatalf("no mail of the started game shows the board as a picture (%d mails)", len(due))
+			}
+			if largest > 80<<10 {
+				t.Errorf("the largest mail is %d bytes, want it well under 102 KB", largest)
+			}
+			t.Logf("%s: %d mails, %d with a board, the largest about %d bytes", gm.name, len(due), boards, largest)
+		})
+	}
+}
+
+// mailSize estimates the size of o as sent: text, HTML in quoted-printable
+// and images in base64, with about 1 KB of header.
+func mailSize(o *archive.Outgoing) int {
+	n := 1024 + len(o.Text) + len(o.HTML)*21/20
+	for _, in := range o.Inline {
+		n += (len(in.Data)+2)/3*4*78/76 + 200
+	}
+	return n
+}
+
+func checkHTML(t *testing.T, o *archive.Outgoing) {
+	t.Helper()
+	to := o.To[0].Addr
+	if o.HTML == "" {
+		t.Fatalf("mail to %s has no HTML part", to)
+	}
+	low := strings.ToLower(o.HTML)
+	for _, bad := range []string{"<script", "src=\"http", "src='http", "url(", "data:", "<link"} {
+		if strings.Contains(low, bad) {
+			t.Errorf("mail to %s: HTML holds %q", to, bad)
+		}
+	}
+	if n := strings.Count(low, "<style"); n > 1 {
+		t.Errorf("mail to %s: %d style blocks", to, n)
+	}
+	if !strings.Contains(low, "prefers-color-scheme: dark") {
+		t.Errorf("mail to %s: no dark-mode rule", to)
+	}
+	for _, in := range o.Inline {
+		if !strings.Contains(o.HTML, `src="cid:`+in.ContentID+`"`) {
+			t.Errorf("mail to %s: image %s is not shown", to, in.ContentID)
+		}
+		if in.ContentType != "image/png" {
+			t.Errorf("image type %q", in.ContentType)
+		}
+		if _, err := png.Decode(bytes.NewReader(in.Data)); err != nil {
+			t.Errorf("mail to %s: image does not decode: %v", to, err)
+		}
+		if !strings.Contains(o.HTML, `alt="Board of game #1`) || !strings.Contains(o.HTML, "to move") {
+			t.Errorf("mail to %s: the picture has no alt text saying whose turn it is", to)
+		}
+	}
+}
