@@ -612,14 +612,15 @@ const backPlies = 16
 
 // earlier looks for another explanation of the illegal ply plies[i]: an
 // earlier ply (at most backPlies before it) that was legal as written, but
-// with a ply close to what was written in its place the rest of the line,
+// with a ply one or two edits from what was written in its place the rest
+// of the line,
 // plies[i] included, is legal. It returns that ply's index and spelling.
 func (c *checker) earlier(plies []*Ply, i int, lines []*engine.Line, main bool) (int, string, bool) {
 	for k := i - 1; k >= max(0, i-backPlies); k-- {
 		before, written := lines[k], lines[k+1].State().Key()
 		for _, sg := range rank(c.g.Codec, before.State(), plies[k].Text) {
-			if !sg.near() {
-				continue
+			if sg.Dist > maxDist {
+				break // ranked closest first
 			}
 			next, err := before.Play(sg.Move)
 			if err != nil || next.State().Key() == written {
