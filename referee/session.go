@@ -196,7 +196,10 @@ func (s *session) run() error {
 // commandLines are the lines of the request that are command attempts
 // (see attempt): those of the body, else the subject's line (see
 // subjectLine), so that a command in both runs once. Every other line is
-// prose (a greeting, a sign-off, a remark) and is not read.
+// prose (a greeting, a sign-off, a remark) and is not read, and so are the
+// lines that reproduce the referee's own mail (see ownText.judge): a line
+// that would resign, offer or accept a draw, or pass and might be a piece
+// of that mail is not played; the reply asks for it again.
 func (s *session) commandLines() ([]string, error) {
 	g, err := s.contextGame()
 	var ue *userError
@@ -204,10 +207,28 @@ func (s *session) commandLines() ([]string, error) {
 		return nil, err
 	}
 	var lines []string
-	for _, l := range bodyLines(s.req.Body) {
-		if s.attempt(l, g, len(lines) <= MaxCommands) {
-			lines = append(lines, l)
+	body, at := bodyLinesAt(s.req.Body)
+	own, err := s.ownWords()
+	if err != nil {
+		return nil, err
+	}
+	whose := own.judge(body, at)
+	var unsure []string
+	for i, l := range body {
+		if whose[i] == refereesLine {
+			continue // the referee's own words, reproduced
 		}
+		if !s.attempt(l, g, len(lines) <= MaxCommands) {
+			continue
+		}
+		if whose[i] == unsureLine && grave(l) {
+			unsure = append(unsure, l)
+			continue
+		}
+		lines = append(lines, l)
+	}
+	for _, l := range unsure {
+		s.mine.add("The line %q is also in the referee's mail your message answers, so it was not played: if you mean it, send it again on a line of its own.", l)
 	}
 	if len(lines) == 0 {
 		if l := subjectLine(s.req.Subject); l != "" && s.attempt(l, g, true) {

@@ -25,8 +25,14 @@ var (
 // or "--") or an "Original Message" separator. Lines are trimmed; blank
 // lines are dropped.
 func bodyLines(body string) []string {
+	lines, _ := bodyLinesAt(body)
+	return lines
+}
+
+// bodyLinesAt is bodyLines, with the index of each line among the body's
+// lines (so that lines next to each other in the body can be told).
+func bodyLinesAt(body string) (out []string, at []int) {
 	raw := strings.Split(strings.ReplaceAll(body, "\r\n", "\n"), "\n")
-	var out []string
 	for i := 0; i < len(raw); i++ {
 		l := strings.TrimSpace(strings.TrimPrefix(raw[i], "\ufeff"))
 		switch {
@@ -35,9 +41,9 @@ func bodyLines(body string) []string {
 		case strings.HasPrefix(l, ">"):
 			continue
 		case strings.TrimRight(raw[i], "\r") == "-- " || l == "--":
-			return out
+			return out, at
 		case originalRE.MatchString(l):
-			return out
+			return out, at
 		case attributionRE.MatchString(l):
 			continue
 		case i+1 < len(raw) && startsAttribution(l) && attributionRE.MatchString(l+" "+strings.TrimSpace(raw[i+1])):
@@ -45,8 +51,9 @@ func bodyLines(body string) []string {
 			continue
 		}
 		out = append(out, l)
+		at = append(at, i)
 	}
-	return out
+	return out, at
 }
 
 func startsAttribution(l string) bool {

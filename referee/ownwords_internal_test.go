@@ -1,0 +1,73 @@
+package referee
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// boardMail is a mail of the referee's: a board with its legend and the
+// short help.
+const boardMail = `You accepted: everyone has, and game #1 starts.
+
+    a    b    c    d    e
+ 5  YN   YN   YN   YN   YN   5
+ 4  .    .    .    .    .    4
+ 1  RN   RN   RN   RN   RN   1
+    a    b    c    d    e
+Cells: seat letter, then its pieces: L M S free large, medium, small;
+N nest L>M>S; n nest M>S; l m s top of a capture stack; . empty.
+R (red) to move.
+
+` + shortHelp
+
+// TestJudgeOwnWords: lines that reproduce the referee's mail, re-wrapped
+// or re-spaced, are the referee's; a short command of the sender's is the
+// sender's even where the same words are in that mail; a grave one that
+// runs on into the referee's lines is unsure.
+func TestJudgeOwnWords(t *testing.T) {
+	own := &ownText{sam: newSuffixAutomaton(squeeze(boardMail))}
+	P, R, U := personsLine, refereesLine, unsureLine
+	tests := []struct {
+		name string
+		body string
+		want []ownLine
+	}{
+		{"command above the help", "resign\n\npass, show [GAMEID], games, record GAMEID, preview GAMEID PLY ...,\nresign, draw, accept draw, decline draw, undo, accept undo, decline\nundo, vacation N, say TEXT, watch GAMEID, unwatch, help [GAME].",
+			[]ownLine{P, R, R, R}},
+		{"help re-wrapped", "c1-c2\n\npass, show [GAMEID], games, record GAMEID, preview\nGAMEID PLY ..., resign, draw, accept draw, decline draw,\nundo, accept undo, decline undo",
+			[]ownLine{P, R, R, R}},
+		{"board re-spaced", "c1-c2\n\n a b c d e\n5 YN YN YN YN YN 5\n4 . . . . . 4",
+			[]ownLine{P, R, R, R}},
+		{"one line of the help alone", "resign, draw, accept draw, decline draw, undo, accept undo, decline",
+			[]ownLine{R}},
+		{"short lines of the sender's", "resign\ndraw\nthanks", []ownLine{P, P, P}},
+		{"grave line running into the help", "draw\npass, show [GAMEID], games, record GAMEID, preview GAMEID PLY ...,",
+			[]ownLine{U, R}},
+		{"piece of a list", "resign,", []ownLine{U}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lines, at := bodyLinesAt(tt.body)
+			if got := own.judge(lines, at); !slices.Equal(got, tt.want) {
+				t.Errorf("judge(%q) = %v, want %v", lines, got, tt.want)
+			}
+		})
+	}
+}
+
+// BenchmarkJudgeOwnWords judges a body of 1 MB against a referee's mail:
+// the work is linear in the body.
+func BenchmarkJudgeOwnWords(b *testing.B) {
+	own := &ownText{sam: newSuffixAutomaton(squeeze(strings.Repeat(boardMail, 4)))}
+	var body strings.Builder
+	for body.Len() < 1<<20 {
+		body.WriteString(boardMail + "\nresign\nc1-c2\n" + strings.Repeat("a", 200) + "\n")
+	}
+	lines, at := bodyLinesAt(body.String())
+	b.SetBytes(int64(body.Len()))
+	b.ReportAllocs()
+	for b.Loop() {
+		own.judge(lines, at)
+	}
+}
