@@ -151,9 +151,14 @@ func (r *Record) tag(name string) Tag {
 
 // Check validates a record: tags, every ply of the main line and of every
 // variation, move numbers, and the result. It reports every problem it can
-// find; after an illegal ply the rest of that line cannot be checked. It
-// fills in the canonical spelling of every legal ply. The returned Game is
-// nil when the game itself is unknown or its tags unusable.
+// find. An illegal or unreadable ply gets the legal plies closest to it
+// (Problem.Suggestions); checking goes on past it with the one that plays
+// furthest into the rest of the line when only one does (with exactly one
+// that makes all the rest legal, Problem.Repair), else the rest of that
+// line cannot be checked. The Game's Lines stop before the first illegal
+// ply of the main line all the same (Checked.Fix makes the repairs). It
+// fills in the canonical spelling of every ply checked. The returned Game
+// is nil when the game itself is unknown or its tags unusable.
 func Check(r *Record, lookup Lookup) (*Game, []*Problem) { return check(r, lookup, true) }
 
 // check is Check; canon: fill in the canonical spelling of every ply.
