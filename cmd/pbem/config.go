@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"pbem/archive"
 )
 
 // Config is the `pbem serve` configuration file (YAML). Passwords come from
@@ -71,6 +73,15 @@ type Config struct {
 		// parallel (default 8); the replies to one recipient keep their
 		// order over one of them.
 		Connections int `yaml:"connections"`
+		// Copies (on, the default, or off): every reply also goes, in the
+		// same SMTP transaction, to CopyTo (default the referee's address
+		// with +sent), so that after a crash the referee finds in its
+		// own mailbox which replies the server took, waiting up to
+		// CopyWait (default 30s) for copies on their way, and sends
+		// none of them twice. The copies are expunged once settled.
+		Copies   string        `yaml:"copies"`
+		CopyTo   string        `yaml:"copy_to"`
+		CopyWait time.Duration `yaml:"copy_wait"`
 	} `yaml:"smtp"`
 	// HTTP is the loopback address of /healthz and /metrics.
 	HTTP struct {
@@ -88,6 +99,10 @@ type Config struct {
 	} `yaml:"log"`
 	// TickInterval is how often clocks (reminders, time forfeits) are checked.
 	TickInterval time.Duration `yaml:"tick_interval"`
+	// Admins are the addresses whose "admin ..." mail the referee reads;
+	// each command is carried out once its admin answers the token mailed
+	// to that address.
+	Admins []string `yaml:"admins"`
 }
 
 // Defaults of imap.batch and smtp.connections.
@@ -130,6 +145,8 @@ log:
   level: info
   format: text
 tick_interval: 1m
+admins:                          # may send "admin ..." commands by mail (each confirmed by a token)
+  - operator@example.org
 `
 
 // loadConfig reads and checks a configuration file.
@@ -188,6 +205,12 @@ func (c *Config) defaults() {
 	if c.IMAP.Batch == 0 {
 		c.IMAP.Batch = defaultIMAPBatch
 	}
+	if c.SMTP.Copies == "" {
+		c.SMTP.Copies = "on"
+	}
+	if c.SMTP.CopyWait == 0 {
+		c.SMTP.CopyWait = 30 * time.Second
+	}
 	if c.IMAP.Unauthenticated == "" {
 		c.IMAP.Unauthenticated = "answer"
 	}
@@ -217,6 +240,7 @@ var durationRanges = map[string][2]time.Duration{
 	"referee.rate_window": {time.Minute, 24 * time.Hour},
 	"smtp.retry_min":      {100 * time.Millisecond, time.Hour},
 	"smtp.retry_max":      {time.Second, 24 * time.Hour},
+	"smtp.copy_wait":      {time.Second, time.Hour},
 }
 
 // checkNode checks a YAML mapping against the struct type t: every key must
@@ -263,6 +287,16 @@ func checkNode(file string, n *yaml.Node, t reflect.Type, prefix string) []error
 		switch {
 		case ft.Kind() == reflect.Struct:
 			errs = append(errs, checkNode(file, v, ft, key+".")...)
+		case ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.String:
+			if v.Kind != yaml.SequenceNode {
+				errs = append(errs, fmt.Errorf("%s:%d: %s: expected a list, one item a line (- item)", file, v.Line, key))
+				continue
+			}
+			for _, item := range v.Content {
+				if item.Kind != yaml.ScalarNode {
+					errs = append(errs, fmt.Errorf("%s:%d: %s: expected a list of single values", file, item.Line, key))
+				}
+			}
 		case v.Kind != yaml.ScalarNode:
 			errs = append(errs, fmt.Errorf("%s:%d: %s: expected a single value, not a list or mapping", file, v.Line, key))
 		case ft == reflect.TypeFor[time.Duration]():
@@ -368,6 +402,14 @@ func (c *Config) check() error {
 	if c.IMAP.Batch < 1 || c.IMAP.Batch > 1000 {
 		errs = append(errs, fmt.Errorf("imap.batch %d: expected 1 to 1000 messages", c.IMAP.Batch))
 	}
+	switch c.SMTP.Copies {
+	case "on", "off":
+	default:
+		errs = append(errs, fmt.Errorf("smtp.copies %q: expected on or off", c.SMTP.Copies))
+	}
+	if c.SMTP.CopyTo != "" && !strings.Contains(c.SMTP.CopyTo, "@") {
+		errs = append(errs, fmt.Errorf("smtp.copy_to %q: expected an address of the referee's own mailbox, such as referee+sent@example.org", c.SMTP.CopyTo))
+	}
 	switch c.IMAP.Unauthenticated {
 	case "answer", "ignore":
 	default:
@@ -375,6 +417,11 @@ func (c *Config) check() error {
 	}
 	if strings.ContainsAny(c.IMAP.TrustedAuthservID, " ;\t") {
 		errs = append(errs, fmt.Errorf("imap.trusted_authserv_id %q: expected one name, such as mx.example.org, as the mail server writes it first in Authentication-Results", c.IMAP.TrustedAuthservID))
+	}
+	for _, a := range c.Admins {
+		if _, err := archive.BlockPattern(a); err != nil || strings.HasPrefix(a, "@") {
+			errs = append(errs, fmt.Errorf("admins: %q: expected an address, such as operator@example.org", a))
+		}
 	}
 	if !strings.Contains(c.Referee.Address, "@") {
 		errs = append(errs, fmt.Errorf("referee.address %q: expected the referee's mail address, such as referee@example.org", c.Referee.Address))

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -94,7 +95,7 @@ func runServe(c *cli, args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	s := &server{cfg: cfg, out: c.stdout, embedded: *config == "", imapPort: *imapPort, smtpPort: *smtpPort}
+	s := &server{cfg: cfg, out: c.stdout, embedded: *config == "", imapPort: *imapPort, smtpPort: *smtpPort, configPath: *config}
 	if err := s.run(ctx, nil); err != nil {
 		fmt.Fprintf(c.stderr, "pbem serve: %v\n", err)
 		return 1
@@ -114,6 +115,9 @@ type server struct {
 	grace              time.Duration                       // outboxGrace unless set (tests)
 	memoryMail         bool                                // embedded mail servers without their journal (load tests)
 	onDelivery         func(from, rcpt string, raw []byte) // embedded.Options.OnDelivery (load tests)
+
+	configPath string // reloaded on SIGHUP ("": none)
+	unlock     func() // releases the data directory's lock (lockData)
 
 	log     *slog.Logger
 	store   *archive.Store
@@ -168,6 +172,12 @@ func (s *server) start(ctx context.Context) error {
 		imapPass, _ = srv.Password("referee")
 		smtpPass = imapPass
 	}
+	// One referee a data directory: pbem restore refuses while it runs.
+	unlock, err := lockData(s.cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	s.unlock = unlock
 	store, err := archive.Open(ctx, s.cfg.DataDir, nil)
 	if err != nil {
 		return err
@@ -176,7 +186,7 @@ func (s *server) start(ctx context.Context) error {
 	s.ref, err = referee.New(store, &referee.Options{Address: s.cfg.Referee.Address, Name: s.cfg.Referee.Name, Logger: s.log,
 		RateLimit: s.cfg.Referee.RateLimit, RateLimitTotal: s.cfg.Referee.RateLimitTotal, RateWindow: s.cfg.Referee.RateWindow,
 		MaxBotGames: s.cfg.Referee.BotGames, MaxBotGamesTotal: s.cfg.Referee.BotGamesTotal,
-		WebBaseURL: s.cfg.Web.BaseURL, Unauthenticated: s.cfg.IMAP.Unauthenticated})
+		WebBaseURL: s.cfg.Web.BaseURL, Unauthenticated: s.cfg.IMAP.Unauthenticated, Admins: s.cfg.Admins})
 	if err != nil {
 		return err
 	}
@@ -198,21 +208,31 @@ func (s *server) start(ctx context.Context) error {
 		// sent twice after a crash.
 		delivered = s.mails.Delivered
 	}
-	s.sender, err = mail.NewSender(ob, &mail.SenderOptions{
-		Addr: s.cfg.SMTP.Addr, Security: smtpSec, Username: s.cfg.SMTP.Username, Password: smtpPass,
-		Helo: s.cfg.SMTP.Helo, BackoffMin: retryMin, BackoffMax: retryMax, Metrics: s.metrics, Logger: s.log,
-		AcceptedLog: filepath.Join(s.cfg.DataDir, "smtp-accepted.log"), Connections: s.cfg.SMTP.Connections,
-		BatchSize: 4 * s.cfg.IMAP.Batch, Accepted: accepted, Delivered: delivered,
-	})
-	if err != nil {
-		return err
-	}
-	s.poller, err = mail.NewPoller(&mail.PollerOptions{
+	po := &mail.PollerOptions{
 		Addr: s.cfg.IMAP.Addr, Security: imapSec, Username: s.cfg.IMAP.Username, Password: imapPass,
 		Mailbox: s.cfg.IMAP.Mailbox, ProcessedMailbox: s.cfg.IMAP.Processed, RejectedMailbox: s.cfg.IMAP.Rejected,
 		PollInterval: s.cfg.IMAP.PollInterval, Rejecter: mail.RejecterFunc(s.reject), Metrics: s.metrics, Logger: s.log,
 		BatchSize: s.cfg.IMAP.Batch,
-	})
+	}
+	so := &mail.SenderOptions{
+		Addr: s.cfg.SMTP.Addr, Security: smtpSec, Username: s.cfg.SMTP.Username, Password: smtpPass,
+		Helo: s.cfg.SMTP.Helo, BackoffMin: retryMin, BackoffMax: retryMax, Metrics: s.metrics, Logger: s.log,
+		AcceptedLog: filepath.Join(s.cfg.DataDir, "smtp-accepted.log"), Connections: s.cfg.SMTP.Connections,
+		BatchSize: 4 * s.cfg.IMAP.Batch, Accepted: accepted, Delivered: delivered,
+	}
+	if delivered == nil && s.cfg.SMTP.Copies == "on" {
+		// Any other server: a copy of every reply in the referee's own
+		// mailbox says which ones it took.
+		so.CopyTo, so.CopyWait = s.copyAddress(), s.cfg.SMTP.CopyWait
+		so.Copies = func(ctx context.Context, ids []string) (map[string]bool, error) { return s.poller.FindCopies(ctx, ids) }
+		po.IsCopy = s.isCopy
+		po.CopySettled = func(id string) bool { return s.sender.Settled(id) }
+	}
+	s.sender, err = mail.NewSender(ob, so)
+	if err != nil {
+		return err
+	}
+	s.poller, err = mail.NewPoller(po)
 	if err != nil {
 		return err
 	}
@@ -251,6 +271,7 @@ func (s *server) run(ctx context.Context, ready func(*server)) error {
 	wg.Go(func() { s.ticks(ctx) })
 	wg.Go(func() { s.poller.Run(ctx, handler{s}) })
 	wg.Go(func() { s.bots.Run(ctx) })
+	wg.Go(func() { s.reloads(ctx) })
 	s.bots.Wake() // bots to move since before a restart
 	if ready != nil {
 		ready(s)
@@ -260,6 +281,7 @@ func (s *server) run(ctx context.Context, ready func(*server)) error {
 	defer scancel()
 	hs.Shutdown(sc)
 	wg.Wait()
+	s.drain()
 	s.log.Info("pbem serve stopped")
 	return nil
 }
@@ -271,12 +293,17 @@ func (s *server) close() {
 	if s.mails != nil {
 		s.mails.Close()
 	}
+	if s.unlock != nil {
+		s.unlock()
+	}
 }
 
 // handle gives one message to the referee. nil means its effect and replies
 // are committed; the poller then marks it \Seen and moves it to Processed.
 // A store failure is returned: the message stays unseen and is retried.
 func (s *server) handle(ctx context.Context, in *mail.Inbound) error {
+	ctx, cancel := inHand(ctx)
+	defer cancel()
 	if err := s.ref.Handle(ctx, s.request(in)); err != nil {
 		return err
 	}
@@ -295,6 +322,8 @@ func (h handler) Handle(ctx context.Context, in *mail.Inbound) error { return h.
 // together; an error of one message leaves it unseen for a retry, the
 // others are marked.
 func (h handler) HandleBatch(ctx context.Context, ins []*mail.Inbound) []error {
+	ctx, cancel := inHand(ctx)
+	defer cancel()
 	reqs := make([]referee.Request, len(ins))
 	for i, in := range ins {
 		reqs[i] = h.s.request(in)
@@ -317,6 +346,26 @@ func (s *server) reject(ctx context.Context, in *mail.Inbound, reason error) err
 	}
 	s.sender.Wake()
 	return nil
+}
+
+// copyAddress is where the copies of the replies go: smtp.copy_to, else
+// the referee's address with +sent.
+func (s *server) copyAddress() string {
+	if s.cfg.SMTP.CopyTo != "" {
+		return s.cfg.SMTP.CopyTo
+	}
+	local, domain, _ := strings.Cut(s.cfg.Referee.Address, "@")
+	return local + "+sent@" + domain
+}
+
+// isCopy reports whether m is a copy of one of the referee's replies: mail
+// from the referee's own address (which the referee never answers) with a
+// Message-ID of its own domain.
+func (s *server) isCopy(m *mail.Inbound) bool {
+	local, domain, _ := strings.Cut(strings.ToLower(s.cfg.Referee.Address), "@")
+	fl, fd, _ := strings.Cut(strings.ToLower(m.From.Addr), "@")
+	base, _, _ := strings.Cut(fl, "+")
+	return base == local && fd == domain && strings.HasSuffix(strings.ToLower(m.MessageID), "@"+domain)
 }
 
 // request turns a parsed mail into a referee request, with the sender

@@ -55,28 +55,38 @@ func TestSoakKill9(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds pbem and plays for a minute or more")
 	}
+	dir := t.TempDir()
+	srv := &soakServer{t: t, data: filepath.Join(dir, "data"), log: filepath.Join(dir, "serve.log"), http: soakPort(t)}
+	imap, smtp := soakPort(t), soakPort(t)
+	srv.args = []string{"--data", srv.data, "--imap-port", strconv.Itoa(imap), "--smtp-port", strconv.Itoa(smtp)}
+	srv.ready = srv.addr(smtp)
+	runSoak(t, srv, "pbem.local", func(name string) *player {
+		return &player{addr: name + "@pbem.local", pass: name, imapAddr: srv.addr(imap), smtpAddr: srv.addr(smtp)}
+	})
+}
+
+// runSoak is the kill -9 soak on srv, whose players are made by newPlayer
+// (at domain, as is the referee).
+func runSoak(t *testing.T, srv *soakServer, domain string, newPlayer func(name string) *player) {
 	games := soakInt(t, "PBEM_SOAK_GAMES", 24)
 	moves := soakInt(t, "PBEM_SOAK_MOVES", 300)
 	kills := soakInt(t, "PBEM_SOAK_KILLS", 25)
 	seed := uint64(soakInt(t, "PBEM_SOAK_SEED", 1))
 	plies := (moves + games - 1) / games
 
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "pbem")
-	build := exec.Command("go", "build", "-o", bin, ".")
+	srv.bin = filepath.Join(t.TempDir(), "pbem")
+	build := exec.Command("go", "build", "-o", srv.bin, ".")
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, "go build: %s", out)
-
-	srv := &soakServer{t: t, bin: bin, data: filepath.Join(dir, "data"), log: filepath.Join(dir, "serve.log"),
-		imap: soakPort(t), smtp: soakPort(t), http: soakPort(t)}
+	srv.referee = "referee@" + domain
 	srv.start()
 	t.Cleanup(srv.stop)
 
 	names := []string{"alice", "bob", "carol", "dave"}
 	posts := map[string]*postbox{}
 	for _, n := range names {
-		p := &player{addr: n + "@pbem.local", pass: n, imapAddr: srv.addr(srv.imap), smtpAddr: srv.addr(srv.smtp)}
-		posts[p.addr] = newPostbox(p)
+		p := newPlayer(n)
+		posts[n] = newPostbox(p)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
@@ -96,7 +106,7 @@ func TestSoakKill9(t *testing.T) {
 		if a == b {
 			b = names[(i+1)%4]
 		}
-		g, err := newSoakGame(ctx, srv, posts[a+"@pbem.local"], posts[b+"@pbem.local"], codec, rand.New(rand.NewPCG(seed, uint64(i))))
+		g, err := newSoakGame(ctx, srv, posts[a], posts[b], codec, rand.New(rand.NewPCG(seed, uint64(i))))
 		require.NoError(t, err, "game %d", i+1)
 		gs = append(gs, g)
 	}
@@ -106,7 +116,7 @@ func TestSoakKill9(t *testing.T) {
 	errs := make(chan error, len(gs))
 	var play sync.WaitGroup
 	for _, g := range gs {
-		play.Go(func() { errs <- g.play(ctx, plies) })
+		play.Go(func() { errs <- g.play(ctx, srv.referee, plies) })
 	}
 	killed := make(chan int)
 	go func() {
@@ -146,7 +156,7 @@ func TestSoakKill9(t *testing.T) {
 	replies, doubled := 0, 0
 	var dups []string
 	for _, n := range names {
-		p := &player{addr: n + "@pbem.local", pass: n, imapAddr: srv.addr(srv.imap), smtpAddr: srv.addr(srv.smtp)}
+		p := newPlayer(n)
 		msgs, err := p.fetch()
 		require.NoError(t, err)
 		seen := map[string]int{}
@@ -186,12 +196,14 @@ func TestSoakKill9(t *testing.T) {
 	for _, d := range dups {
 		t.Log(d)
 	}
-	// A reply under way at a kill is looked up on the embedded servers
-	// after the restart: one they hold is not sent again.
+	// A reply under way at a kill is looked up after the restart (on the
+	// embedded servers, or by its copy in the referee's mailbox): one
+	// the server took is not sent again.
 	log, _ := os.ReadFile(srv.log)
-	t.Logf("%d replies under way at a kill were found delivered after the restart and not sent again",
-		strings.Count(string(log), "found delivered; not sent again"))
-	assert.Zero(t, doubled, "replies doubled")
+	t.Logf("%d replies under way at a kill were found delivered after the restart and not sent again; %d sent again without a copy found",
+		strings.Count(string(log), "found delivered; not sent again")+strings.Count(string(log), "found in the copies; not sent again"),
+		strings.Count(string(log), "has no copy after the wait"))
+	assert.LessOrEqual(t, doubled, soakInt(t, "PBEM_SOAK_MAX_DOUBLED", srv.maxDoubled), "replies doubled")
 	if t.Failed() {
 		log, _ := os.ReadFile(srv.log)
 		t.Logf("server log (tail):\n%s", tail(string(log), 4000))
@@ -214,9 +226,14 @@ func soakPort(t *testing.T) int {
 
 // soakServer is `pbem serve` as a child process.
 type soakServer struct {
-	t                *testing.T
-	bin, data, log   string
-	imap, smtp, http int
+	t              *testing.T
+	bin, data, log string
+	http           int
+	args           []string // of pbem serve, besides --http and --web
+	env            []string // added to the environment
+	ready          string   // an address that answers once the server is up
+	referee        string   // the referee's address
+	maxDoubled     int      // replies that may arrive twice
 
 	mu  sync.Mutex
 	cmd *exec.Cmd
@@ -230,16 +247,16 @@ func (s *soakServer) start() {
 	f, err := os.OpenFile(s.log, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
 	require.NoError(s.t, err)
 	defer f.Close()
-	cmd := exec.Command(s.bin, "serve", "--data", s.data, "--imap-port", strconv.Itoa(s.imap),
-		"--smtp-port", strconv.Itoa(s.smtp), "--http", s.addr(s.http), "--web", "off")
+	cmd := exec.Command(s.bin, append(append([]string{"serve"}, s.args...), "--http", s.addr(s.http), "--web", "off")...)
 	cmd.Stdout, cmd.Stderr = f, f
+	cmd.Env = append(os.Environ(), s.env...)
 	require.NoError(s.t, cmd.Start())
 	s.mu.Lock()
 	s.cmd = cmd
 	s.mu.Unlock()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		c, err := net.DialTimeout("tcp", s.addr(s.smtp), time.Second)
+		c, err := net.DialTimeout("tcp", s.ready, time.Second)
 		if err == nil {
 			c.Close()
 			return
@@ -426,7 +443,7 @@ type soakGame struct {
 func newSoakGame(ctx context.Context, srv *soakServer, a, b *postbox, codec notation.Codec, r *rand.Rand) (*soakGame, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	ref := "referee@pbem.local"
+	ref := srv.referee
 	id := mail.NewMessageID("pbem.local")
 	cmd := fmt.Sprintf("new %s with %s first=%s", codec.Rules().ID(), b.p.addr, a.p.addr)
 	// Marks of where each postbox was before the game.
@@ -488,7 +505,7 @@ func newSoakGame(ctx context.Context, srv *soakServer, a, b *postbox, codec nota
 // until the game ends or plies were played. A ply whose answer does not
 // come in time is mailed again with the same Message-ID, which the referee
 // must recognise.
-func (g *soakGame) play(ctx context.Context, plies int) error {
+func (g *soakGame) play(ctx context.Context, ref string, plies int) error {
 	start, err := g.codec.Rules().Start(engine.Options{})
 	if err != nil {
 		return err
@@ -512,7 +529,7 @@ func (g *soakGame) play(ctx context.Context, plies int) error {
 			if try == 5 {
 				return fmt.Errorf("game %d: ply %d %q by %s never answered", g.id, len(g.sent)+1, text, p.p.addr)
 			}
-			if err := mailOnce(ctx, p.p, "referee@pbem.local", "", text, id, g.replyTo[seat]); err != nil {
+			if err := mailOnce(ctx, p.p, ref, "", text, id, g.replyTo[seat]); err != nil {
 				return err
 			}
 			deadline := time.Now().Add(15 * time.Second)
