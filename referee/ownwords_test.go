@@ -62,6 +62,27 @@ func refereeMails(t *testing.T, h *harness) []archive.Outgoing {
 	return mails
 }
 
+// pairingMail is the referee's mail to Bob that pairs him in round 1 of a
+// castles tournament (with the board and its legend), and the harness
+// that sent it.
+func pairingMail(t *testing.T) (*harness, archive.Outgoing) {
+	t.Helper()
+	h := tournamentOf(t, "roundrobin")
+	for _, addr := range []string{"ann@example.org", "bob@example.org", "cy@example.org"} {
+		h.join(addr)
+	}
+	h.send("from: Dora <dora@example.org>\nsubject: Re: [pbem T1 {ttoken 1 director}] Open\n\ntournament start T1\n")
+	for id := 1; ; id++ {
+		o, err := h.store.Outgoing(h.ctx, strconv.Itoa(id))
+		if err != nil {
+			t.Fatalf("setup: no pairing mail to Bob (%v)", err)
+		}
+		if strings.EqualFold(o.To[0].Addr, "bob@example.org") && strings.Contains(o.Text, "round 1, board") && o.GameID == 1 {
+			return h, o
+		}
+	}
+}
+
 // replyWith makes a fixture of the corpora a reply that answers the
 // referee's mail orig with command: the person's own words become that
 // one line (their sign-off stays), and every line of the original (quoted,
@@ -143,9 +164,17 @@ func TestRepliesReadOnlyTheCommand(t *testing.T) {
 	if _, err := os.Stat(dir); err != nil {
 		t.Skipf("no real-world fixtures at %s (they sit beside the repository): %v", dir, err)
 	}
+	type answered struct {
+		h *harness
+		o archive.Outgoing
+	}
+	var all []answered
 	h := newHarness(t, nil)
-	mails := refereeMails(t, h)
-	to := h.expand("{plus 1 bob@example.org}")
+	for _, o := range refereeMails(t, h) {
+		all = append(all, answered{h, o})
+	}
+	th, pairing := pairingMail(t)
+	all = append(all, answered{th, pairing})
 	fixtures, failures := 0, 0
 	for _, corpus := range []string{"willdurand", "crisp", "talon", "github", "zapier"} {
 		b, err := os.ReadFile(filepath.Join(dir, corpus, "manifest.json"))
@@ -165,7 +194,9 @@ func TestRepliesReadOnlyTheCommand(t *testing.T) {
 				t.Fatal(err)
 			}
 			fixtures++
-			for _, o := range mails {
+			for _, a := range all {
+				h, o := a.h, a.o
+				to := h.expand("{plus 1 bob@example.org}")
 				for _, command := range []string{"resign", "c1-c2"} {
 					body := replyWith(c, string(file), command, o.Text)
 					raw := "From: Bob <bob@example.org>\r\nTo: " + to + "\r\nSubject: Re: " + o.Subject +
@@ -208,7 +239,7 @@ func TestRepliesReadOnlyTheCommand(t *testing.T) {
 		}
 	}
 	t.Logf("%d plain-text fixtures, each answering %d of the referee's mails with 2 commands, read as fresh text and as the whole body: %d failures",
-		fixtures, len(mails), failures)
+		fixtures, len(all), failures)
 }
 
 // TestGraveLineNextToOwnWordsIsAsked: "resign" running on into the
