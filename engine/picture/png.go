@@ -53,22 +53,48 @@ func PNGSize(l *engine.Layout, cell int) (w, h, cellPx int) {
 // board without its pieces is drawn once for each board and side seen
 // from, and kept.
 func Image(l *engine.Layout, o *Options, cell int) *image.RGBA {
-	sc := build(l, o)
-	w, h, cell := PNGSize(l, cell)
-	bg := background(sc, l, w, h, cell)
-	img := image.NewRGBA(bg.Rect)
-	copy(img.Pix, bg.Pix)
-	paintShapes(img, sc, cell, true)
+	img, _, _ := render(l, o, cell, nil)
 	return img
 }
 
+// pixels lends the buffers of pictures being encoded.
+var pixels sync.Pool
+
+// buffer returns a slice of n bytes from the pool (or new), contents
+// undefined.
+func buffer(n int) []byte {
+	if b, ok := pixels.Get().(*[]byte); ok && cap(*b) >= n {
+		return (*b)[:n]
+	}
+	return make([]byte, n)
+}
+
+// render draws l on a copy of its kept background and returns it with
+// that background's paletted copy and the rectangles drawn over it.
+// The pixels are pix's when it is large enough.
+func render(l *engine.Layout, o *Options, cell int, pix []byte) (*image.RGBA, *image.Paletted, []image.Rectangle) {
+	sc := build(l, o)
+	w, h, cell := PNGSize(l, cell)
+	bg := background(sc, w, h, cell)
+	var img *image.RGBA
+	if len(pix) == len(bg.rgba.Pix) {
+		img = &image.RGBA{Pix: pix, Stride: bg.rgba.Stride, Rect: bg.rgba.Rect}
+	} else {
+		img = image.NewRGBA(bg.rgba.Rect)
+	}
+	copy(img.Pix, bg.rgba.Pix)
+	dirty := paintShapes(img, sc, cell, true)
+	return img, bg.pal, dirty
+}
+
 // paintShapes draws the shapes of sc that are (fore) or are not (!fore)
-// Fore.
-func paintShapes(img *image.RGBA, sc *scene, cell int, fore bool) {
+// Fore, and returns the rectangles it drew in.
+func paintShapes(img *image.RGBA, sc *scene, cell int, fore bool) []image.Rectangle {
 	s := float64(cell) / unit
 	r := rasterizers.Get().(*raster)
 	defer rasterizers.Put(r)
 	r.img, r.s, r.ox, r.oy = img, s, -sc.MinX*s, -sc.MinY*s
+	r.dirty = nil
 	for i := range sc.Shapes {
 		sh := &sc.Shapes[i]
 		if sh.Fore != fore {
@@ -97,14 +123,21 @@ func paintShapes(img *image.RGBA, sc *scene, cell int, fore bool) {
 		}
 	}
 	r.img = nil
+	return r.dirty
 }
 
 // backgrounds keeps the boards drawn without pieces, by boardKey, up to
 // maxBackgrounds bytes of pixels (then it starts again).
 var backgrounds struct {
 	sync.Mutex
-	m     map[uint64]*image.RGBA
+	m     map[uint64]board
 	bytes int
+}
+
+// board is a background, drawn and in the palette.
+type board struct {
+	rgba *image.RGBA
+	pal  *image.Paletted
 }
 
 const maxBackgrounds = 32 << 20
@@ -141,23 +174,27 @@ func boardKey(sc *scene, w, h, cell int) uint64 {
 	return d.Sum64()
 }
 
-func background(sc *scene, l *engine.Layout, w, h, cell int) *image.RGBA {
+func background(sc *scene, w, h, cell int) board {
 	key := boardKey(sc, w, h, cell)
 	backgrounds.Lock()
-	bg := backgrounds.m[key]
+	bg, ok := backgrounds.m[key]
 	backgrounds.Unlock()
-	if bg != nil {
+	if ok {
 		return bg
 	}
-	bg = image.NewRGBA(image.Rect(0, 0, w, h))
-	draw.Draw(bg, bg.Rect, image.NewUniform(ground), image.Point{}, draw.Src)
-	paintShapes(bg, sc, cell, false)
+	rgba := image.NewRGBA(image.Rect(0, 0, w, h))
+	draw.Draw(rgba, rgba.Rect, image.NewUniform(ground), image.Point{}, draw.Src)
+	paintShapes(rgba, sc, cell, false)
+	pal := image.NewPaletted(rgba.Rect, fullPalette)
+	toPaletted(pal, rgba, rgba.Rect)
+	bg = board{rgba, pal}
+	size := len(rgba.Pix) + len(pal.Pix)
 	backgrounds.Lock()
-	if backgrounds.m == nil || backgrounds.bytes+len(bg.Pix) > maxBackgrounds {
-		backgrounds.m, backgrounds.bytes = map[uint64]*image.RGBA{}, 0
+	if backgrounds.m == nil || backgrounds.bytes+size > maxBackgrounds {
+		backgrounds.m, backgrounds.bytes = map[uint64]board{}, 0
 	}
 	backgrounds.m[key] = bg
-	backgrounds.bytes += len(bg.Pix)
+	backgrounds.bytes += size
 	backgrounds.Unlock()
 	return bg
 }
@@ -181,10 +218,23 @@ func (b *pngBuffers) Put(e *png.EncoderBuffer) { b.p.Put(e) }
 // the scene exactly, the blends at the edges of shapes to the nearest of
 // a 5x5x5 cube.
 func PNG(l *engine.Layout, o *Options, cell int) ([]byte, error) {
-	img := Image(l, o, cell)
+	w, h, _ := PNGSize(l, cell)
+	rgba, idx := buffer(4*w*h), buffer(w*h)
+	defer func() {
+		pixels.Put(&rgba)
+		pixels.Put(&idx)
+	}()
+	img, bgPal, dirty := render(l, o, cell, rgba)
+	// the background's colours are known: only what was drawn over it
+	// is looked up
+	pal := &image.Paletted{Pix: idx, Stride: w, Rect: img.Rect, Palette: fullPalette}
+	copy(pal.Pix, bgPal.Pix)
+	for _, r := range dirty {
+		toPaletted(pal, img, r)
+	}
 	var buf bytes.Buffer
 	buf.Grow(16 << 10)
-	if err := encoder.Encode(&buf, toPaletted(img)); err != nil {
+	if err := encoder.Encode(&buf, pal); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
@@ -253,14 +303,14 @@ var fullPalette, exactIndex = func() (color.Palette, map[uint32]uint8) {
 
 func rgbKey(r, g, b uint8) uint32 { return uint32(r)<<16 | uint32(g)<<8 | uint32(b) }
 
-// toPaletted maps an opaque image to fullPalette.
-func toPaletted(img *image.RGBA) *image.Paletted {
-	p := image.NewPaletted(img.Rect, fullPalette)
+// toPaletted maps the pixels of img within r to fullPalette, into p.
+func toPaletted(p *image.Paletted, img *image.RGBA, r image.Rectangle) {
+	r = r.Intersect(img.Rect)
 	base := len(fullPalette) - len(cube)
 	last, lastIdx := uint32(1<<31), uint8(0)
-	for y := range img.Rect.Dy() {
-		row := img.Pix[y*img.Stride : y*img.Stride+4*img.Rect.Dx()]
-		out := p.Pix[y*p.Stride:]
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		row := img.Pix[img.PixOffset(r.Min.X, y):img.PixOffset(r.Max.X, y)]
+		out := p.Pix[p.PixOffset(r.Min.X, y):]
 		for x := 0; x < len(row); x += 4 {
 			k := rgbKey(row[x], row[x+1], row[x+2])
 			if k != last {
@@ -274,7 +324,6 @@ func toPaletted(img *image.RGBA) *image.Paletted {
 			out[x/4] = lastIdx
 		}
 	}
-	return p
 }
 
 // raster draws shapes onto an image, each through a rasteriser the size
@@ -286,6 +335,7 @@ type raster struct {
 	ox, oy float64
 	u      image.Uniform
 	quad   [4]vec
+	dirty  []image.Rectangle
 }
 
 var rasterizers = sync.Pool{New: func() any { return new(raster) }}
@@ -319,6 +369,7 @@ func (r *raster) path(pts []vec, at image.Point) {
 }
 
 func (r *raster) draw(rect image.Rectangle, c color.RGBA) {
+	r.dirty = append(r.dirty, rect)
 	r.u.C = c
 	r.z.Draw(r.img, rect, &r.u, image.Point{})
 }
@@ -399,6 +450,7 @@ func (r *raster) text(sh *shape) {
 	for _, g := range gs {
 		if g.mask != nil {
 			dr := g.rect.Add(image.Pt(x, y))
+			r.dirty = append(r.dirty, dr)
 			draw.DrawMask(r.img, dr, &r.u, image.Point{}, g.mask, g.mask.Rect.Min, draw.Over)
 		}
 		x += g.advance
