@@ -841,6 +841,10 @@ func dutchPair(f *dutchField) (pairs [][2]int, bye int, err error) {
 				w.byeSingle = false
 			}
 		}
+		if groupStart == n && len(nb) == len(byIndex) {
+			// The last bracket paired nobody: a bug, not a rule.
+			return nil, -1, fmt.Errorf("tournament: the Dutch pairing of %d players made no progress with %d left to pair", n, len(nb))
+		}
 		byIndex, vertex = nb, nv
 		sgBeginVertex = nextBeginVertex
 	}
