@@ -18,7 +18,9 @@ func typed(t *testing.T, typos int) string {
 	data, err := os.ReadFile("testdata/check/valid_ziggurat43.pgn")
 	require.NoError(t, err)
 	game := string(data[:strings.Index(string(data), "\n\n[Game")+1])
-	game = strings.Replace(game, "21. Hc1-d3", "21. Hc1-e3", 1)
+	if typos > 0 {
+		game = strings.Replace(game, "21. Hc1-d3", "21. Hc1-e3", 1)
+	}
 	if typos > 1 {
 		game = strings.Replace(game, "36. Ce1-c1", "36. Ce1-c2", 1)
 	}
@@ -83,4 +85,21 @@ func TestCheckFix(t *testing.T) {
 	code, _, errs = run(t, "", "check", "--fix", "-")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errs, "standard input")
+}
+
+// A record typed in a word processor checks, with one line saying how many
+// characters were read as their plain forms; fmt writes them plain.
+func TestCheckTypography(t *testing.T) {
+	plain := typed(t, 0)
+	word := strings.NewReplacer("21. Hc1-d3", "21.\u00a0Hc1–d3", "Sf3xg3", "Sf3×g3", `[Event "pbem selfplay"]`, `[Event “pbem selfplay”]`).Replace(plain)
+	require.NotEqual(t, plain, word)
+	code, out, _ := run(t, word, "check")
+	assert.Equal(t, 0, code, out)
+	assert.Contains(t, out, "<stdin>: read 5 typographic characters as their plain forms")
+	assert.Equal(t, 1, strings.Count(out, "typographic"))
+	code, canon, _ := run(t, plain, "fmt")
+	require.Equal(t, 0, code)
+	code, out, _ = run(t, word, "fmt")
+	assert.Equal(t, 0, code)
+	assert.Equal(t, canon, out)
 }
