@@ -145,12 +145,17 @@ func realworldVerdict(c RealworldCase, got string) string {
 	return "kept"
 }
 
-// signatureCut is s without its signature: from a "-- " line or a
-// client's tag line on.
+// signatureCut is s without its signature: from a "--" or "-- " line, or
+// a device tag ("Sent from my iPhone", "Sent with Sparrow (...)": a line
+// starting so, of at most six words, without a comma), on. It does not ask
+// the code under test.
 func signatureCut(s string) string {
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
-		if isSignatureSeparator(l) || isClientSignature(strings.TrimSpace(l)) {
+		t := strings.TrimSpace(l)
+		tag := (strings.HasPrefix(t, "Sent from ") || strings.HasPrefix(t, "Sent with ")) &&
+			!strings.Contains(t, ",") && len(strings.Fields(t)) <= 6
+		if t == "--" || tag {
 			return strings.Join(lines[:i], "\n")
 		}
 	}
