@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"image/png"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"pbem/archive"
+	"pbem/referee"
 )
 
 // htmlGames start a game of each kind and board, the largest (rpp's
@@ -34,22 +36,7 @@ func TestHTMLMail(t *testing.T) {
 	for _, gm := range htmlGames {
 		t.Run(gm.name, func(t *testing.T) {
 			h := newHarness(t, nil)
-			others := append([]string{"bob"}, gm.players...)
-			var with []string
-			for _, p := range others {
-				with = append(with, p+"@example.org")
-			}
-			if out := h.send(fmt.Sprintf("from: Alice <alice@example.org>\nsubject: new %s with %s %s first=alice@example.org\n", strings.SplitN(gm.name, "-", 2)[0], strings.Join(with, " "), gm.args)); !strings.Contains(out, "To confirm") {
-				t.Fatalf("no game:\n%s", out)
-			}
-			h.send("from: Alice <alice@example.org>\nto: {plus 1 alice@example.org}\n\naccept\n")
-			for _, p := range others[:len(others)-1] {
-				h.send(fmt.Sprintf("from: %s <%s@example.org>\nto: {plus 1 %s@example.org}\n\naccept\n", p, p, p))
-			}
-			last := others[len(others)-1]
-			if out := h.send(fmt.Sprintf("from: %s <%s@example.org>\nto: {plus 1 %s@example.org}\n\naccept\n", last, last, last)); !strings.Contains(out, "to move") {
-				t.Fatalf("the game did not start:\n%s", out)
-			}
+			startGame(t, h, gm.name, gm.args, gm.players)
 			// every mail sent, from the outbox (the harness has marked
 			// them sent)
 			var due []archive.Outgoing
@@ -79,6 +66,60 @@ func TestHTMLMail(t *testing.T) {
 			}
 			t.Logf("%s: %d mails, %d with a board, the largest about %d bytes", gm.name, len(due), boards, largest)
 		})
+	}
+}
+
+// startGame starts a game of name (the game before any "-") with
+// options args, Alice playing first against Bob and the others.
+func startGame(t testing.TB, h *harness, name, args string, players []string) {
+	t.Helper()
+	others := append([]string{"bob"}, players...)
+	var with []string
+	for _, p := range others {
+		with = append(with, p+"@example.org")
+	}
+	if out := h.send(fmt.Sprintf("from: Alice <alice@example.org>\nsubject: new %s with %s %s first=alice@example.org\n", strings.SplitN(name, "-", 2)[0], strings.Join(with, " "), args)); !strings.Contains(out, "To confirm") {
+		t.Fatalf("no game:\n%s", out)
+	}
+	h.send("from: Alice <alice@example.org>\nto: {plus 1 alice@example.org}\n\naccept\n")
+	for _, p := range others {
+		out := h.send(fmt.Sprintf("from: %s <%s@example.org>\nto: {plus 1 %s@example.org}\n\naccept\n", p, p, p))
+		if p == others[len(others)-1] && !strings.Contains(out, "to move") {
+			t.Fatalf("the game did not start:\n%s", out)
+		}
+	}
+}
+
+// BenchmarkBoardReply: the referee answers "show" with the board, in a
+// game of each kind and board: text only (text) or with the HTML part and
+// its picture (html, the default). The difference is the cost of the
+// picture: drawing, encoding and storing it.
+func BenchmarkBoardReply(b *testing.B) {
+	for _, gm := range htmlGames {
+		for _, mode := range []string{"text", "html"} {
+			b.Run(gm.name+"/"+mode, func(b *testing.B) {
+				h := newHarness(b, nil)
+				startGame(b, h, gm.name, gm.args, gm.players)
+				if mode == "text" {
+					ref, err := referee.New(h.store, &referee.Options{Address: "referee@pbem.example", Lookup: testLookup, Games: testGames,
+						Clock: h.clock, Rand: rand.NewChaCha8([32]byte{1, 2, 3}), TextMail: true})
+					if err != nil {
+						b.Fatal(err)
+					}
+					h.ref = ref
+				}
+				req := h.request("show", "from: Alice <alice@example.org>\nto: {plus 1 alice@example.org}\n\nshow\n")
+				b.ReportAllocs()
+				n := 0
+				for b.Loop() {
+					n++
+					req.MessageID = fmt.Sprintf("show%d@test.example", n)
+					if err := h.ref.Handle(h.ctx, req); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }
 
