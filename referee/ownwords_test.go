@@ -152,8 +152,8 @@ func structural(t string) bool {
 	return strings.Trim(t, "-_=* ") == "" || strings.HasPrefix(t, "---") || strings.HasPrefix(t, "___")
 }
 
-// TestRepliesReadOnlyTheCommand: every plain-text fixture of the
-// real-world corpora, with the person's words replaced by one command and
+// TestRepliesReadOnlyTheCommand: every fixture of the real-world corpora
+// (an HTML or whole message as the text the mail package makes of it), with the person's words replaced by one command and
 // the original by one of the referee's mails (the board with its legend,
 // the short help, an invitation), is read as exactly that one command line,
 // from the mail as the mail package reads it (Parse, FreshText) and from
@@ -186,12 +186,26 @@ func TestRepliesReadOnlyTheCommand(t *testing.T) {
 			t.Fatalf("%s/manifest.json: %v", corpus, err)
 		}
 		for _, c := range m.Cases {
-			if c.Format != "body" {
-				continue // MIME parts of their own: the mail package's test reads them
-			}
-			file, err := os.ReadFile(filepath.Join(dir, corpus, c.File))
+			data, err := os.ReadFile(filepath.Join(dir, corpus, c.File))
 			if err != nil {
 				t.Fatal(err)
+			}
+			file := string(data)
+			switch c.Format {
+			case "html", "eml":
+				// The text the mail package makes of the message (HTML
+				// converted, quotes marked), answered as plain text.
+				raw := file
+				if c.Format == "html" {
+					raw = "From: Bob <bob@example.org>\r\nContent-Type: text/html; charset=utf-8\r\n\r\n" + file
+				} else if !strings.Contains(strings.SplitN(raw, "\n\n", 2)[0], "From:") {
+					raw = "From: Bob <bob@example.org>\r\n" + raw
+				}
+				in, err := mail.Parse([]byte(raw))
+				if err != nil {
+					t.Fatalf("%s/%s: %v", corpus, c.ID, err)
+				}
+				file = in.Text
 			}
 			fixtures++
 			for _, a := range all {
@@ -238,7 +252,7 @@ func TestRepliesReadOnlyTheCommand(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d plain-text fixtures, each answering %d of the referee's mails with 2 commands, read as fresh text and as the whole body: %d failures",
+	t.Logf("%d fixtures, each answering %d of the referee's mails with 2 commands, read as fresh text and as the whole body: %d failures",
 		fixtures, len(all), failures)
 }
 
