@@ -101,6 +101,11 @@ type PollerOptions struct {
 	// created if missing.
 	ProcessedMailbox string
 	RejectedMailbox  string
+	// ExpungeProcessed deletes committed messages (\Deleted, expunged)
+	// instead of moving them to ProcessedMailbox: the application's store
+	// holds what they did, and the mailbox does not grow with every
+	// message (the embedded servers keep it in memory).
+	ExpungeProcessed bool
 
 	// PollInterval is how often the mailbox is searched even when IDLE
 	// reports nothing, and the only trigger when the server has no IDLE
@@ -1003,7 +1008,7 @@ func (p *Poller) finish(c *imapclient.Client) error {
 	var processed, rejected, copies imap.UIDSet
 	for uid, d := range p.done {
 		switch {
-		case d.copy:
+		case d.copy, d.processed && p.opts.ExpungeProcessed:
 			copies.AddNum(uid)
 		case d.processed:
 			processed.AddNum(uid)
@@ -1024,7 +1029,7 @@ func (p *Poller) finish(c *imapclient.Client) error {
 			err = c.Expunge().Close()
 		}
 		if err != nil {
-			return fmt.Errorf("expunge copies: %w", err)
+			return fmt.Errorf("expunge: %w", err)
 		}
 	}
 	if len(processed) > 0 {

@@ -142,3 +142,28 @@ Your move.
 	assert.Equal(t, [2]uint32{1, 0}, [2]uint32{p, r}, "Processed and Rejected hold only the move")
 	assert.Equal(t, int64(1), opts.Metrics.Copies.Load())
 }
+
+// With ExpungeProcessed a committed message leaves the mailbox instead of
+// filling the Processed folder; a rejected one is still set aside.
+func TestPollerExpungesProcessed(t *testing.T) {
+	s := startServers(t, nil)
+	opts := fastPoller(t, s)
+	opts.ExpungeProcessed = true
+	var handled atomic.Int32
+	runPoller(t, opts, mail.HandlerFunc(func(ctx context.Context, m *mail.Inbound) error {
+		handled.Add(1)
+		return nil
+	}))
+	for range 3 {
+		_, move := playerMove(s.RefereeAddress(), "e4")
+		submit(t, s, "alice@pbem.local", []string{s.RefereeAddress()}, move)
+	}
+	submit(t, s, "alice@pbem.local", []string{s.RefereeAddress()}, crlf("From: alice@pbem.local\nContent-Type: multipart/mixed\n\nbroken\n"))
+	eventually(t, 5*time.Second, func() bool {
+		n, _ := count(t, s, s.RefereeAddress(), "INBOX")
+		return handled.Load() == 3 && n == 0
+	}, "three moves handled and the inbox emptied")
+	p, _ := count(t, s, s.RefereeAddress(), "Processed")
+	r, _ := count(t, s, s.RefereeAddress(), "Rejected")
+	assert.Equal(t, [2]uint32{0, 1}, [2]uint32{p, r}, "Processed and Rejected")
+}

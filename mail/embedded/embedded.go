@@ -62,6 +62,11 @@ type Options struct {
 	// use DefaultPassword, or their local part when that is empty too.
 	Passwords       map[string]string
 	DefaultPassword string
+	// MaxMessages bounds each mailbox of a player account: a delivery
+	// that takes one past it expunges the oldest messages (default
+	// 1000; negative: no bound). The referee's mailbox is not bounded:
+	// its poller empties it.
+	MaxMessages int
 	// Dir, if set, keeps the mail durably: one journal per account, made
 	// if missing and replayed at start. "" keeps mail in memory only.
 	Dir string
@@ -125,6 +130,9 @@ func Start(opts *Options) (*Servers, error) {
 	if o.Players == nil {
 		o.Players = []string{"alice", "bob", "carol", "dave"}
 	}
+	if o.MaxMessages == 0 {
+		o.MaxMessages = 1000
+	}
 	log := o.Logger
 	if log == nil {
 		log = slog.Default()
@@ -160,6 +168,9 @@ func Start(opts *Options) (*Servers, error) {
 			}
 		}
 		acct := &account{user: u, addr: addr, local: local}
+		if local != strings.ToLower(o.Referee) && o.MaxMessages > 0 {
+			acct.max = o.MaxMessages
+		}
 		s.accts[local] = acct
 		s.accounts = append(s.accounts, Account{Address: addr, Password: pw})
 	}

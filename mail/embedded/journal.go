@@ -125,6 +125,10 @@ type account struct {
 	mu     sync.Mutex // serializes the account's changes and their journal writes
 	j      *journal   // nil: memory only; set before the servers start
 	recent *recent    // the servers' last SMTP deliveries (nil: memory only)
+	// max bounds the messages of a mailbox a delivery adds to: the
+	// oldest beyond it are expunged (0: no bound; the referee's own
+	// mailbox has none, its poller empties it).
+	max int
 }
 
 // record is one journaled change.
@@ -550,8 +554,51 @@ func (acct *account) deliver(mailbox string, raw []byte, flags []imap.Flag, t ti
 	data, err := acct.user.Append(mailbox, literal{bytes.NewReader(raw), int64(len(raw))}, &imap.AppendOptions{Flags: flags, Time: t})
 	if err == nil {
 		acct.recent.add(key)
+		if err := acct.trim(mailbox); err != nil {
+			return nil, err
+		}
 	}
 	return data, err
+}
+
+// trim expunges the oldest messages of mailbox beyond acct.max, journaled
+// (not synced: a trim lost with the machine is made by the next
+// delivery); acct.mu is held.
+func (acct *account) trim(mailbox string) error {
+	if acct.max <= 0 {
+		return nil
+	}
+	st, err := acct.user.Status(mailbox, &imap.StatusOptions{NumMessages: true})
+	if err != nil || st.NumMessages == nil || int(*st.NumMessages) <= acct.max {
+		return err
+	}
+	sess := imapmemserver.NewUserSession(acct.user)
+	defer sess.Close()
+	if _, err := sess.Select(mailbox, nil); err != nil {
+		return err
+	}
+	data, err := sess.Search(imapserver.NumKindUID, &imap.SearchCriteria{}, &imap.SearchOptions{})
+	if err != nil {
+		return err
+	}
+	all := data.AllUIDs()
+	var old imap.UIDSet
+	for _, uid := range all[:len(all)-acct.max] {
+		old.AddNum(uid)
+	}
+	del := []imap.Flag{imap.FlagDeleted}
+	for _, rec := range []*record{
+		{Op: "store", Mailbox: mailbox, StoreOp: int(imap.StoreFlagsAdd), Flags: del, UIDs: old},
+		{Op: "expunge", Mailbox: mailbox, UIDs: old},
+	} {
+		if _, _, err := acct.write(rec); err != nil {
+			return err
+		}
+	}
+	if err := sess.Store(nil, old, &imap.StoreFlags{Op: imap.StoreFlagsAdd, Silent: true, Flags: del}, nil); err != nil {
+		return err
+	}
+	return sess.Expunge(nil, &old)
 }
 
 // syncDir makes the creation of files in dir durable.
