@@ -384,10 +384,21 @@ func (g *game) seatArg(v string) int {
 	return -1
 }
 
+// SetAdmins replaces Options.Admins while the referee runs (pbem serve
+// reloads its configuration on SIGHUP).
+func (r *Referee) SetAdmins(addrs []string) {
+	a := slices.Clone(addrs)
+	r.admins.Store(&a)
+}
+
 // isAdmin reports whether addr is one of the configured admins.
 func (r *Referee) isAdmin(addr string) bool {
 	a := normAddr(addr)
-	for _, x := range r.opts.Admins {
+	admins := r.opts.Admins
+	if p := r.admins.Load(); p != nil {
+		admins = *p
+	}
+	for _, x := range admins {
 		if normAddr(x) == a {
 			return true
 		}

@@ -128,6 +128,7 @@ type Referee struct {
 	local, domain string
 	log           *slog.Logger
 	stats         counters
+	admins        atomic.Pointer[[]string] // SetAdmins, else opts.Admins
 }
 
 type counters struct {

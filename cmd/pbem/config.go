@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"pbem/archive"
 )
 
 // Config is the `pbem serve` configuration file (YAML). Passwords come from
@@ -97,6 +99,10 @@ type Config struct {
 	} `yaml:"log"`
 	// TickInterval is how often clocks (reminders, time forfeits) are checked.
 	TickInterval time.Duration `yaml:"tick_interval"`
+	// Admins are the addresses whose "admin ..." mail the referee reads;
+	// each command is carried out once its admin answers the token mailed
+	// to that address.
+	Admins []string `yaml:"admins"`
 }
 
 // Defaults of imap.batch and smtp.connections.
@@ -139,6 +145,8 @@ log:
   level: info
   format: text
 tick_interval: 1m
+admins:                          # may send "admin ..." commands by mail (each confirmed by a token)
+  - operator@example.org
 `
 
 // loadConfig reads and checks a configuration file.
@@ -279,6 +287,16 @@ func checkNode(file string, n *yaml.Node, t reflect.Type, prefix string) []error
 		switch {
 		case ft.Kind() == reflect.Struct:
 			errs = append(errs, checkNode(file, v, ft, key+".")...)
+		case ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.String:
+			if v.Kind != yaml.SequenceNode {
+				errs = append(errs, fmt.Errorf("%s:%d: %s: expected a list, one item a line (- item)", file, v.Line, key))
+				continue
+			}
+			for _, item := range v.Content {
+				if item.Kind != yaml.ScalarNode {
+					errs = append(errs, fmt.Errorf("%s:%d: %s: expected a list of single values", file, item.Line, key))
+				}
+			}
 		case v.Kind != yaml.ScalarNode:
 			errs = append(errs, fmt.Errorf("%s:%d: %s: expected a single value, not a list or mapping", file, v.Line, key))
 		case ft == reflect.TypeFor[time.Duration]():
@@ -399,6 +417,11 @@ func (c *Config) check() error {
 	}
 	if strings.ContainsAny(c.IMAP.TrustedAuthservID, " ;\t") {
 		errs = append(errs, fmt.Errorf("imap.trusted_authserv_id %q: expected one name, such as mx.example.org, as the mail server writes it first in Authentication-Results", c.IMAP.TrustedAuthservID))
+	}
+	for _, a := range c.Admins {
+		if _, err := archive.BlockPattern(a); err != nil || strings.HasPrefix(a, "@") {
+			errs = append(errs, fmt.Errorf("admins: %q: expected an address, such as operator@example.org", a))
+		}
 	}
 	if !strings.Contains(c.Referee.Address, "@") {
 		errs = append(errs, fmt.Errorf("referee.address %q: expected the referee's mail address, such as referee@example.org", c.Referee.Address))

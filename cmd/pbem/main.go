@@ -40,6 +40,10 @@ func commands() []command {
 		{"games", "", "list the games with a one-line description each", runGames},
 		{"archive", "import|export|list|search|crosstable|ratings ...", "keep and query an archive of finished games", runArchive},
 		{"tournament", "pair FILE", "pair the next round of a Swiss tournament report (FIDE TRF) by the Dutch system", runTournament},
+		{"admin", "[--config FILE] [--data DIR] COMMAND ...", "operate a referee's store while it serves: list games, adjudicate, abort, extend clocks, replace players, block senders, resend boards", runAdmin},
+		{"backup", "FILE [--config FILE] [--data DIR]", "copy a referee's store (and its embedded mail journal) consistently, also while it serves", runBackup},
+		{"restore", "FILE [--config FILE] [--data DIR]", "put a backup back in place of the store (refused while a referee runs on it)", runRestore},
+		{"doctor", "[--config FILE] [--data DIR] [--mail-to ADDR]", "check the configuration, mail servers, data directory, clock and DNS, and say what to fix", runDoctor},
 		{"version", "", "print the module version and the VCS revision pbem was built from", runVersion},
 		{"help", "[COMMAND|rules|notation]", "print the usage of a command (as COMMAND --help), or the rules or the notation", runHelp},
 	}

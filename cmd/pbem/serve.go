@@ -95,7 +95,7 @@ func runServe(c *cli, args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	s := &server{cfg: cfg, out: c.stdout, embedded: *config == "", imapPort: *imapPort, smtpPort: *smtpPort}
+	s := &server{cfg: cfg, out: c.stdout, embedded: *config == "", imapPort: *imapPort, smtpPort: *smtpPort, configPath: *config}
 	if err := s.run(ctx, nil); err != nil {
 		fmt.Fprintf(c.stderr, "pbem serve: %v\n", err)
 		return 1
@@ -115,6 +115,9 @@ type server struct {
 	grace              time.Duration                       // outboxGrace unless set (tests)
 	memoryMail         bool                                // embedded mail servers without their journal (load tests)
 	onDelivery         func(from, rcpt string, raw []byte) // embedded.Options.OnDelivery (load tests)
+
+	configPath string // reloaded on SIGHUP ("": none)
+	unlock     func() // releases the data directory's lock (lockData)
 
 	log     *slog.Logger
 	store   *archive.Store
@@ -169,6 +172,12 @@ func (s *server) start(ctx context.Context) error {
 		imapPass, _ = srv.Password("referee")
 		smtpPass = imapPass
 	}
+	// One referee a data directory: pbem restore refuses while it runs.
+	unlock, err := lockData(s.cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	s.unlock = unlock
 	store, err := archive.Open(ctx, s.cfg.DataDir, nil)
 	if err != nil {
 		return err
@@ -177,7 +186,7 @@ func (s *server) start(ctx context.Context) error {
 	s.ref, err = referee.New(store, &referee.Options{Address: s.cfg.Referee.Address, Name: s.cfg.Referee.Name, Logger: s.log,
 		RateLimit: s.cfg.Referee.RateLimit, RateLimitTotal: s.cfg.Referee.RateLimitTotal, RateWindow: s.cfg.Referee.RateWindow,
 		MaxBotGames: s.cfg.Referee.BotGames, MaxBotGamesTotal: s.cfg.Referee.BotGamesTotal,
-		WebBaseURL: s.cfg.Web.BaseURL, Unauthenticated: s.cfg.IMAP.Unauthenticated})
+		WebBaseURL: s.cfg.Web.BaseURL, Unauthenticated: s.cfg.IMAP.Unauthenticated, Admins: s.cfg.Admins})
 	if err != nil {
 		return err
 	}
@@ -262,6 +271,7 @@ func (s *server) run(ctx context.Context, ready func(*server)) error {
 	wg.Go(func() { s.ticks(ctx) })
 	wg.Go(func() { s.poller.Run(ctx, handler{s}) })
 	wg.Go(func() { s.bots.Run(ctx) })
+	wg.Go(func() { s.reloads(ctx) })
 	s.bots.Wake() // bots to move since before a restart
 	if ready != nil {
 		ready(s)
@@ -271,6 +281,7 @@ func (s *server) run(ctx context.Context, ready func(*server)) error {
 	defer scancel()
 	hs.Shutdown(sc)
 	wg.Wait()
+	s.drain()
 	s.log.Info("pbem serve stopped")
 	return nil
 }
@@ -282,12 +293,17 @@ func (s *server) close() {
 	if s.mails != nil {
 		s.mails.Close()
 	}
+	if s.unlock != nil {
+		s.unlock()
+	}
 }
 
 // handle gives one message to the referee. nil means its effect and replies
 // are committed; the poller then marks it \Seen and moves it to Processed.
 // A store failure is returned: the message stays unseen and is retried.
 func (s *server) handle(ctx context.Context, in *mail.Inbound) error {
+	ctx, cancel := inHand(ctx)
+	defer cancel()
 	if err := s.ref.Handle(ctx, s.request(in)); err != nil {
 		return err
 	}
@@ -306,6 +322,8 @@ func (h handler) Handle(ctx context.Context, in *mail.Inbound) error { return h.
 // together; an error of one message leaves it unseen for a retry, the
 // others are marked.
 func (h handler) HandleBatch(ctx context.Context, ins []*mail.Inbound) []error {
+	ctx, cancel := inHand(ctx)
+	defer cancel()
 	reqs := make([]referee.Request, len(ins))
 	for i, in := range ins {
 		reqs[i] = h.s.request(in)
