@@ -90,6 +90,10 @@ func (s *session) addHTML(o *archive.Outgoing, d *draft) {
 		show := min(w, imgCap)
 		fmt.Fprintf(&b, `<div class="board" style="background:#ffffff;padding:4px;margin:0 0 12px 0;border-radius:4px"><img src="cid:%s" alt="%s" title="%s" width="%d" style="display:block;width:100%%;max-width:%dpx;height:auto;border:0;margin:0 auto"></div>`+"\n",
 			html.EscapeString(cid), html.EscapeString(alt), html.EscapeString(opts.Title), show, show)
+		if l.Status != "" {
+			// the board's last line, as the text part has it
+			fmt.Fprintf(&b, `<p style="%s">%s</p>`+"\n", pStyle, html.EscapeString(l.Status))
+		}
 	}
 	s.htmlText(&b, body)
 	if foot != "" {
