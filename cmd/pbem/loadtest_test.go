@@ -74,7 +74,8 @@ func loadInt(name string, def int) int {
 // time. It asserts nothing about time: the figures are for reading. A
 // reply counts once the embedded SMTP server has delivered it (durably,
 // just before its 250). PBEM_LOAD_CONNECTIONS and PBEM_LOAD_BATCH set
-// smtp.connections and imap.batch; PBEM_LOAD_HEAPPROFILE=FILE writes a
+// smtp.connections and imap.batch, PBEM_LOAD_COPIES (on, off) smtp.copies
+// of the process; PBEM_LOAD_HEAPPROFILE=FILE writes a
 // heap profile while the server still runs (in-process mode). Deliveries
 // go straight into the referee's inbox, as the embedded SMTP server puts
 // them (Servers.Deliver), so that the driver's own SMTP logins do not load
@@ -232,6 +233,9 @@ func startLoad(t *testing.T, n int) *loadDriver {
 	}
 	cfg.SMTP.Connections = loadInt("PBEM_LOAD_CONNECTIONS", cfg.SMTP.Connections)
 	cfg.IMAP.Batch = loadInt("PBEM_LOAD_BATCH", cfg.IMAP.Batch)
+	if v := os.Getenv("PBEM_LOAD_COPIES"); v != "" {
+		cfg.SMTP.Copies = v // on or off: pbem serve as a process mails a copy of each reply to referee+sent@
+	}
 	var names []string
 	for i := range 2 * n {
 		names = append(names, "p"+strconv.Itoa(i))
@@ -312,12 +316,13 @@ smtp:
   username: %s
   password_env: PBEM_LOAD_PASSWORD
   connections: %d
+  copies: %s
 http:
   addr: %s
 log:
   level: error
 `, d.cfg.DataDir, ref, d.cfg.Referee.RateLimitTotal, mails.IMAPAddr(), ref, d.cfg.IMAP.Batch,
-		mails.SMTPAddr(), ref, d.cfg.SMTP.Connections, d.httpAddr)
+		mails.SMTPAddr(), ref, d.cfg.SMTP.Connections, d.cfg.SMTP.Copies, d.httpAddr)
 	cfgPath := filepath.Join(dir, "pbem.yaml")
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
@@ -370,9 +375,12 @@ func (d *loadDriver) stop() {
 
 // delivered is the embedded servers' hook: a reply of the referee's, for
 // the game its Reply-To names, was delivered.
-func (d *loadDriver) delivered(from, _ string, raw []byte) {
+func (d *loadDriver) delivered(from, rcpt string, raw []byte) {
 	if !strings.EqualFold(from, "referee@pbem.local") {
 		return // a player's move
+	}
+	if strings.HasPrefix(strings.ToLower(rcpt), "referee+sent@") {
+		return // the referee's copy of its reply (smtp.copies)
 	}
 	now := time.Now()
 	game := replyGame(raw)
