@@ -33,6 +33,7 @@ func TestFreshTextShapes(t *testing.T) {
 		{"list footer", "e4\n\n__\nchess-club mailing list\nchess-club@lists.example.org\n", "e4"},
 		{"quoted line broken by the client", "e4\n\nOn Mon, 21 Nov 2026 at 10:00, Referee <referee@pbem.example> wrote:\n> Lorem ipsum dolor sit amet, consectetur adipiscing elit. Nullam pharetra d\nignissim odio?\n>\n", "e4"},
 		{"inline answer after a short quoted line kept", "> Your move.\ne4 e5\n> Next.\n", "e4 e5"},
+		{"inline answer of two words kept", "> Lorem ipsum dolor sit amet, consectetur adipiscing elit. Nullam pharetra\naccept draw\n> Next.\n", "accept draw"},
 		{"inline answer of one word kept", "> Lorem ipsum dolor sit amet, consectetur adipiscing elit. Nullam pharetra\nresign\n> Next.\n", "resign"},
 	}
 	for _, tt := range tests {

@@ -65,9 +65,9 @@ func prefixSpace(depth int) string {
 //
 //   - quoted lines ("> ...", as [Parse] also writes the quotes of HTML
 //     mail), and a line a client broke off a long quoted line without
-//     quoting it (it starts in lower case, has two words or more, and
-//     stands between a quoted line of 60 characters or more and another
-//     quoted line);
+//     quoting it (it starts in lower case, has two words or more, ends
+//     with punctuation, and stands between a quoted line of 60
+//     characters or more and another quoted line);
 //   - the attribution that introduces a quote, found by its shape: a line
 //     that holds an address and a date or a time and ends with a colon
 //     (":" or "：") or with what attributions say ("wrote", "schrieb",
@@ -196,14 +196,18 @@ func attributionStart(t string, out []string, from []int, i int, quote bool) int
 // continuesQuote reports whether t, an unquoted line right after the
 // quoted line q, is the rest of q that a client broke off without quoting
 // it: q is long (60 characters or more), t starts in lower case, has two
-// words or more, and a quoted line follows it.
+// words or more, ends with punctuation (as the rest of a sentence does,
+// and a command does not: "accept draw" between two quoted lines is the
+// sender's answer), and a quoted line follows it.
 func continuesQuote(q, t string, rest []string) bool {
 	content := strings.TrimSpace(strings.TrimLeft(q, "> "))
 	if utf8.RuneCountInString(content) < 60 || len(rest) == 0 || !isQuoted(strings.TrimSpace(rest[0])) {
 		return false
 	}
+	t = strings.TrimSpace(t)
 	first, _ := utf8.DecodeRuneInString(t)
-	return unicode.IsLower(first) && strings.ContainsAny(strings.TrimSpace(t), " \t")
+	last, _ := utf8.DecodeLastRuneInString(t)
+	return unicode.IsLower(first) && strings.ContainsAny(t, " \t") && strings.ContainsRune(".?!\"')]»”;,", last)
 }
 
 // endsSentence reports whether the line ends with sentence punctuation.
