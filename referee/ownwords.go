@@ -123,8 +123,8 @@ const (
 // is the index of lines[i] in the body) is. Only lines next to each other
 // in the body (no blank or quoted line between) make a run. A line that
 // is the sender's but is found whole in the referee's text and stands
-// next to the referee's lines, or ends with a comma as a piece of a list
-// does, is unsure.
+// next to the referee's lines, or holds a comma as a piece of a list does
+// ("draw, accept draw"), is unsure.
 func (o *ownText) judge(lines []string, at []int) []ownLine {
 	sq := make([]string, len(lines))
 	for i, l := range lines {
@@ -147,7 +147,7 @@ func (o *ownText) judge(lines []string, at []int) []ownLine {
 		}
 		next := i > 0 && at[i-1] == at[i]-1 && out[i-1] == refereesLine ||
 			i+1 < len(lines) && at[i+1] == at[i]+1 && out[i+1] == refereesLine
-		if next || strings.HasSuffix(strings.TrimSpace(lines[i]), ",") {
+		if next || strings.Contains(lines[i], ",") {
 			out[i] = unsureLine
 		}
 	}

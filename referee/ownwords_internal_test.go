@@ -45,6 +45,9 @@ func TestJudgeOwnWords(t *testing.T) {
 		{"grave line running into the help", "draw\npass, show [GAMEID], games, record GAMEID, preview GAMEID PLY ...,",
 			[]ownLine{U, R}},
 		{"piece of a list", "resign,", []ownLine{U}},
+		{"piece of a list inside", "draw, accept draw", []ownLine{U}},
+		{"command with a comma of the sender's", "draw, please", []ownLine{P}},
+		{"inline answer between quoted lines", "> 5  YN   YN   YN   YN   YN   5\nresign\n> 4  .    .    .    .    .    4", []ownLine{P}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
