@@ -220,6 +220,9 @@ func (s *server) start(ctx context.Context) error {
 		AcceptedLog: filepath.Join(s.cfg.DataDir, "smtp-accepted.log"), Connections: s.cfg.SMTP.Connections,
 		BatchSize: 4 * s.cfg.IMAP.Batch, Accepted: accepted, Delivered: delivered,
 	}
+	// The embedded mailbox is in memory: processed mail leaves it (the
+	// store holds what it did).
+	po.ExpungeProcessed = s.mails != nil
 	if delivered == nil && s.cfg.SMTP.Copies == "on" {
 		// Any other server: a copy of every reply in the referee's own
 		// mailbox says which ones it took.
