@@ -337,6 +337,15 @@ func (d *doctor) checkDNS(ctx context.Context) {
 		var de *net.DNSError
 		return !errors.As(err, &de) || !de.IsNotFound
 	}
+	// A resolver that reaches public DNS knows the top-level domain's
+	// servers; one that answers "no such host" to everything (a machine
+	// without internet) does not, and its other answers mean nothing.
+	tld := domain[strings.LastIndex(domain, ".")+1:]
+	if _, err := d.resolver.LookupNS(ctx, tld+"."); err != nil {
+		d.add("skip", fmt.Sprintf("could not reach DNS (no servers found for the top-level domain %s: %v): MX, SPF and DMARC of %s not checked", tld, err, domain),
+			"run pbem doctor where public DNS answers to check them")
+		return
+	}
 	mxs, err := d.resolver.LookupMX(ctx, domain)
 	if err != nil && unreachable(err) {
 		d.add("skip", fmt.Sprintf("could not reach DNS (%v): MX, SPF and DMARC of %s not checked", err, domain), "run pbem doctor where DNS answers to check them")
