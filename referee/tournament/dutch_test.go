@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -82,9 +83,29 @@ func TestDutchReference(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
+	checkReference(t, sharedSwiss, f)
+}
+
+// TestDutchSample pairs the rounds of testdata/dutch, 14 of the reference
+// rounds kept with the package (two of each size, two that differed only
+// in colours from the simplified pairing, two with no valid pairing, two
+// last rounds).
+func TestDutchSample(t *testing.T) {
+	f, err := os.Open("testdata/dutch/cases.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	checkReference(t, "testdata/dutch", f)
+}
+
+// checkReference pairs each case of cases (JSON lines naming a TRF file
+// under dir and the reference pairing) and fails on every difference.
+func checkReference(t *testing.T, dir string, cases io.Reader) {
+	t.Helper()
 	type tally struct{ same, colours, different, errs int }
 	byBand := map[string]*tally{}
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(cases)
 	var failed int
 	for sc.Scan() {
 		var c struct {
@@ -93,7 +114,7 @@ func TestDutchReference(t *testing.T) {
 			Dutch   string `json:"dutch"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
-			t.Fatalf("cases.jsonl: %v", err)
+			t.Fatalf("%s/cases.jsonl: %v", dir, err)
 		}
 		band := sizeBand(c.Players)
 		if byBand[band] == nil {
@@ -105,7 +126,7 @@ func TestDutchReference(t *testing.T) {
 				t.Errorf("%s: "+format, append([]any{c.TRF}, args...)...)
 			}
 		}
-		file, err := os.Open(filepath.Join(sharedSwiss, c.TRF))
+		file, err := os.Open(filepath.Join(dir, c.TRF))
 		if err != nil {
 			t.Fatal(err)
 		}
