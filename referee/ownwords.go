@@ -48,7 +48,8 @@ type ownText struct {
 
 // ownWords returns the referee's text the request may reproduce: the
 // mails it names (In-Reply-To, then References, newest first) that the
-// referee sent, and the short help, which is in many of them.
+// referee sent, without the lines they quote from the sender, and the
+// short help, which is in many of them.
 func (s *session) ownWords() (*ownText, error) {
 	var b strings.Builder
 	b.WriteString(squeeze(shortHelp))
@@ -75,7 +76,7 @@ func (s *session) ownWords() (*ownText, error) {
 			}
 			n++
 			b.WriteByte(0) // no line runs from one mail into the next
-			b.WriteString(squeeze(text))
+			b.WriteString(squeeze(unquoted(text)))
 			if b.Len() > maxOwnText {
 				break
 			}
@@ -86,6 +87,19 @@ func (s *session) ownWords() (*ownText, error) {
 		text = text[:maxOwnText]
 	}
 	return &ownText{sam: newSuffixAutomaton(text)}, nil
+}
+
+// unquoted is text without its quoted lines: the referee quotes the lines
+// of a request it answers ("> new rpp with ..."), and those are the
+// sender's words, which the sender may well send again.
+func unquoted(text string) string {
+	var b strings.Builder
+	for l := range strings.Lines(text) {
+		if !strings.HasPrefix(strings.TrimSpace(l), ">") {
+			b.WriteString(l)
+		}
+	}
+	return b.String()
 }
 
 // squeeze is s without whitespace and the quote marks at the start of its

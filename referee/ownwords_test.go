@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -274,5 +275,31 @@ func TestGraveLineNextToOwnWordsIsAsked(t *testing.T) {
 	out = h.send(head + "resign\n\n" + help)
 	if g, err := h.store.Game(h.ctx, 1); err != nil || g.Status == archive.Playing {
 		t.Fatalf("game #1 after a clear resign is still playing (%v):\n%s", err, out)
+	}
+}
+
+// TestSendersQuotedLineIsRead: the lines the referee quotes from a request
+// it answers are the sender's words, not the referee's: sent again in a
+// reply to that mail, a command among them is read.
+func TestSendersQuotedLineIsRead(t *testing.T) {
+	h := newHarness(t, nil)
+	line := "new rpp with carol@example.org first=carol@example.org"
+	out := h.send("from: Bob <bob@example.org>\n\nnew rpp with carol@example.org first=nobody@example.org\n")
+	id := regexp.MustCompile(`Message-ID: <([^>]+)>`).FindStringSubmatch(out)
+	if id == nil || !strings.Contains(out, "> new rpp with carol@example.org first=nobody@example.org") {
+		t.Fatalf("setup: the refusal does not quote the line:\n%s", out)
+	}
+	for _, body := range []string{
+		"new rpp with carol@example.org first=nobody@example.org",
+		line + "\n\n> new rpp with carol@example.org first=nobody@example.org\nThe option first=nobody@example.org names no player of the game.",
+	} {
+		q := h.request("2", "from: Bob <bob@example.org>\nin-reply-to: "+id[1]+"\n\n"+body+"\n")
+		got, err := referee.CommandLines(h.ctx, h.ref, &q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := strings.Split(body, "\n")[0]; !slices.Equal(got, []string{want}) {
+			t.Errorf("command lines of %q = %q, want %q", body, got, want)
+		}
 	}
 }
