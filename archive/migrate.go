@@ -154,6 +154,9 @@ ALTER TABLE outbox ADD COLUMN auto TEXT NOT NULL DEFAULT 'auto-replied';
 ALTER TABLE outbox ADD COLUMN html TEXT NOT NULL DEFAULT '';
 ALTER TABLE outbox ADD COLUMN inline BLOB;
 `},
+	{9, "players choose text or HTML mail", `
+ALTER TABLE players ADD COLUMN mail TEXT NOT NULL DEFAULT '';
+`},
 }
 
 // SchemaVersion is the schema version this package writes.

@@ -123,9 +123,18 @@ type Player struct {
 	// VacationYear is the year VacationDays counts for.
 	VacationYear int
 	VacationDays int
+	// Mail is how the player wants mail: MailText for plain text only,
+	// "" (or MailHTML) for text with an HTML part showing the board.
+	Mail string
 	// Version as for Game (0: not stored yet).
 	Version int64
 }
+
+// Player.Mail values.
+const (
+	MailText = "text"
+	MailHTML = "html"
+)
 
 // Sender is the rate-limit window of one sender address.
 type Sender struct {

@@ -44,6 +44,9 @@ func (s *session) addHTML(o *archive.Outgoing, d *draft) {
 	if s.r.opts.TextMail {
 		return
 	}
+	if p, err := s.player(d.to.Addr); err == nil && p.Mail == archive.MailText {
+		return // the reader chose text (mail text)
+	}
 	body, foot := o.Text, ""
 	if i := strings.LastIndex(body, "\n-- \n"); i >= 0 {
 		body, foot = body[:i], body[i+len("\n-- \n"):]
@@ -101,6 +104,35 @@ func (s *session) addHTML(o *archive.Outgoing, d *draft) {
 	}
 	b.WriteString("</div></body></html>\n")
 	o.HTML = b.String()
+}
+
+// mailCmd: mail text|html chooses how the sender's mail comes, from this
+// reply on.
+func (s *session) mailCmd(c *cmd) error {
+	const form = "mail text (plain text only) or mail html (text and HTML, the board as a picture)"
+	choice := strings.ToLower(c.rest)
+	if choice != archive.MailText && choice != archive.MailHTML {
+		return mistake(nil, form, "%q is neither text nor html", c.rest)
+	}
+	if err := s.authorizeAny(); err != nil {
+		return err
+	}
+	p, err := s.player(s.from.Addr)
+	if err != nil {
+		return err
+	}
+	if s.from.Name != "" && p.Address.Name == "" {
+		p.Address.Name = s.from.Name
+	}
+	p.Mail = choice
+	s.touchPlayer(p)
+	s.mine.label = "mail"
+	if choice == archive.MailText {
+		s.mine.add("Your mail comes as plain text only from now on. Send \"mail html\" to have the board as a picture too.")
+	} else {
+		s.mine.add("Your mail comes as text and HTML from now on, the board as a picture in the HTML part. Send \"mail text\" for plain text only.")
+	}
+	return nil
 }
 
 // htmlText writes text as paragraphs: a paragraph whose lines are indented

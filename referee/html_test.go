@@ -166,3 +166,58 @@ func checkHTML(t *testing.T, o *archive.Outgoing) {
 		}
 	}
 }
+
+// TestMailChoice: "mail text" makes the sender's mail plain text from that
+// reply on, in every game, while the other players keep their HTML; "mail
+// html" brings it back; anything else is refused, saying what is
+// expected.
+func TestMailChoice(t *testing.T) {
+	h := newHarness(t, nil)
+	startGame(t, h, "castles", "", nil)
+	last := func(to string) archive.Outgoing {
+		t.Helper()
+		var found archive.Outgoing
+		for id := 1; ; id++ {
+			o, err := h.store.Outgoing(h.ctx, fmt.Sprint(id))
+			if errors.Is(err, archive.ErrNotFound) {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if o.To[0].Addr == to {
+				found = o
+			}
+		}
+		if found.MessageID == "" {
+			t.Fatalf("no mail to %s", to)
+		}
+		return found
+	}
+	if o := last("alice@example.org"); o.HTML == "" {
+		t.Fatal("before any choice, Alice's mail has no HTML part")
+	}
+	out := h.send("from: Alice <alice@example.org>\nto: {plus 1 alice@example.org}\n\nmail text\n")
+	if !strings.Contains(out, "plain text only from now on") {
+		t.Fatalf("mail text answered:\n%s", out)
+	}
+	if o := last("alice@example.org"); o.HTML != "" || len(o.Inline) > 0 {
+		t.Error("the answer to mail text has an HTML part")
+	}
+	h.send("from: Alice <alice@example.org>\nto: {plus 1 alice@example.org}\n\nshow\n")
+	if o := last("alice@example.org"); o.HTML != "" {
+		t.Error("after mail text, the board comes with an HTML part")
+	}
+	h.send("from: Bob <bob@example.org>\nto: {plus 1 bob@example.org}\n\nshow\n")
+	if o := last("bob@example.org"); o.HTML == "" || len(o.Inline) != 1 {
+		t.Error("Bob's board lost its HTML part when Alice chose text")
+	}
+	out = h.send("from: Alice <alice@example.org>\nto: {plus 1 alice@example.org}\n\nmail pictures\n")
+	if !strings.Contains(out, "Expected: mail text (plain text only) or mail html") {
+		t.Errorf("mail pictures answered:\n%s", out)
+	}
+	h.send("from: Alice <alice@example.org>\nto: {plus 1 alice@example.org}\n\nmail html\n\nshow\n")
+	if o := last("alice@example.org"); o.HTML == "" || len(o.Inline) != 1 {
+		t.Error("after mail html, the board has no picture")
+	}
+}

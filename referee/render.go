@@ -268,6 +268,8 @@ func (r *Referee) helpText() string {
                       Leave a tournament (games under way are lost).
  digest daily|each    A tournament's standings once a day, or after
                       each result.
+ mail text|html       Mail as plain text only, or (the default) with
+                      an HTML part too, the board as a picture.
  help [GAME]          This help, or a game's rules and notation.
 
  Commands about a game need your token for it: reply to the game's
