@@ -28,7 +28,7 @@ type SentTexts interface {
 const maxOwnMails = 3
 
 // maxOwnText bounds the referee's text a reply is compared with.
-const maxOwnText = 256 << 10
+const maxOwnText = 64 << 10
 
 // ownLine says whose a line of the body is.
 type ownLine int

@@ -74,3 +74,14 @@ func BenchmarkJudgeOwnWords(b *testing.B) {
 		own.judge(lines, at)
 	}
 }
+
+// BenchmarkOwnWordsBuild builds the referee's text of the largest size it
+// compares with (maxOwnText).
+func BenchmarkOwnWordsBuild(b *testing.B) {
+	text := squeeze(strings.Repeat(boardMail, 4*maxOwnText/len(boardMail)))[:maxOwnText]
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		newSuffixAutomaton(text)
+	}
+}
