@@ -133,7 +133,7 @@ type account struct {
 
 // record is one journaled change.
 type record struct {
-	Op      string      `json:"op"`             // append ack drop boot create delete rename subscribe unsubscribe store copy move expunge
+	Op      string      `json:"op"`             // append ack drop boot create delete rename subscribe unsubscribe store copy move expunge; put skip recent (compact.go)
 	Acct    string      `json:"acct,omitempty"` // the account's local part (none in a journal of one account, and for boot)
 	Mailbox string      `json:"mailbox"`
 	Dest    string      `json:"dest,omitempty"` // copy, move: target; rename: new name
@@ -143,6 +143,7 @@ type record struct {
 	Time    time.Time   `json:"time,omitzero"`
 	At      *int64      `json:"at,omitempty"`  // ack, drop: the offset of the delivery's record
 	Key     string      `json:"key,omitempty"` // append over SMTP: its deliveryKey, for Servers.Delivered
+	Keys    []string    `json:"keys,omitempty"` // recent: the keys of the last deliveries (compact.go)
 	raw     []byte
 }
 
@@ -166,7 +167,11 @@ func openJournal(dir string, accts map[string]*account, wrap func(journalFile) j
 		}
 		j.close()
 	}
-	j, n, err := openFile(filepath.Join(dir, journalName), boot, func(rec *record) *account { return accts[rec.Acct] }, "shared")
+	path := filepath.Join(dir, journalName)
+	if _, _, err := compact(path); err != nil {
+		return nil, total, fmt.Errorf("embedded: journal %s: compact: %w", path, err)
+	}
+	j, n, err := openFile(path, boot, func(rec *record) *account { return accts[rec.Acct] }, "shared")
 	total += n
 	if err != nil {
 		return nil, total, err
@@ -325,6 +330,16 @@ func (acct *account) apply(rec *record) error {
 			acct.recent.add(rec.Key)
 		}
 		return err
+	case "put":
+		_, err := u.Append(rec.Mailbox, literal{bytes.NewReader(rec.raw), int64(len(rec.raw))}, &imap.AppendOptions{Flags: rec.Flags, Time: rec.Time})
+		return err
+	case "skip":
+		return acct.skip(rec.Mailbox, *rec.At)
+	case "recent":
+		for _, k := range rec.Keys {
+			acct.recent.add(k)
+		}
+		return nil
 	case "create":
 		return u.Create(rec.Mailbox, nil)
 	case "delete":
@@ -365,6 +380,33 @@ func (acct *account) apply(rec *record) error {
 		return sess.Expunge(nil, &uids)
 	}
 	return fmt.Errorf("unknown operation %q", rec.Op)
+}
+
+// skip gives n UIDs of mailbox to messages expunged at once (an empty
+// message added n times, then expunged), as the UIDs of messages expunged
+// before a compaction were.
+func (acct *account) skip(mailbox string, n int64) error {
+	if n <= 0 {
+		return nil
+	}
+	u := acct.user
+	st, err := u.Status(mailbox, &imap.StatusOptions{UIDNext: true})
+	if err != nil {
+		return err
+	}
+	for range n {
+		if _, err := u.Append(mailbox, literal{bytes.NewReader(nil), 0}, &imap.AppendOptions{Flags: []imap.Flag{imap.FlagDeleted}}); err != nil {
+			return err
+		}
+	}
+	var gone imap.UIDSet
+	gone.AddRange(st.UIDNext, st.UIDNext+imap.UID(n)-1)
+	sess := imapmemserver.NewUserSession(u)
+	defer sess.Close()
+	if _, err := sess.Select(mailbox, nil); err != nil {
+		return err
+	}
+	return sess.Expunge(nil, &gone)
 }
 
 // log appends rec to the journal and waits until it is synced. Call it
