@@ -141,8 +141,8 @@ type record struct {
 	Flags   []imap.Flag `json:"flags,omitempty"`
 	StoreOp int         `json:"store_op,omitempty"`
 	Time    time.Time   `json:"time,omitzero"`
-	At      *int64      `json:"at,omitempty"`  // ack, drop: the offset of the delivery's record
-	Key     string      `json:"key,omitempty"` // append over SMTP: its deliveryKey, for Servers.Delivered
+	At      *int64      `json:"at,omitempty"`   // ack, drop: the offset of the delivery's record
+	Key     string      `json:"key,omitempty"`  // append over SMTP: its deliveryKey, for Servers.Delivered
 	Keys    []string    `json:"keys,omitempty"` // recent: the keys of the last deliveries (compact.go)
 	raw     []byte
 }
