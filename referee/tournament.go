@@ -1152,6 +1152,7 @@ func (s *session) tourMail(t *archive.Tournament, to Address, kind, label string
 		body.WriteString(wrap("pbem referee. Send \"help\" for the commands."))
 	}
 	o.Text = body.String()
+	s.addHTML(o, &draft{to: to})
 	return o
 }
 
