@@ -18,6 +18,8 @@ func TestFreshTextShapes(t *testing.T) {
 		{"header block with full-width colons", "e4\n发件人：Referee <referee@pbem.example>\n发送时间：2017年8月2日 15:37\n收件人：Bob\nold\n", "e4"},
 		{"header block starting with Date", "e4\n\nDate: Thu, 26 Jun 2014 13:53:45 +0400\nSubject: Your move\nFrom: referee@pbem.example\nTo: bob@example.org\n\nold\n", "e4"},
 		{"rule before a header block", "e4\n\n ------------------------------\n\n*From:* Referee [mailto:referee@pbem.example]\n*Sent:* Thursday, February 09, 2012 1:36 PM\n*To:* bob@example.org\n", "e4"},
+		{"labels with a time but no date kept", "Ply: e4\nGame: 12\nTime: 10:30\n", "Ply: e4\nGame: 12\nTime: 10:30"},
+		{"header block with a date and no address", "e4\n\nОт: Referee\nОтправлено: четверг, 26 июня 2014 г. 15:05\nКому: Bob\n\nold\n", "e4"},
 		{"labels without address or date kept", "Game: chess\nColour: white\nOpponent: Carol\n", "Game: chess\nColour: white\nOpponent: Carol"},
 		{"seat plies kept", "R:Lc1-c2\nB:Lc7-c6\nG:Lb1-b2\n", "R:Lc1-c2\nB:Lc7-c6\nG:Lb1-b2"},
 		{"attribution without quote", "e4\n\n2014-03-20 8:48 GMT+01:00 Referee <referee@pbem.example>:\nYour move.\n", "e4"},

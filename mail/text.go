@@ -83,7 +83,7 @@ func prefixSpace(depth int) string {
 //     rule, "Begin forwarded message:", and the header block clients put
 //     above the original, found by its shape: three or more "Label: value"
 //     lines in any script (a full-width colon too), one of which holds an
-//     address or a date or a time ("From: / Sent: / To: / Subject:",
+//     address, or a date and a time ("From: / Sent: / To: / Subject:",
 //     "De : / Envoyé le : / À :", "发件人： / 发送时间： / 收件人：", ...), or
 //     a From line ("From:", "De:", "Von:", ...) that holds an address; a
 //     rule of dashes, underscores or equal signs right before them goes
@@ -361,7 +361,8 @@ func fieldName(t string) string {
 // with a Sent/Date line and a To/Subject line among the next five lines; a
 // From line that holds an address; or three "Label: value" lines or more
 // (blank lines between them allowed) among the next eight lines, one of
-// which holds an address or a date or a time.
+// which holds an address, or a date and a time (Windows Mail writes the
+// addresses in links only).
 func headerBlock(lines []string, i int) bool {
 	t := strings.TrimSpace(lines[i])
 	name, value, ok := labelLine(t)
@@ -393,7 +394,8 @@ func headerBlock(lines []string, i int) bool {
 			break
 		}
 		labels++
-		fact = fact || hasAddress(v) || hasDateTime(v)
+		date, clock := dateTime(v)
+		fact = fact || hasAddress(v) || date && clock
 	}
 	return labels >= 3 && fact
 }
@@ -492,15 +494,21 @@ func hasAddress(t string) bool {
 
 func isSpaceOrBracket(c byte) bool { return c == ' ' || c == '\t' || c == '<' || c == '>' || c == '@' }
 
-// hasDateTime reports whether t holds a date or a time: a year (19xx or
-// 20xx), a time (10:02, 17.50), or a date of three numbers (19/03/14).
-// Direction marks between the characters are ignored.
+// hasDateTime reports whether t holds a date or a time (see dateTime).
 func hasDateTime(t string) bool {
+	date, clock := dateTime(t)
+	return date || clock
+}
+
+// dateTime reports whether t holds a date (a year 19xx or 20xx, or three
+// numbers such as 19/03/14) and whether it holds a time (10:02, 17.50).
+// Direction marks between the characters are ignored.
+func dateTime(t string) (date, clock bool) {
 	var nums [3]int // lengths of the last three runs of digits
 	var seps [2]byte
 	run := 0
 	start := 0
-	for i := 0; i <= len(t); i++ {
+	for i := 0; i <= len(t) && !(date && clock); i++ {
 		var c byte
 		if i < len(t) {
 			c = t[i]
@@ -518,15 +526,15 @@ func hasDateTime(t string) bool {
 		}
 		if run > 0 {
 			if run == 4 && (t[start] == '1' && t[start+1] == '9' || t[start] == '2' && t[start+1] == '0') {
-				return true
+				date = true
 			}
 			nums[0], nums[1], nums[2] = nums[1], nums[2], run
 			if nums[1] >= 1 && nums[1] <= 2 && nums[2] == 2 && (seps[1] == ':' || seps[1] == '.') {
-				return true // a time
+				clock = true
 			}
 			if nums[0] >= 1 && nums[0] <= 2 && nums[1] >= 1 && nums[1] <= 2 && nums[2] >= 2 &&
 				seps[0] == seps[1] && (seps[1] == '/' || seps[1] == '.' || seps[1] == '-') {
-				return true // a date
+				date = true
 			}
 			run = 0
 		}
@@ -537,7 +545,7 @@ func hasDateTime(t string) bool {
 			seps = [2]byte{}
 		}
 	}
-	return false
+	return date, clock
 }
 
 // isAttributionLine reports whether t introduces the original: it ends
