@@ -101,6 +101,18 @@ func TestPNGShowsThePosition(t *testing.T) {
 						t.Fatalf("position %d, view %d: cell %s drawn occupied = %v, want %v (pieces %v)\n%s", i, view, c.Name, got, want, c.Pieces, st.Render(view))
 					}
 				}
+				// Probes tells a reader of the picture the same
+				for _, p := range Probes(l, 0) {
+					differs := false
+					for y := p.Y - p.Half; y <= p.Y+p.Half; y++ {
+						for x := p.X - p.Half; x <= p.X+p.Half; x++ {
+							differs = differs || color.RGBAModel.Convert(img.At(x, y)) != parseColour(p.Empty)
+						}
+					}
+					if differs != p.Occupied {
+						t.Fatalf("position %d: probe of %s differs = %v, occupied %v", i, p.Name, differs, p.Occupied)
+					}
+				}
 			}
 		})
 	}

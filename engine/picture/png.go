@@ -3,6 +3,7 @@ package picture
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/hex"
 	"hash/fnv"
 	"image"
 	"image/color"
@@ -553,4 +554,37 @@ func parseColour(s string) color.RGBA {
 		return color.RGBA{hex(s[1])<<4 | hex(s[2]), hex(s[3])<<4 | hex(s[4]), hex(s[5])<<4 | hex(s[6]), 0xff}
 	}
 	return color.RGBA{0x99, 0x99, 0x99, 0xff}
+}
+
+// Probe says where a cell lies in a PNG and what an empty one looks like,
+// for a reader of the picture (a test) to tell whether it shows pieces.
+type Probe struct {
+	Name string
+	// X, Y is the cell's centre in pixels; pieces cover some of the
+	// square within Half pixels of it (and no label or outline does).
+	X, Y, Half int
+	// Empty is the cell's own colour, as "#rrggbb".
+	Empty string
+	// Occupied says the layout puts a piece or a castle on the cell.
+	Occupied bool
+}
+
+// Probes returns a Probe for each cell of l drawn with cells of cell
+// pixels (0: the default size).
+func Probes(l *engine.Layout, cell int) []Probe {
+	_, _, cell = PNGSize(l, cell)
+	s := float64(cell) / unit
+	maxH := 0
+	for _, c := range l.Cells {
+		maxH = max(maxH, c.Height)
+	}
+	out := make([]Probe, len(l.Cells))
+	for i := range l.Cells {
+		c := &l.Cells[i]
+		fill := parseColour(cellFill(c, maxH))
+		out[i] = Probe{Name: c.Name, X: int((c.X + 1) * unit * s), Y: int((c.Y + 1) * unit * s), Half: int(10 * s),
+			Empty:    "#" + hex.EncodeToString([]byte{fill.R, fill.G, fill.B}),
+			Occupied: len(c.Pieces) > 0 || c.Mark == "castle" && c.Owner >= 0}
+	}
+	return out
 }
