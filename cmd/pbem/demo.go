@@ -6,6 +6,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -20,6 +21,7 @@ func runDemo(c *cli, args []string) int {
 	games := fs.String("games", "", "comma-separated game ids (default: every game)")
 	plies := fs.Int("plies", 4, "plies to play in each game before the player to move resigns")
 	seed := fs.Uint64("seed", 1, "random seed for the demo players' moves")
+	mailDir := fs.String("mail", "", "directory to write every mail the players get into, as .eml files to open in a mail client (default: a new temporary directory)")
 	pos, code, done := c.parse(fs, args)
 	if done {
 		return code
@@ -51,7 +53,16 @@ func runDemo(c *cli, args []string) int {
 	cfg.defaults()
 	cfg.HTTP.Addr = "127.0.0.1:0"
 	cfg.Log.Level = "warn"
-	if err := demo(context.Background(), cfg, c.stdout, codecs, *plies, *seed); err != nil {
+	if *mailDir == "" {
+		if *mailDir, err = os.MkdirTemp("", "pbem-demo-mail-"); err != nil {
+			fmt.Fprintf(c.stderr, "pbem demo: %v\n", err)
+			return 2
+		}
+	} else if err := os.MkdirAll(*mailDir, 0o755); err != nil {
+		fmt.Fprintf(c.stderr, "pbem demo: %v\n", err)
+		return 2
+	}
+	if err := demoTo(context.Background(), cfg, c.stdout, codecs, *plies, *seed, *mailDir); err != nil {
 		fmt.Fprintf(c.stderr, "pbem demo: %v\n", err)
 		return 1
 	}
@@ -63,6 +74,13 @@ func runDemo(c *cli, args []string) int {
 // as a player would, and every reply read back by IMAP; w gets the
 // transcript.
 func demo(ctx context.Context, cfg *Config, w io.Writer, codecs []notation.Codec, plies int, seed uint64) error {
+	return demoTo(ctx, cfg, w, codecs, plies, seed, "")
+}
+
+// demoTo is demo that also writes every mail the players get, as received,
+// into mailDir (unless it is ""): GAME-NN-ADDRESS.eml, to open in a mail
+// client and see the HTML part, the board as a picture.
+func demoTo(ctx context.Context, cfg *Config, w io.Writer, codecs []notation.Codec, plies int, seed uint64, mailDir string) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s := &server{cfg: cfg, out: io.Discard, embedded: true}
@@ -88,6 +106,12 @@ func demo(ctx context.Context, cfg *Config, w io.Writer, codecs []notation.Codec
 		if err := playByMail(ctx, w, s.mails.RefereeAddress(), ps, codec, plies, r); err != nil {
 			return fmt.Errorf("%s: %w", codec.Rules().ID(), err)
 		}
+		if err := writeMails(mailDir, codec.Rules().ID(), ps); err != nil {
+			return err
+		}
+	}
+	if mailDir != "" {
+		fmt.Fprintf(w, "Every mail the players got is in %s, as .eml files: open one in a mail client to see its HTML part, the board as a picture.\n", mailDir)
 	}
 	cancel()
 	return <-errc
@@ -189,6 +213,23 @@ func playByMail(ctx context.Context, w io.Writer, ref string, ps []*player, code
 		show(next)
 	}
 	fmt.Fprintln(w)
+	return nil
+}
+
+// writeMails writes the mails ps got, as received, into dir (nothing when
+// dir is ""): GAME-NN-ADDRESS.eml.
+func writeMails(dir, game string, ps []*player) error {
+	if dir == "" {
+		return nil
+	}
+	for _, p := range ps {
+		for i, m := range p.inbox {
+			name := fmt.Sprintf("%s-%02d-%s.eml", game, i+1, strings.ReplaceAll(p.addr, "@", "_at_"))
+			if err := os.WriteFile(filepath.Join(dir, name), m.Raw, 0o644); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }
 

@@ -30,7 +30,7 @@ type cli struct {
 func commands() []command {
 	return []command{
 		{"serve", "[--config FILE] [--data DIR] [--http ADDR]", "run the referee on a mailbox (default: its own mail servers on loopback)", runServe},
-		{"demo", "[--games IDS] [--plies N] [--seed S]", "play a short game of each kind by mail through the embedded servers and print the transcript", runDemo},
+		{"demo", "[--games IDS] [--plies N] [--seed S] [--mail DIR]", "play a short game of each kind by mail through the embedded servers and print the transcript", runDemo},
 		{"check", "[FILE ...]", "validate game records (- or none: standard input)", runCheck},
 		{"show", "FILE [--game N] [--ply P]", "print the board of a recorded game after ply P", runShow},
 		{"selfplay", "GAME [-n N] [--seed S] [--players K] [--board B] [--max-plies M]", "play random legal games and print their records", runSelfplay},

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"pbem/notation"
+	"pbem/referee"
+)
+
+// TestDemoWritesMails: pbem demo writes every mail the players got, as
+// received over IMAP, into the directory it names, and a board mail among
+// them has its HTML part and picture.
+func TestDemoWritesMails(t *testing.T) {
+	c, err := referee.Lookup("castles")
+	require.NoError(t, err)
+	dir := t.TempDir()
+	var out bytes.Buffer
+	require.NoError(t, demoTo(context.Background(), testConfig(t), &out, []notation.Codec{c}, 1, 7, dir))
+	assert.Contains(t, out.String(), "Every mail the players got is in "+dir)
+	files, err := filepath.Glob(filepath.Join(dir, "castles-*.eml"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	boards := 0
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		require.NoError(t, err)
+		s := string(raw)
+		assert.Contains(t, s, "Content-Type: multipart/alternative", f)
+		if strings.Contains(s, "Content-Type: image/png") {
+			boards++
+		}
+	}
+	assert.NotZero(t, boards, "no mail with a picture among %d", len(files))
+}
