@@ -218,6 +218,7 @@ func (s *session) commandLines() ([]string, error) {
 		if whose[i] == refereesLine {
 			continue // the referee's own words, reproduced
 		}
+		l = typographic(l)
 		if !s.attempt(l, g, len(lines) <= MaxCommands) {
 			continue
 		}
@@ -231,11 +232,23 @@ func (s *session) commandLines() ([]string, error) {
 		s.mine.add("The line %q is also in the referee's mail your message answers, so it was not played: if you mean it, send it again on a line of its own.", l)
 	}
 	if len(lines) == 0 {
-		if l := subjectLine(s.req.Subject); l != "" && s.attempt(l, g, true) {
+		if l := typographic(subjectLine(s.req.Subject)); l != "" && s.attempt(l, g, true) {
 			lines = append(lines, l)
 		}
 	}
 	return lines, nil
+}
+
+// typographic reads a line as the player meant it where a word processor or
+// a phone wrote other characters for the notation's (an en dash for "-", ×
+// for "x", a no-break space for a blank), as pbem check reads a record;
+// the text of say is left as written.
+func typographic(l string) string {
+	if verbOf(l) == "say" {
+		return l
+	}
+	f, _ := notation.Typographic(l)
+	return f
 }
 
 // maxPlyLength is the longest line tried as a ply of the game.
