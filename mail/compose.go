@@ -43,6 +43,10 @@ type Inline struct {
 // which SMTP cannot carry as is, is sent as base64. Header values are
 // stripped of line breaks, and non-ASCII text is RFC 2047 encoded.
 //
+// With o.FlowWidth the text is sent format=flowed (see flowed): its
+// wrapped prose lines end in a space, its other lines lose their trailing
+// spaces, and lines beginning with a space, ">" or "From " get one more.
+//
 // When o.HTML is set the message is multipart/alternative: the text part as
 // above, then the HTML part (quoted-printable), inside a multipart/related
 // with the o.Inline parts (base64, Content-Disposition inline) when there
@@ -56,10 +60,14 @@ func Compose(o *Outgoing) []byte {
 	if date.IsZero() {
 		date = time.Now()
 	}
-	body, cte := encodeBody(o.Text)
-	ctype := "text/plain; charset=utf-8"
+	text, textType := o.Text, "text/plain; charset=utf-8"
+	if o.FlowWidth > 0 {
+		text, textType = flowed(text, o.FlowWidth), textType+"; format=flowed"
+	}
+	body, cte := encodeBody(text)
+	ctype := textType
 	if o.HTML != "" {
-		body, ctype = alternative(o, body, cte)
+		body, ctype = alternative(o, body, cte, textType)
 		cte = ""
 	}
 
@@ -109,7 +117,7 @@ func Compose(o *Outgoing) []byte {
 // alternative writes the body of a multipart/alternative message: the text
 // part (text, already encoded as cte), then the HTML part with its inline
 // parts. It returns the body and its Content-Type.
-func alternative(o *Outgoing, text []byte, cte string) ([]byte, string) {
+func alternative(o *Outgoing, text []byte, cte, textType string) ([]byte, string) {
 	sum := sha256.New()
 	io.WriteString(sum, o.MessageID)
 	sum.Write(text)
@@ -123,7 +131,7 @@ func alternative(o *Outgoing, text []byte, cte string) ([]byte, string) {
 	var b bytes.Buffer
 	b.Grow(len(text) + 2*len(o.HTML) + 512)
 	b.WriteString("This is a message in MIME format: a text part and an HTML part.\r\n")
-	fmt.Fprintf(&b, "\r\n--%s\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: %s\r\n\r\n", outer, cte)
+	fmt.Fprintf(&b, "\r\n--%s\r\nContent-Type: %s\r\nContent-Transfer-Encoding: %s\r\n\r\n", outer, textType, cte)
 	b.Write(text)
 	fmt.Fprintf(&b, "\r\n--%s\r\n", outer)
 	if len(o.Inline) > 0 {
@@ -161,6 +169,37 @@ func alternative(o *Outgoing, text []byte, cte string) ([]byte, string) {
 	}
 	fmt.Fprintf(&b, "--%s--\r\n", outer)
 	return b.Bytes(), fmt.Sprintf("multipart/alternative; boundary=\"%s\"", outer)
+}
+
+// flowed writes text as format=flowed (RFC 3676, without DelSp): a line
+// that was wrapped at width (the next line's first word would not have
+// fitted on it) ends in a space, a soft break that a reader may re-flow;
+// every other line is a hard break, its trailing spaces dropped, but the
+// signature separator "-- "; a line beginning with a space, ">" or "From "
+// is space-stuffed. Indented lines (boards, tables) are never joined, nor
+// joined to.
+func flowed(text string, width int) string {
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		if l == "-- " {
+			continue
+		}
+		l = strings.TrimRight(l, " ")
+		if i+1 < len(lines) {
+			next := lines[i+1]
+			word, _, _ := strings.Cut(next, " ")
+			if l != "" && word != "" && next != "-- " && !strings.HasPrefix(l, " ") &&
+				utf8.RuneCountInString(l)+1+utf8.RuneCountInString(word) > width {
+				l += " "
+			}
+		}
+		if strings.HasPrefix(l, " ") || strings.HasPrefix(l, ">") || strings.HasPrefix(l, "From ") {
+			l = " " + l
+		}
+		lines[i] = l
+	}
+	return strings.Join(lines, "\n")
 }
 
 // encodeBody returns the body with CRLF line endings, ending in CRLF, and its

@@ -120,3 +120,73 @@ func golden(t *testing.T, path, got string) {
 	require.NoError(t, err, "run with -update to write it")
 	assert.Equal(t, string(want), got, "%s differs (run with -update to rewrite it)", path)
 }
+
+// unflow reads format=flowed text as a reader that knows it does (RFC
+// 3676, no DelSp): space-stuffing removed, soft breaks joined.
+func unflow(text string) []string {
+	var out []string
+	cur, open := "", false
+	for _, l := range strings.Split(strings.TrimSuffix(text, "\r\n"), "\r\n") {
+		l = strings.TrimPrefix(l, " ")
+		if open {
+			cur += l
+		} else {
+			cur = l
+		}
+		open = strings.HasSuffix(l, " ") && l != "-- "
+		if !open {
+			out = append(out, cur)
+		}
+	}
+	if open {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// TestComposeFlowed: with FlowWidth the text part is format=flowed: a
+// reader that knows it joins the wrapped lines of a paragraph into one
+// and keeps the board's lines and the signature separator as they are; a
+// reader that does not sees every line as written, board lines shifted by
+// the one stuffed space, so the board keeps its columns.
+func TestComposeFlowed(t *testing.T) {
+	text := "Ply 1: your move (you play Red). You have until 2026-11-28 10:03 UTC (7\n" +
+		"days).\n" +
+		"Reply with your ply as the first line.\n" +
+		"\n" +
+		"      a  b  c\n" +
+		"  2   .  X  .   2\n" +
+		"  1   K  .  k   1   \n" +
+		"From here the board is yours.\n" +
+		"> not a quote\n" +
+		"-- \n" +
+		"pbem referee. Reply to this mail with your ply on the first line, or\n" +
+		"with commands.\n"
+	o := &mail.Outgoing{From: mail.Address{Addr: "referee@pbem.local"}, To: []mail.Address{{Addr: "a@b"}}, Date: date,
+		MessageID: "f1@pbem.local", Text: text, FlowWidth: 72}
+	raw := mail.Compose(o)
+	e, err := message.Read(bytes.NewReader(raw))
+	require.NoError(t, err)
+	mt, params, _ := e.Header.ContentType()
+	assert.Equal(t, "text/plain", mt)
+	assert.Equal(t, "flowed", params["format"])
+	body, err := io.ReadAll(e.Body)
+	require.NoError(t, err)
+	assert.Equal(t, []string{
+		"Ply 1: your move (you play Red). You have until 2026-11-28 10:03 UTC (7 days).",
+		"Reply with your ply as the first line.",
+		"",
+		"      a  b  c",
+		"  2   .  X  .   2",
+		"  1   K  .  k   1",
+		"From here the board is yours.",
+		"> not a quote",
+		"-- ",
+		"pbem referee. Reply to this mail with your ply on the first line, or with commands.",
+	}, unflow(string(body)))
+	// as plain lines: the same words, every board line one space right
+	lines := strings.Split(strings.TrimSuffix(string(body), "\r\n"), "\r\n")
+	assert.Equal(t, "       a  b  c", lines[4])
+	assert.Equal(t, "   2   .  X  .   2", lines[5])
+	assert.Equal(t, " From here the board is yours.", lines[7])
+}
