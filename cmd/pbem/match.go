@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
-	"math"
 	"runtime"
 	"slices"
 	"strings"
@@ -21,12 +20,15 @@ func runMatch(c *cli, args []string) int {
 	fs := c.flags("match")
 	a := fs.Int("a", -1, fmt.Sprintf("the level `LEVEL` (0 to %d) of bot A", bot.MaxLevel))
 	b := fs.Int("b", -1, fmt.Sprintf("the level `LEVEL` (0 to %d) of bot B", bot.MaxLevel))
-	n := fs.Int("n", 0, "number of games `N`; A takes each seat in turn")
+	n := fs.Int("n", 0, "number of games `N`, rounded up to whole rounds (a round is one opening with A in each seat: a pair of games with two seats); with --sprt, the most to play")
 	seed := fs.Uint64("seed", 1, "random seed (the same seed gives the same games)")
 	players := fs.Int("players", 0, "number of seats (rpp; 0 = the game's default); A plays one, B the others")
 	board := fs.String("board", "", "board name (rpp; default for the number of players)")
 	maxPlies := fs.Int("max-plies", 2000, "settle a game still going after `M` plies (rpp by capture piles, other games as a draw); bots can take over a thousand plies to finish an elevation game")
 	stats := fs.Bool("stats", false, "also print each level's thinking time per move (min, median, 90th percentile, max), the game lengths and A's results per seat")
+	jobs := fs.Int("j", runtime.GOMAXPROCS(0), "games played at once, one per core (levels 1 to 4 give the same results with any `N`)")
+	book := fs.Int("book-plies", 4, "each round starts from `K` random plies, the same for each of its games")
+	sprtFlag := fs.String("sprt", "", "a sequential test of A's score `S0,S1` (H0: S0, H1: S1, such as 0.5,0.6) with alpha = beta = 0.05 on the round results; stops when it decides (or at -n)")
 	pos, code, done := c.parse(fs, args)
 	if done {
 		return code
@@ -47,6 +49,21 @@ func runMatch(c *cli, args []string) int {
 	if *maxPlies < 1 {
 		return usage("--max-plies must be at least 1, got %d", *maxPlies)
 	}
+	if *jobs < 1 {
+		return usage("-j must be at least 1 game at once, got %d", *jobs)
+	}
+	if *book < 0 {
+		return usage("--book-plies must be 0 or more, got %d", *book)
+	}
+	var test *sprt
+	if *sprtFlag != "" {
+		s0, s1, err := parseSPRT(*sprtFlag)
+		if err != nil {
+			return usage("%v", err)
+		}
+		t := newSPRT(s0, s1, 0.05, 0.05)
+		test = &t
+	}
 	codec, err := referee.Lookup(pos[0])
 	if err != nil {
 		return usage("%v", err)
@@ -56,23 +73,63 @@ func runMatch(c *cli, args []string) int {
 	if err != nil {
 		return usage("%v", err)
 	}
-	m := &match{codec: codec, start: start, levels: [2]int{*a, *b}, seed: *seed, maxPlies: *maxPlies}
-	results, err := m.play(context.Background(), *n)
+	m := &match{codec: codec, start: start, levels: [2]int{*a, *b}, seed: *seed, maxPlies: *maxPlies,
+		bookPlies: *book, jobs: *jobs}
+	seats := m.seats()
+	rounds := (*n + seats - 1) / seats
+	st := newRoundStats(seats)
+	decision := ""
+	onRound := func(round int, games []gameResult) bool {
+		st.add(roundScore(games))
+		if test == nil {
+			return false
+		}
+		llr := st.llr(test.s0, test.s1)
+		fmt.Fprintf(c.stdout, "%s %d: A %.3f, LLR %.2f (%.2f, %.2f)\n", m.roundName(), round+1, st.mean(), llr, test.lower, test.upper)
+		decision = test.decide(llr)
+		return decision != ""
+	}
+	results, err := m.play(context.Background(), rounds, onRound)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "pbem match: %v\n", err)
 		return 1
 	}
-	m.report(c, results, *stats)
+	m.report(c, results, st, *stats || test != nil)
+	if test != nil {
+		verdict := "no decision"
+		switch decision {
+		case "H1":
+			verdict = fmt.Sprintf("H1 (score %g) accepted", test.s1)
+		case "H0":
+			verdict = fmt.Sprintf("H0 (score %g) accepted", test.s0)
+		}
+		fmt.Fprintf(c.stdout, "SPRT %g v %g (alpha = beta = 0.05): %s after %d %ss, LLR %.2f (%.2f, %.2f)\n",
+			test.s0, test.s1, verdict, st.n, m.roundName(), st.llr(test.s0, test.s1), test.lower, test.upper)
+	}
 	return 0
 }
 
-// match plays bot A against bot B.
+// match plays bot A against bot B in rounds: each round starts from its own
+// random opening and gives A each seat in turn, B every other seat.
 type match struct {
-	codec    notation.Codec
-	start    engine.State
-	levels   [2]int // of A and B
-	seed     uint64
-	maxPlies int
+	codec     notation.Codec
+	start     engine.State
+	levels    [2]int // of A and B
+	seed      uint64
+	maxPlies  int
+	bookPlies int
+	jobs      int
+}
+
+// seats is the number of seats of the game, the number of games of a round.
+func (m *match) seats() int { return len(m.start.Sides()) }
+
+// roundName is what a round is called: a pair in a game of two seats.
+func (m *match) roundName() string {
+	if m.seats() == 2 {
+		return "pair"
+	}
+	return "round"
 }
 
 // gameResult is one game of a match.
@@ -85,32 +142,91 @@ type gameResult struct {
 	// playouts per searched move (not random, only or winning moves), of A
 	// and of B.
 	playouts [2][]int
+	// timeUp counts the moves of A and of B whose search its time bound
+	// stopped before its playouts were spent (level 4 and 5).
+	timeUp [2]int
 }
 
-// play plays n games on GOMAXPROCS workers; results are in game order.
-func (m *match) play(ctx context.Context, n int) ([]gameResult, error) {
-	results := make([]gameResult, n)
-	errs := make([]error, n)
+// roundScore is A's mean score over the games of a round.
+func roundScore(games []gameResult) float64 {
+	sum := 0.0
+	for _, g := range games {
+		sum += g.score
+	}
+	return sum / float64(len(games))
+}
+
+// play plays up to rounds rounds on m.jobs workers and hands each round, in
+// order, once all its games are over, to onRound; when onRound returns true
+// the match stops (the games still being played are dropped). It returns
+// the games of the rounds handed over, in order. Each game depends only on
+// the seed and its number, so any number of workers gives the same games
+// for bots whose moves are reproducible.
+func (m *match) play(ctx context.Context, rounds int, onRound func(round int, games []gameResult) bool) ([]gameResult, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	seats := m.seats()
+	n := rounds * seats
+	type done struct {
+		i   int
+		r   gameResult
+		err error
+	}
 	next := make(chan int)
+	out := make(chan done)
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), n) {
+	for range min(m.jobs, n) {
 		wg.Go(func() {
 			for i := range next {
-				results[i], errs[i] = m.game(ctx, i)
+				r, err := m.game(ctx, i)
+				out <- done{i, r, err}
 			}
 		})
 	}
-	for i := range n {
-		next <- i
+	results := make([]gameResult, n)
+	have := make([]bool, n)
+	sent, pending, round := 0, 0, 0
+	stopped := false
+	var failed error
+	for {
+		var send chan int
+		if !stopped && sent < n {
+			send = next
+		}
+		if send == nil && pending == 0 {
+			break
+		}
+		select {
+		case send <- sent:
+			sent++
+			pending++
+		case d := <-out:
+			pending--
+			if stopped {
+				continue
+			}
+			if d.err != nil {
+				failed = fmt.Errorf("game %d: %w", d.i+1, d.err)
+				stopped = true
+				cancel()
+				continue
+			}
+			results[d.i], have[d.i] = d.r, true
+			for !stopped && round < rounds && !slices.Contains(have[round*seats:(round+1)*seats], false) {
+				if onRound(round, results[round*seats:(round+1)*seats]) {
+					stopped = true
+					cancel()
+				}
+				round++
+			}
+		}
 	}
 	close(next)
 	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			return nil, fmt.Errorf("game %d: %w", i+1, err)
-		}
+	if failed != nil {
+		return nil, failed
 	}
-	return results, nil
+	return results[:round*seats], nil
 }
 
 // gameSeed derives the seed of one bot in game i.
@@ -120,9 +236,43 @@ func (m *match) gameSeed(i, who int) uint64 {
 	return h.Sum64()
 }
 
-// game plays game i: A takes seat i mod the number of seats, B every other.
+// opening is the line every game of a round starts from: m.bookPlies
+// random moves (a level-0 bot's) from the start, drawn again when they end
+// the game.
+func (m *match) opening(ctx context.Context, round int) (*engine.Line, error) {
+	const tries = 100
+	for try := range tries {
+		h := fnv.New64a()
+		fmt.Fprintf(h, "book/%d/%d/%d", m.seed, round, try)
+		p, err := bot.New(0, h.Sum64())
+		if err != nil {
+			return nil, err
+		}
+		line := engine.NewLine(m.start)
+		for line.Plies() < m.bookPlies && !line.Outcome().Over {
+			res, err := p.Search(ctx, line)
+			if err != nil {
+				return nil, err
+			}
+			if line, err = line.Play(res.Move); err != nil {
+				return nil, fmt.Errorf("the opening's random move is refused: %w", err)
+			}
+		}
+		if !line.Outcome().Over {
+			return line, nil
+		}
+	}
+	return nil, fmt.Errorf("%d openings of %d random plies all ended the game; expected fewer --book-plies", tries, m.bookPlies)
+}
+
+// game plays game i, of round i / seats: A takes seat i mod seats, B every
+// other, from the round's opening.
 func (m *match) game(ctx context.Context, i int) (gameResult, error) {
-	sides := len(m.start.Sides())
+	seats := m.seats()
+	line, err := m.opening(ctx, i/seats)
+	if err != nil {
+		return gameResult{}, err
+	}
 	var players [2]*bot.Player
 	for who := range 2 {
 		p, err := bot.New(m.levels[who], m.gameSeed(i, who))
@@ -131,8 +281,7 @@ func (m *match) game(ctx context.Context, i int) (gameResult, error) {
 		}
 		players[who] = p
 	}
-	r := gameResult{seat: i % sides}
-	line := engine.NewLine(m.start)
+	r := gameResult{seat: i % seats}
 	for line.Plies() < m.maxPlies && !line.Outcome().Over {
 		who := 1
 		if line.State().ToMove() == r.seat {
@@ -146,6 +295,9 @@ func (m *match) game(ctx context.Context, i int) (gameResult, error) {
 		}
 		if res.Reason == "search" {
 			r.playouts[who] = append(r.playouts[who], res.Playouts)
+		}
+		if res.TimeUp {
+			r.timeUp[who]++
 		}
 		if line, err = line.Play(res.Move); err != nil {
 			return r, fmt.Errorf("%s chose a move the game refuses: %w", players[who].Name(), err)
@@ -161,18 +313,7 @@ func (m *match) game(ctx context.Context, i int) (gameResult, error) {
 	return r, nil
 }
 
-// wilson is the Wilson score interval at 95% for a mean score p of n games
-// (draws count half, which the interval treats as half a success).
-func wilson(p float64, n int) (lo, hi float64) {
-	const z = 1.959964
-	nf := float64(n)
-	d := 1 + z*z/nf
-	centre := (p + z*z/(2*nf)) / d
-	half := z * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf)) / d
-	return max(0, centre-half), min(1, centre+half)
-}
-
-func (m *match) report(c *cli, results []gameResult, stats bool) {
+func (m *match) report(c *cli, results []gameResult, st *roundStats, stats bool) {
 	w := c.stdout
 	var win, draw, loss int
 	total := 0.0
@@ -188,11 +329,14 @@ func (m *match) report(c *cli, results []gameResult, stats bool) {
 		}
 	}
 	n := len(results)
-	p := total / float64(n)
-	lo, hi := wilson(p, n)
-	fmt.Fprintf(w, "%s: A (level %d) vs B (level %d), %d games, seed %d\n", m.codec.Rules().ID(), m.levels[0], m.levels[1], n, m.seed)
+	lo, hi := st.interval()
+	fmt.Fprintf(w, "%s: A (level %d) vs B (level %d), %d games in %d %ss from %d random plies, seed %d\n",
+		m.codec.Rules().ID(), m.levels[0], m.levels[1], n, st.n, m.roundName(), m.bookPlies, m.seed)
 	fmt.Fprintf(w, "A: %d wins, %d draws, %d losses\n", win, draw, loss)
-	fmt.Fprintf(w, "A scores %.1f/%d = %.3f (95%% CI %.3f to %.3f)\n", total, n, p, lo, hi)
+	if m.seats() == 2 {
+		fmt.Fprintf(w, "pairs by A's points (0, 1/2, 1, 3/2, 2): %v\n", st.counts)
+	}
+	fmt.Fprintf(w, "A scores %.1f/%d = %.3f (95%% CI %.3f to %.3f over the %ss)\n", total, n, st.mean(), lo, hi, m.roundName())
 	if !stats {
 		return
 	}
@@ -248,6 +392,13 @@ func (m *match) report(c *cli, results []gameResult, stats bool) {
 			slices.Sort(po)
 			fmt.Fprintf(w, "%s (level %d) playouts per searched move: %d moves, min %d, median %d, max %d\n",
 				name, m.levels[who], len(po), po[0], po[len(po)/2], po[len(po)-1])
+		}
+		up := 0
+		for _, r := range results {
+			up += r.timeUp[who]
+		}
+		if up > 0 {
+			fmt.Fprintf(w, "%s (level %d) stopped by its time bound: %d of %d moves\n", name, m.levels[who], up, len(t))
 		}
 	}
 }

@@ -94,8 +94,12 @@ func (b Budget) playouts(s engine.State) int {
 	return b.Playouts
 }
 
-// levels are the budgets of levels 1 to MaxLevel. Levels 1 to 4 are playout
-// counts only, so their moves are reproducible. The step from level 3 up is
+// levels are the budgets of levels 1 to MaxLevel. Levels 1 to 3 are playout
+// counts only, so their moves are reproducible; level 4 is one too, but
+// stops at level4Time, half of level 5's time, which only its dearest moves
+// reach (an rpp move took 7.5 s before the bound): its moves are the same
+// every time as long as its playouts end first, and Result.TimeUp tells
+// when they did not. The step from level 3 up is
 // steeper than the one below it (3x, then 6x, then what level 5's time
 // allows), because each doubling of the playouts gains less than the one
 // before. Level 4 has half its playouts in games of large turns (a
@@ -110,12 +114,17 @@ var levels = [MaxLevel + 1]Budget{
 	1: {Playouts: 100},
 	2: {Playouts: 300},
 	3: {Playouts: 1000},
-	4: {Playouts: 6000, SampledPlayouts: 3000},
+	4: {Playouts: 6000, SampledPlayouts: 3000, Time: level4Time},
 	5: {Playouts: 100000, Time: LevelTimeLimit - levelTimeMargin},
 }
 
 // LevelTimeLimit bounds the thinking time of a level-5 move.
 const LevelTimeLimit = 2 * time.Second
+
+// level4Time bounds a level-4 search: half of what level 5 may think, so
+// that level 5 still searches about twice as long where both are stopped
+// by time.
+const level4Time = (LevelTimeLimit - levelTimeMargin) / 2
 
 // levelTimeMargin is what level 5 keeps of LevelTimeLimit for the work a
 // search does before its first playout and after its last.
@@ -228,6 +237,10 @@ type Result struct {
 	// Reason says how the move was chosen: "search", "only move",
 	// "wins at once" or "random".
 	Reason string
+	// TimeUp reports that the search stopped at Budget.Time or at the
+	// context's end before its playouts were spent: the move depends on the
+	// machine's speed.
+	TimeUp bool
 }
 
 // Search chooses a move as MoveLine does and reports how.

@@ -434,7 +434,7 @@ func TestNew(t *testing.T) {
 			t.Errorf("NewBudget(%+v) succeeded, want an error", b)
 		}
 	}
-	prev, prevSampled := 0, 0
+	prev, prevSampled, prevTime := 0, 0, time.Duration(0)
 	for level := 1; level <= bot.MaxLevel; level++ {
 		b, err := bot.LevelBudget(level)
 		sampled := b.SampledPlayouts
@@ -444,10 +444,13 @@ func TestNew(t *testing.T) {
 		if err != nil || b.Playouts <= prev || sampled <= prevSampled {
 			t.Errorf("LevelBudget(%d) = %+v, %v; want more playouts than level %d's %d (%d in games with a Sampler)", level, b, err, level-1, prev, prevSampled)
 		}
-		prev, prevSampled = b.Playouts, sampled
-		if b.Time != 0 && level < bot.MaxLevel {
-			t.Errorf("LevelBudget(%d) = %+v; only the top level may be bounded by time (the others are reproducible)", level, b)
+		switch {
+		case level < bot.MaxLevel-1 && b.Time != 0:
+			t.Errorf("LevelBudget(%d) = %+v; only the two top levels may be bounded by time (the others are reproducible)", level, b)
+		case level >= bot.MaxLevel-1 && (b.Time <= prevTime || b.Time > bot.LevelTimeLimit):
+			t.Errorf("LevelBudget(%d) = %+v; want a time bound above level %d's %v, at most LevelTimeLimit %v", level, b, level-1, prevTime, bot.LevelTimeLimit)
 		}
+		prev, prevSampled, prevTime = b.Playouts, sampled, b.Time
 		p, _ := bot.New(level, 1)
 		if got, want := p.Name(), fmt.Sprintf("pbem bot (level %d)", level); got != want || p.Level() != level {
 			t.Errorf("New(%d): Name, Level = %q, %d; want %q, %d", level, got, p.Level(), want, level)

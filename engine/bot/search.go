@@ -111,8 +111,10 @@ func (sr *search) run(ctx context.Context, l *engine.Line) (Result, error) {
 		root.sampler = nil // every root move gets a child
 	}
 
+	timeUp := false
 	for limit == 0 || sr.playouts < limit {
 		if sr.playouts > 0 && sr.playouts%8 == 0 && sr.stop(ctx, deadline) {
+			timeUp = true
 			break
 		}
 		if err := sr.iterate(root); err != nil {
@@ -129,7 +131,7 @@ func (sr *search) run(ctx context.Context, l *engine.Line) (Result, error) {
 			best = c
 		}
 	}
-	return Result{Move: best.move, Playouts: sr.playouts, Nodes: sr.nodes, Value: best.sum[mover] / float64(best.visits), Reason: "search"}, nil
+	return Result{Move: best.move, Playouts: sr.playouts, Nodes: sr.nodes, Value: best.sum[mover] / float64(best.visits), Reason: "search", TimeUp: timeUp}, nil
 }
 
 // stop reports whether the context or the time budget has ended.
