@@ -1,0 +1,226 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/emersion/go-sasl"
+	"github.com/emersion/go-smtp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"pbem/archive"
+	"pbem/engine"
+	"pbem/mail"
+	"pbem/referee"
+)
+
+// moveNumber matches the move numbers of a record's movetext (1. 0...).
+var moveNumber = regexp.MustCompile(`^\d+\.+$`)
+
+// plies are the plies of a stored record, as written.
+func plies(record string) []string {
+	_, text, _ := strings.Cut(record, "\n\n")
+	text = regexp.MustCompile(`\{[^}]*\}`).ReplaceAllString(text, " ")
+	var out []string
+	for _, w := range strings.Fields(text) {
+		if !moveNumber.MatchString(w) && w != "*" {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// TestBackupDuringLoad takes pbem backup while plies arrive by SMTP and
+// are answered (the load of make bench-serve, smaller): the restored store
+// passes PRAGMA integrity_check and holds every ply whose reply the SMTP
+// server had accepted before the backup began.
+func TestBackupDuringLoad(t *testing.T) {
+	const games = 6
+	cfg := testConfig(t)
+	cfg.Referee.RateLimitTotal = 1_000_000
+	var names []string
+	for i := range 2 * games {
+		names = append(names, fmt.Sprintf("p%d", i))
+	}
+	var mu sync.Mutex
+	sent := map[int64]int{} // replies the SMTP server accepted, by game
+	s := &server{cfg: cfg, out: io.Discard, embedded: true, players: names,
+		onSent: func(_ string, g int64) { mu.Lock(); sent[g]++; mu.Unlock() }}
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan struct{})
+	done := make(chan error, 1)
+	go func() { done <- s.run(ctx, func(*server) { close(ready) }) }()
+	select {
+	case <-ready:
+	case err := <-done:
+		t.Fatal(err)
+	}
+	defer func() { cancel(); <-done }()
+	domain := s.mails.Domain()
+	addr := func(i int) string { return names[i] + "@" + domain }
+	submit := func(from, to, body string) error {
+		o := &mail.Outgoing{From: mail.Address{Addr: from}, To: []mail.Address{{Addr: to}}, Date: time.Now(),
+			MessageID: mail.NewMessageID(domain), Text: body}
+		c, err := smtp.Dial(s.mails.SMTPAddr())
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		pw, _ := s.mails.Password(from)
+		if err := c.Auth(sasl.NewPlainClient("", from, pw)); err != nil {
+			return err
+		}
+		return c.SendMail(from, []string{to}, bytes.NewReader(mail.Compose(o)))
+	}
+	// The games are set up through the referee (the load is the plies).
+	for g := range games {
+		h := func(from, to, subject, body string) {
+			t.Helper()
+			require.NoError(t, s.ref.Handle(ctx, referee.Request{From: referee.Address{Addr: from}, To: to, Subject: subject, Body: body,
+				MessageID: fmt.Sprintf("setup-%d-%s-%s@test", g, from, body)}))
+		}
+		id := int64(g + 1)
+		h(addr(2*g), s.mails.RefereeAddress(), fmt.Sprintf("new castles with %s first=%s", addr(2*g+1), addr(2*g)), "")
+		gm, err := s.store.Game(ctx, id)
+		require.NoError(t, err)
+		for i, st := range gm.Seats {
+			h(st.Player.Addr, fmt.Sprintf("referee+%d.%s@%s", id, gm.Seats[i].Token, domain), "", "accept")
+		}
+	}
+	s.sender.Wake() // the setup's mails, queued beside the poller
+	pendingOf := func(g int64) int {
+		var n int
+		require.NoError(t, s.store.DB().QueryRow(`SELECT COUNT(*) FROM outbox WHERE game_id = ? AND status = 'pending'`, g).Scan(&n))
+		return n
+	}
+	codec, err := referee.Lookup("castles")
+	require.NoError(t, err)
+
+	// One driver a game: a ply, then its replies, then the next ply.
+	// confirmed[g] are the plies whose replies the SMTP server accepted.
+	confirmed := map[int64][]string{}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	errc := make(chan error, games)
+	for g := range games {
+		id := int64(g + 1)
+		wg.Go(func() {
+			gm, err := s.store.Game(ctx, id)
+			if err != nil {
+				errc <- err
+				return
+			}
+			seatAddr := []string{gm.Seats[0].Player.Addr, gm.Seats[1].Player.Addr}
+			plus := []string{fmt.Sprintf("referee+%d.%s@%s", id, gm.Seats[0].Token, domain), fmt.Sprintf("referee+%d.%s@%s", id, gm.Seats[1].Token, domain)}
+			st, _ := codec.Rules().Start(engine.Options{})
+			line := engine.NewLine(st)
+			r := rand.New(rand.NewPCG(uint64(id), 7))
+			for k := 0; k < 200 && !line.Outcome().Over; k++ {
+				// Every reply of the plies before is sent.
+				for pendingOf(id) > 0 {
+					select {
+					case <-stop:
+						return
+					case <-time.After(5 * time.Millisecond):
+					}
+				}
+				mu.Lock()
+				base := sent[id]
+				mu.Unlock()
+				m := randomMove(line.State(), r)
+				text := codec.Encode(line.State(), m)
+				mover := line.State().ToMove()
+				if err := submit(seatAddr[mover], plus[mover], text); err != nil {
+					errc <- err
+					return
+				}
+				if line, err = line.Play(m); err != nil {
+					errc <- err
+					return
+				}
+				for {
+					mu.Lock()
+					answered := sent[id] > base
+					mu.Unlock()
+					if answered {
+						break
+					}
+					select {
+					case <-stop:
+						return
+					case <-time.After(5 * time.Millisecond):
+					}
+				}
+				mu.Lock()
+				confirmed[id] = append(confirmed[id], text)
+				mu.Unlock()
+			}
+		})
+	}
+	atLeast := func(n int) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		for g := range games {
+			if len(confirmed[int64(g+1)]) < n {
+				return false
+			}
+		}
+		return true
+	}
+	waitUntil := func(what string, ok func() bool) {
+		for deadline := time.Now().Add(2 * time.Minute); !ok(); time.Sleep(10 * time.Millisecond) {
+			select {
+			case err := <-errc:
+				t.Fatal(err)
+			default:
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("timed out waiting for %s", what)
+			}
+		}
+	}
+	waitUntil("3 plies a game", func() bool { return atLeast(3) })
+	mu.Lock()
+	before := map[int64][]string{}
+	for g, ps := range confirmed {
+		before[g] = slices.Clone(ps)
+	}
+	mu.Unlock()
+	file := filepath.Join(t.TempDir(), "pbem-backup.db")
+	_, err = backup(ctx, cfg.DataDir, file)
+	require.NoError(t, err)
+	waitUntil("6 plies a game", func() bool { return atLeast(6) }) // the load went on
+	close(stop)
+	wg.Wait()
+
+	restored := t.TempDir()
+	_, err = restore(context.Background(), restored, file, time.Now())
+	require.NoError(t, err)
+	b, err := archive.Open(context.Background(), restored, nil)
+	require.NoError(t, err)
+	defer b.Close()
+	problems, err := b.IntegrityCheck(context.Background())
+	require.NoError(t, err)
+	assert.Empty(t, problems)
+	for g, want := range before {
+		gm, err := b.Game(context.Background(), g)
+		require.NoError(t, err)
+		got := plies(gm.Record)
+		require.GreaterOrEqual(t, len(got), len(want), "game %d: the backup lost plies answered before it began", g)
+		assert.Equal(t, want, got[:len(want)], "game %d", g)
+	}
+	_, err = os.Stat(filepath.Join(restored, "mail", "journal"))
+	assert.NoError(t, err, "the mail journal is restored")
+}
