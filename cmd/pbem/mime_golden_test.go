@@ -44,6 +44,9 @@ func mimeStructure(t *testing.T, raw []byte) string {
 		if cs := params["charset"]; cs != "" {
 			fmt.Fprintf(&b, "; charset=%s", cs)
 		}
+		if f := params["format"]; f != "" {
+			fmt.Fprintf(&b, "; format=%s", f)
+		}
 		if enc := e.Header.Get("Content-Transfer-Encoding"); enc != "" {
 			fmt.Fprintf(&b, " (%s)", enc)
 		}

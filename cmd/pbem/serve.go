@@ -564,6 +564,9 @@ func outgoing(r *archive.Outgoing) mail.Outgoing {
 		ID: r.ID, From: addr(r.From), To: addrs(r.To), Cc: addrs(r.Cc), Subject: r.Subject,
 		Date: r.Date, MessageID: r.MessageID, InReplyTo: r.InReplyTo, References: r.References,
 		Text: r.Text, Attempts: r.Attempts, AutoSubmitted: r.Auto, HTML: r.HTML,
+		// the referee wraps its prose at referee.Width: sent flowed, a
+		// phone re-flows it while boards and tables keep their lines
+		FlowWidth: referee.Width,
 	}
 	for _, in := range r.Inline {
 		o.Inline = append(o.Inline, mail.Inline{ContentID: in.ContentID, ContentType: in.ContentType, Filename: in.Filename, Data: in.Data})
