@@ -63,9 +63,10 @@ type Options struct {
 	Passwords       map[string]string
 	DefaultPassword string
 	// MaxMessages bounds each mailbox of a player account: a delivery
-	// that takes one past it expunges the oldest messages (default
-	// 1000; negative: no bound). The referee's mailbox is not bounded:
-	// its poller empties it.
+	// that takes one past it expunges the oldest messages (default 200,
+	// about 3 MB of replies with their board pictures; negative: no
+	// bound). The referee's mailbox is not bounded: its poller empties
+	// it.
 	MaxMessages int
 	// Dir, if set, keeps the mail durably: one journal per account, made
 	// if missing and replayed at start. "" keeps mail in memory only.
@@ -131,7 +132,7 @@ func Start(opts *Options) (*Servers, error) {
 		o.Players = []string{"alice", "bob", "carol", "dave"}
 	}
 	if o.MaxMessages == 0 {
-		o.MaxMessages = 1000
+		o.MaxMessages = 200
 	}
 	log := o.Logger
 	if log == nil {
