@@ -227,6 +227,7 @@ func startLoad(t *testing.T, n int) *loadDriver {
 	cfg.HTTP.Addr = "127.0.0.1:0"
 	cfg.Log.Level = "error"
 	cfg.Referee.RateLimitTotal = 1_000_000 // every game starts with a mail without a token
+	cfg.Referee.RateLimit = 1_000_000      // and a player may start many (TestDefaultMemory)
 	inProcess := loadInt("PBEM_LOAD_PROCESS", 1) == 0
 	if inProcess {
 		cfg.SMTP.Connections = embeddedSMTPConnections // as pbem serve without a configuration
@@ -539,13 +540,18 @@ func (d *loadDriver) waitFor(what string, ok func() bool) {
 }
 
 // setUp makes n games by mail: the inviter creates and confirms, the
-// invitee accepts.
+// invitee accepts. Called again (TestDefaultMemory), it makes n more
+// between the same players, once the earlier ones are over.
 func (d *loadDriver) setUp(n int) {
 	ref := d.mails.RefereeAddress()
+	base := len(d.games)
 	d.parallel(n, func(g int) { d.deliver(d.addr(2*g), ref, "new castles with "+d.addr(2*g+1), "") })
-	d.waitFor("confirmations", func() bool { return len(d.replyTos()) == n })
+	d.waitFor("confirmations", func() bool { return len(d.replyTos()) == base+n })
 	rt := d.replyTos()
 	for g, m := range rt {
+		if _, old := d.seat[g]; old {
+			continue
+		}
 		for a := range m {
 			i, _ := strconv.Atoi(strings.TrimPrefix(strings.TrimSuffix(a, "@"+d.mails.Domain()), "p"))
 			d.seat[g] = [2]string{d.addr(i), d.addr(i + 1)}
@@ -553,10 +559,11 @@ func (d *loadDriver) setUp(n int) {
 		d.games = append(d.games, g)
 	}
 	slices.Sort(d.games)
-	d.parallel(n, func(i int) { g := d.games[i]; d.deliver(d.seat[g][0], rt[g][d.seat[g][0]], "", "accept") })
+	fresh := d.games[base:]
+	d.parallel(n, func(i int) { g := fresh[i]; d.deliver(d.seat[g][0], rt[g][d.seat[g][0]], "", "accept") })
 	d.waitFor("invitations", func() bool {
 		rt := d.replyTos()
-		for _, g := range d.games {
+		for _, g := range fresh {
 			if len(rt[g]) < 2 {
 				return false
 			}
@@ -564,7 +571,7 @@ func (d *loadDriver) setUp(n int) {
 		return true
 	})
 	rt = d.replyTos()
-	d.parallel(n, func(i int) { g := d.games[i]; d.deliver(d.seat[g][1], rt[g][d.seat[g][1]], "", "accept") })
+	d.parallel(n, func(i int) { g := fresh[i]; d.deliver(d.seat[g][1], rt[g][d.seat[g][1]], "", "accept") })
 	d.waitFor("accepts", func() bool {
 		var k int
 		d.store.DB().QueryRow(`SELECT count(*) FROM games WHERE status = 'playing'`).Scan(&k)
@@ -573,7 +580,7 @@ func (d *loadDriver) setUp(n int) {
 	d.waitFor("the start mails", func() bool { n, _ := d.store.Pending(context.Background()); return n == 0 })
 	d.replyTo = d.replyTos()
 	st, _ := d.codec.Rules().Start(engine.Options{})
-	for _, g := range d.games {
+	for _, g := range fresh {
 		d.lines[g] = engine.NewLine(st)
 	}
 }
