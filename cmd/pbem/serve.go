@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"syscall"
@@ -35,6 +36,9 @@ const (
 	// and the deliveries of many share one fsync of the servers' journal
 	// (a configured server keeps defaultSMTPConnections).
 	embeddedSMTPConnections = 32
+	// embeddedMemoryLimit is the Go runtime's soft memory limit of pbem
+	// serve without a configuration (unless GOMEMLIMIT sets one).
+	embeddedMemoryLimit = 100 << 20
 )
 
 // Default bounds of the wait before a reply the SMTP server did not take is
@@ -155,6 +159,11 @@ func (s *server) start(ctx context.Context) error {
 	imapSec, smtpSec := mail.Security(s.cfg.IMAP.Security), mail.Security(s.cfg.SMTP.Security)
 	imapPass, smtpPass := os.Getenv(s.cfg.IMAP.PasswordEnv), os.Getenv(s.cfg.SMTP.PasswordEnv)
 	if s.embedded {
+		if os.Getenv("GOMEMLIMIT") == "" {
+			// The default keeps everything in one small process: the
+			// collector works harder rather than let it grow.
+			debug.SetMemoryLimit(embeddedMemoryLimit)
+		}
 		dir := filepath.Join(s.cfg.DataDir, "mail")
 		if s.memoryMail {
 			dir = ""
