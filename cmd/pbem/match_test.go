@@ -218,11 +218,18 @@ func TestRoundStats(t *testing.T) {
 	for range 20 {
 		st.add(0.5)
 	}
-	lo, hi := st.interval()
 	assert.InDelta(t, 0.5, st.mean(), 1e-12)
-	assert.InDelta(t, 0.5, lo, 1e-12)
-	assert.InDelta(t, 0.5, hi, 1e-12)
 	assert.Equal(t, []float64{0, 0, 20, 0, 0}, st.counts)
+
+	// Rounds all alike leave no spread: the Wilson interval of the rounds
+	// (17 won pairs: 1/(1 + 1.96^2/17) = 0.816 to 1).
+	st = newRoundStats(2)
+	for range 17 {
+		st.add(1)
+	}
+	lo, hi := st.interval()
+	assert.InDelta(t, 0.816, lo, 0.001)
+	assert.InDelta(t, 1, hi, 1e-12)
 
 	// Pairs of 0, 1/2, 1, 3/2 and 2 points, 20 each: mean 1/2, variance of
 	// a pair's mean 1/8, half-width 1.96 * sqrt(1/8/100).

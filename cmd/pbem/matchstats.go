@@ -62,7 +62,8 @@ func (st *roundStats) mean() float64 {
 
 // interval is the 95% confidence interval of the score from the variance of
 // the round results (which is smaller than that of single games when the
-// seats are unequal: a round gives each bot every seat).
+// seats are unequal: a round gives each bot every seat); when all rounds
+// scored the same, the Wilson interval of the rounds.
 func (st *roundStats) interval() (lo, hi float64) {
 	const z = 1.959964
 	if st.n < 2 {
@@ -71,6 +72,15 @@ func (st *roundStats) interval() (lo, hi float64) {
 	n := float64(st.n)
 	m := st.mean()
 	v := max(st.sumSq/n-m*m, 0)
+	if v < 1e-12 {
+		// Every round the same (all won, say): no spread to go by. The
+		// Wilson interval of the rounds taken as trials still says how
+		// far so few rounds may be from the truth.
+		d := 1 + z*z/n
+		centre := (m + z*z/(2*n)) / d
+		half := z * math.Sqrt(m*(1-m)/n+z*z/(4*n*n)) / d
+		return max(0, centre-half), min(1, centre+half)
+	}
 	half := z * math.Sqrt(v/n)
 	return max(0, m-half), min(1, m+half)
 }
