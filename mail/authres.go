@@ -40,7 +40,8 @@ func (v Verdict) String() string {
 // Fields with other identifiers, and those with authservID further down,
 // are ignored, since anyone can write one (RFC 8601 section 5). An empty
 // authservID leaves the verdict at [VerdictNone]; [NoAuthservID] trusts
-// the first field written without an identifier.
+// the first field written without an identifier, and "*.example.net" any
+// identifier under example.net.
 //
 // A DMARC result for the From domain decides when it is pass or fail.
 // Otherwise an SPF pass whose smtp.mailfrom domain, or a DKIM pass whose
@@ -55,12 +56,23 @@ func (m *Inbound) Authenticate(authservID string) {
 	}
 	for _, f := range m.AuthResults {
 		id, segs := authservOf(f)
-		if id != "" && strings.EqualFold(id, authservID) {
+		if id != "" && authservMatch(id, authservID) {
 			m.Verdict, m.VerdictReason = judge(segs, domainOf(m.From.Addr))
 			return
 		}
 	}
 	m.VerdictReason = "no Authentication-Results from " + authservID
+}
+
+// authservMatch reports whether the identifier id is the trusted one:
+// the same name (any case), or, for a trusted "*.example.net", any name
+// ending in ".example.net" (a provider whose receiving servers each write
+// their own name, as Fastmail's mx1 to mxN.messagingengine.com do).
+func authservMatch(id, trusted string) bool {
+	if suffix, ok := strings.CutPrefix(trusted, "*."); ok && suffix != "" {
+		return len(id) > len(suffix)+1 && strings.HasSuffix(strings.ToLower(id), "."+strings.ToLower(suffix))
+	}
+	return strings.EqualFold(id, trusted)
 }
 
 // NoAuthservID is the trusted authentication service identifier that

@@ -24,6 +24,9 @@ func TestAuthenticate(t *testing.T) {
 		{"gmail-pass.eml", "", mail.VerdictNone},                // not configured
 		{"dovecot-opendmarc-fail.eml", "mx.pbem.example", mail.VerdictFail},
 		{"fastmail-dkim-aligned.eml", "mx3.messagingengine.com", mail.VerdictPass},
+		{"fastmail-dkim-aligned.eml", "*.messagingengine.com", mail.VerdictPass},
+		{"fastmail-dkim-aligned.eml", "*.engine.com", mail.VerdictNone},
+		{"fastmail-dkim-aligned.eml", "mx1.messagingengine.com", mail.VerdictNone},
 		{"m365-spf-aligned.eml", mail.NoAuthservID, mail.VerdictPass},
 		{"m365-spf-aligned.eml", "spf=pass", mail.VerdictNone},
 		{"unaligned.eml", "mx.pbem.example", mail.VerdictFail},
