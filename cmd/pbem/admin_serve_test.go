@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"pbem/archive"
+	"pbem/mail"
+	"pbem/referee"
+)
+
+// TestReloadAdmins: SIGHUP's reload makes the admins of the file the ones
+// the running referee answers.
+func TestReloadAdmins(t *testing.T) {
+	cfg := testConfig(t)
+	s := startServe(t, cfg)
+	ctx := context.Background()
+	ask := func(id string) string {
+		t.Helper()
+		require.NoError(t, s.ref.Handle(ctx, referee.Request{From: referee.Address{Addr: "carol@pbem.local"}, To: "referee@pbem.local",
+			Body: "admin block @spam.example \"advertising\"\n", MessageID: id}))
+		var body string
+		require.NoError(t, s.store.DB().QueryRow(`SELECT body FROM outbox WHERE in_reply_to = ?`, id).Scan(&body))
+		return body
+	}
+	assert.Contains(t, ask("before@test"), "found no command", "carol is no admin yet")
+
+	path := filepath.Join(t.TempDir(), "pbem.yaml")
+	require.NoError(t, os.WriteFile(path, []byte("referee:\n  address: referee@pbem.local\nimap:\n  addr: 127.0.0.1:1\nsmtp:\n  addr: 127.0.0.1:1\nadmins:\n  - carol@pbem.local\n"), 0o600))
+	s.configPath = path
+	s.reload()
+	assert.Contains(t, ask("after@test"), "admin confirm ", "carol is an admin after the reload")
+
+	// A file that does not load changes nothing.
+	require.NoError(t, os.WriteFile(path, []byte("admins: carol\n"), 0o600))
+	s.reload()
+	assert.Contains(t, ask("broken@test"), "admin confirm ")
+}
+
+// TestStopDrains: a stopping server finishes the message in hand though
+// its context is cancelled, and sends what its outbox holds before it
+// exits.
+func TestStopDrains(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.IMAP.PollInterval = time.Hour // only the drain sends what is queued below
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &server{cfg: cfg, out: io.Discard, embedded: true}
+	ready := make(chan struct{})
+	done := make(chan error, 1)
+	go func() { done <- s.run(ctx, func(*server) { close(ready) }) }()
+	<-ready
+
+	// The message in hand, its context cancelled by the stop.
+	raw := "From: alice@pbem.local\r\nTo: referee@pbem.local\r\nSubject: games\r\nMessage-ID: <in-hand@test>\r\n\r\ngames\r\n"
+	in, err := mail.Parse([]byte(raw))
+	require.NoError(t, err)
+	stopped, stop := context.WithCancel(context.Background())
+	stop()
+	errs := handler{s}.HandleBatch(stopped, []*mail.Inbound{in, in})
+	require.Equal(t, []error{nil, nil}, errs)
+	seen, err := s.store.Seen(context.Background(), "<in-hand@test>")
+	require.NoError(t, err)
+	require.True(t, seen, "the message in hand was committed")
+
+	// Replies queued without waking the sender.
+	for i := range 3 {
+		require.NoError(t, s.ref.Handle(context.Background(), referee.Request{From: referee.Address{Addr: "bob@pbem.local"},
+			To: "referee@pbem.local", Body: "games", MessageID: fmt.Sprintf("queued-%d@test", i)}))
+	}
+	cancel()
+	require.NoError(t, <-done)
+	st, err := archive.Open(context.Background(), cfg.DataDir, nil)
+	require.NoError(t, err)
+	defer st.Close()
+	n, err := st.Pending(context.Background())
+	require.NoError(t, err)
+	assert.Zero(t, n, "the outbox was sent before the server stopped")
+	var bodies int
+	require.NoError(t, st.DB().QueryRow(`SELECT COUNT(*) FROM outbox WHERE status = 'sent' AND in_reply_to LIKE 'queued-%'`).Scan(&bodies))
+	assert.Equal(t, 3, bodies)
+}
