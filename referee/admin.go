@@ -352,7 +352,7 @@ func (r *Referee) adminChange(ctx context.Context, st Store, actor string, a *ad
 			}
 		}
 		s.tell(g, true, "The referee's operator gave the seat of %s to a substitute, %s.%s", old.Side, to, why)
-		text = fmt.Sprintf("game #%d: seat %d (%s) is now %s's", g.ID, seat+1, old.Side, to)
+		text = fmt.Sprintf("game #%d: seat %d (%s) given to the substitute, with a new token", g.ID, seat+1, old.Side)
 	case "resend":
 		s.tell(g, false, "The referee's operator sent the game's last board again.")
 		text = fmt.Sprintf("game #%d: board resent to its players", g.ID)
@@ -443,6 +443,20 @@ func (s *session) adminMail() (ch *archive.Change, ok bool, err error) {
 		return nil, false, nil
 	}
 	ch = &archive.Change{MessageID: s.key, At: s.now}
+	// An admin's From is as forgeable as anyone's: its mail counts against
+	// the limits of mail without a game's token, so that forged commands
+	// cannot flood the admin with tokens.
+	within, err := s.rateLimit()
+	if err != nil {
+		return nil, false, err
+	}
+	ch.Senders = s.senders
+	if !within {
+		if s.mine != nil && len(s.mine.paras) > 0 {
+			ch.Outbox = append(ch.Outbox, s.compose(s.mine))
+		}
+		return ch, true, nil
+	}
 	s.mine.label = "admin"
 	words, werr := splitWords(line)
 	if werr == nil && len(words) < 2 {

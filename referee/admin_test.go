@@ -1,9 +1,12 @@
 package referee_test
 
 import (
+	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"pbem/archive"
 )
@@ -106,5 +109,104 @@ func TestAdminMailMistakes(t *testing.T) {
 		if !strings.Contains(out, c.want) || confirmRE.MatchString(out) {
 			t.Errorf("%s: want %q and no token; got\n%s", c.line, c.want, out)
 		}
+	}
+}
+
+// adminByMail sends an admin's command and its confirmation, and returns
+// the mails of the confirmation.
+func adminByMail(t *testing.T, h *harness, admin, line string) string {
+	t.Helper()
+	out := h.send("from: " + admin + "\n\n" + line + "\n")
+	m := confirmRE.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("%s: no token in the answer:\n%s", line, out)
+	}
+	return h.send("from: " + admin + "\n\nadmin confirm " + m[1] + "\n")
+}
+
+// TestEveryAdminCommandByMail: each admin command, confirmed by mail, does
+// what pbem admin does, audited under the admin's address.
+func TestEveryAdminCommandByMail(t *testing.T) {
+	const root = "root@club.example"
+	h := started(t, map[string]string{"admins": root})
+	game := func() *archive.Game {
+		t.Helper()
+		g, err := h.store.Game(h.ctx, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	deadline := game().Deadline
+
+	out := adminByMail(t, h, root, `admin clock 1 +2d "outage"`)
+	if got, want := game().Deadline, deadline.Add(48*time.Hour); !got.Equal(want) {
+		t.Errorf("clock: deadline %v, want %v\n%s", got, want, out)
+	}
+	if !strings.Contains(out, "Done: game #1: deadline now") || !strings.Contains(out, ">>> To: Bob <bob@example.org>") {
+		t.Errorf("clock: the mails lack the admin's answer or the players' news:\n%s", out)
+	}
+
+	out = adminByMail(t, h, root, "admin resend 1")
+	if strings.Count(out, "sent the game's last board again") != 2 {
+		t.Errorf("resend: want the board to both players:\n%s", out)
+	}
+
+	out = adminByMail(t, h, root, `admin replace 1 2 carol@example.org "Bob moved away"`)
+	if g := game(); g.Seats[1].Player.Addr != "carol@example.org" || g.Seats[1].Token == "" {
+		t.Errorf("replace: seat 2 is %+v\n%s", g.Seats[1], out)
+	}
+	if !strings.Contains(out, ">>> To: carol@example.org") || !strings.Contains(out, "Subject: [pbem] game #1: you were replaced") {
+		t.Errorf("replace: the substitute and the player replaced are told:\n%s", out)
+	}
+
+	out = adminByMail(t, h, root, `admin block @spam.example "advertising"`)
+	if blocked, err := h.store.Blocked(h.ctx, "x@spam.example"); err != nil || !blocked {
+		t.Errorf("block: blocked = %v, %v\n%s", blocked, err, out)
+	}
+	if out := h.send("from: x@spam.example\n\nhelp\n"); out != "(no mail)\n" {
+		t.Errorf("blocked mail was answered:\n%s", out)
+	}
+	adminByMail(t, h, root, "admin unblock @spam.example")
+	if blocked, _ := h.store.Blocked(h.ctx, "x@spam.example"); blocked {
+		t.Error("unblock: still blocked")
+	}
+
+	out = adminByMail(t, h, root, `admin adjudicate 1 0-1 "Alice left"`)
+	if g := game(); g.Status != archive.Over || !strings.Contains(g.Record, `[Termination "adjudication"]`) {
+		t.Errorf("adjudicate: game is %s\n%s", g.Status, g.Record)
+	}
+
+	as, err := h.store.Audits(h.ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, a := range as {
+		if a.Actor != root {
+			t.Errorf("audit %d by %s, want %s", a.ID, a.Actor, root)
+		}
+		got = append(got, a.Action)
+	}
+	want := []string{"clock 1 +2d", "resend 1", "replace 1 2 carol@example.org", "block @spam.example", "unblock @spam.example", "adjudicate 1 0-1"}
+	if !slices.Equal(got, want) {
+		t.Errorf("audit = %q, want %q", got, want)
+	}
+}
+
+// TestForgedAdminFlood: mail forged from an admin counts against the
+// limits of mail without a token, so it cannot flood the admin with
+// tokens.
+func TestForgedAdminFlood(t *testing.T) {
+	h := newHarness(t, map[string]string{"admins": "root@club.example", "rate-limit": "3"})
+	tokens := 0
+	for i := range 6 {
+		out := h.send(fmt.Sprintf("from: root@club.example\n\nadmin block @x%d.example\n", i))
+		if confirmRE.MatchString(out) {
+			tokens++
+		}
+	}
+	if tokens != 3 {
+		t.Errorf("%d tokens mailed for 6 requests, want 3 (the rate limit)", tokens)
 	}
 }
