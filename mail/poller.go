@@ -553,10 +553,13 @@ func (p *Poller) process(ctx context.Context, c *imapclient.Client, h Handler) (
 
 	// Sizes first: a message over the limit is rejected from its head, and
 	// the bodies fetched together stay under MaxBatchBytes.
-	sizes, err := fetchSizes(c, batch)
+	sizes, err := fetchSizes(c, batch, p.opts.IsCopy != nil)
 	if err != nil {
 		return false, time.Time{}, err
 	}
+	// Copies of the referee's replies are known by their envelope: their
+	// bodies are never fetched.
+	sizes = slices.DeleteFunc(sizes, p.copiedEnvelope)
 	var large imap.UIDSet
 	for _, m := range sizes {
 		if m.size > p.opts.MaxMessageBytes {
@@ -616,18 +619,20 @@ const headBytes = 64 << 10
 type msgSize struct {
 	uid  imap.UID
 	size int64
+	env  *imap.Envelope // when asked for
 }
 
-// fetchSizes returns the sizes of the messages in uids, in UID order.
-func fetchSizes(c *imapclient.Client, uids imap.UIDSet) ([]msgSize, error) {
-	msgs, err := c.Fetch(uids, &imap.FetchOptions{UID: true, RFC822Size: true}).Collect()
+// fetchSizes returns the sizes of the messages in uids, in UID order, and
+// their envelopes if envelope is set.
+func fetchSizes(c *imapclient.Client, uids imap.UIDSet, envelope bool) ([]msgSize, error) {
+	msgs, err := c.Fetch(uids, &imap.FetchOptions{UID: true, RFC822Size: true, Envelope: envelope}).Collect()
 	if err != nil {
 		return nil, fmt.Errorf("fetch sizes: %w", err)
 	}
 	out := make([]msgSize, 0, len(msgs))
 	for _, m := range msgs {
 		if m.UID != 0 {
-			out = append(out, msgSize{m.UID, m.RFC822Size})
+			out = append(out, msgSize{m.UID, m.RFC822Size, m.Envelope})
 		}
 	}
 	slices.SortFunc(out, func(a, b msgSize) int { return cmp.Compare(a.uid, b.uid) })
@@ -795,6 +800,17 @@ func (p *Poller) copied(m *parsed) bool {
 	p.retries[m.uid] = retry{next: time.Now().Add(p.opts.BackoffMin)}
 	m.log.Debug("copy of a reply kept until the reply is settled")
 	return true
+}
+
+// copiedEnvelope is copied for a message known by its envelope only (From
+// and Message-ID): it reports whether the message is a copy of one of the
+// referee's replies, and if so marks it as copied does.
+func (p *Poller) copiedEnvelope(m msgSize) bool {
+	if m.env == nil || len(m.env.From) == 0 || m.env.MessageID == "" {
+		return false
+	}
+	in := &Inbound{From: Address{Name: m.env.From[0].Name, Addr: m.env.From[0].Addr()}, MessageID: m.env.MessageID}
+	return p.copied(&parsed{uid: m.uid, in: in, log: p.log.With("uid", m.uid, "message_id", in.MessageID)})
 }
 
 // FindCopies reports which of messageIDs have a copy in the watched
