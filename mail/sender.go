@@ -186,8 +186,11 @@ type SenderOptions struct {
 // exactly-once delivery cannot close over SMTP alone. A server that can
 // say what it holds closes it (SenderOptions.Delivered): each reply is
 // looked up there before it is sent, and the replies the log shows under
-// way at a crash as soon as the Sender starts. Within one process, a
-// reply whose Sent failed is remembered and not sent again.
+// way at a crash as soon as the Sender starts. Any other server closes it
+// through the Sender's own mailbox (SenderOptions.CopyTo and Copies):
+// each reply also goes there in the same transaction, and after a crash
+// the replies past their final dot are looked up among the copies. Within
+// one process, a reply whose Sent failed is remembered and not sent again.
 type Sender struct {
 	outbox Outbox
 	opts   SenderOptions
