@@ -130,12 +130,16 @@ imap:
   password_env: PBEM_IMAP_PASSWORD
   poll_interval: 60s             # fallback poll; IDLE is used when offered
   batch: 100                     # messages fetched and committed together
+  trusted_authserv_id: mx.example.org  # who writes Authentication-Results (below; omit: none read)
+  unauthenticated: answer        # mail it gave no verdict on: answer (default) or ignore
 smtp:
   addr: smtp.example.org:587
   security: starttls
   username: referee@example.org
   password_env: PBEM_SMTP_PASSWORD
   connections: 8                 # replies sent in parallel (one recipient's in order)
+  copies: on                     # each reply also to referee+sent@: none sent twice after a crash
+  copy_wait: 30s                 # how long a restart waits for a copy still on its way
 http:
   addr: 127.0.0.1:8025           # /healthz and /metrics
 web:

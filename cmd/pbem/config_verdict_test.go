@@ -1,0 +1,67 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"pbem/mail"
+)
+
+// The keys of sender verdicts and reply copies: defaults, and a wrong
+// value named with what was expected.
+func TestConfigVerdictAndCopies(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "pbem.yaml")
+	base := "referee:\n  address: r@x.org\nimap:\n  addr: a:1\nsmtp:\n  addr: b:2\n"
+	require.NoError(t, os.WriteFile(f, []byte(base), 0o600))
+	c, err := loadConfig(f)
+	require.NoError(t, err)
+	assert.Equal(t, "answer", c.IMAP.Unauthenticated)
+	assert.Equal(t, "", c.IMAP.TrustedAuthservID)
+	assert.Equal(t, "on", c.SMTP.Copies)
+	assert.Equal(t, 30*time.Second, c.SMTP.CopyWait)
+	s := &server{cfg: c}
+	assert.Equal(t, "r+sent@x.org", s.copyAddress())
+
+	bad := "referee:\n  address: r@x.org\nimap:\n  addr: a:1\n  unauthenticated: drop\n  trusted_authserv_id: mx.x.org; spf\n" +
+		"smtp:\n  addr: b:2\n  copies: yes please\n  copy_to: sent\n"
+	require.NoError(t, os.WriteFile(f, []byte(bad), 0o600))
+	_, err = loadConfig(f)
+	require.Error(t, err)
+	for _, want := range []string{
+		`imap.unauthenticated "drop": expected answer or ignore`,
+		`imap.trusted_authserv_id "mx.x.org; spf": expected one name`,
+		`smtp.copies "yes please": expected on or off`,
+		`smtp.copy_to "sent": expected an address of the referee's own mailbox`,
+	} {
+		assert.Contains(t, err.Error(), want)
+	}
+	require.NoError(t, os.WriteFile(f, []byte(base+"  copy_wait: 2h\n"), 0o600))
+	_, err = loadConfig(f)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "smtp.copy_wait: 2h is out of range; expected 1s to 1h0m0s")
+}
+
+// A copy of the referee's reply is mail from its own address with a
+// Message-ID of its domain; nothing else is.
+func TestIsCopy(t *testing.T) {
+	s := &server{cfg: &Config{}}
+	s.cfg.Referee.Address = "referee@pbem.example"
+	for _, c := range []struct {
+		from, id string
+		want     bool
+	}{
+		{"referee@pbem.example", "pbem.12.abc@pbem.example", true},
+		{"Referee@PBEM.example", "x@pbem.example", true},
+		{"referee+12.tok@pbem.example", "x@pbem.example", true},
+		{"referee@pbem.example", "x@elsewhere.example", false},
+		{"alice@pbem.example", "x@pbem.example", false},
+		{"referee@elsewhere.example", "x@pbem.example", false},
+	} {
+		assert.Equal(t, c.want, s.isCopy(&mail.Inbound{From: mail.Address{Addr: c.from}, MessageID: c.id}), "From %s, Message-ID %s", c.from, c.id)
+	}
+}
