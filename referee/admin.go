@@ -273,6 +273,15 @@ func (r *Referee) adminChange(ctx context.Context, st Store, actor string, a *ad
 		s.finish(g, outcomeOf(ranks, "adjudicated: "+a.reason), "adjudication", "adjudicated by the referee's operator: "+a.reason)
 		text = fmt.Sprintf("game #%d adjudicated %s", g.ID, g.result)
 	case "abort":
+		if ts := s.tstore(); ts != nil && g.Status == archive.Playing {
+			t, err := ts.TournamentOfGame(s.ctx, g.ID)
+			if err == nil {
+				return nil, "", adminMistake("game #%d is a game of tournament %d, whose standings need its result: adjudicate it instead", g.ID, t.ID)
+			}
+			if !errors.Is(err, archive.ErrNotFound) {
+				return nil, "", err
+			}
+		}
 		switch g.Status {
 		case archive.Invited:
 			g.Status, g.Due = archive.Declined, zeroTime
@@ -356,6 +365,10 @@ func (r *Referee) adminChange(ctx context.Context, st Store, actor string, a *ad
 	case "resend":
 		s.tell(g, false, "The referee's operator sent the game's last board again.")
 		text = fmt.Sprintf("game #%d: board resent to its players", g.ID)
+	}
+	// An adjudicated tournament game counts in its standings.
+	if err := s.tournamentResults(); err != nil {
+		return nil, "", err
 	}
 	ch = s.change()
 	ch.Outbox = append(ch.Outbox, extra...)
