@@ -65,3 +65,27 @@ func TestIsCopy(t *testing.T) {
 		assert.Equal(t, c.want, s.isCopy(&mail.Inbound{From: mail.Address{Addr: c.from}, MessageID: c.id}), "From %s, Message-ID %s", c.from, c.id)
 	}
 }
+
+// The adapter hands the referee the verdict of the trusted server, read
+// from the mail as received.
+func TestRequestCarriesVerdict(t *testing.T) {
+	for _, c := range []struct {
+		file, authserv, want string
+	}{
+		{"gmail-pass.eml", "mx.google.com", "pass"},
+		{"dovecot-opendmarc-fail.eml", "mx.pbem.example", "fail"},
+		{"forged-below.eml", "mx.pbem.example", "fail"},
+		{"forged-other-id.eml", "mx.pbem.example", ""},
+		{"none.eml", "mx.pbem.example", ""},
+		{"gmail-pass.eml", "", ""},
+	} {
+		raw, err := os.ReadFile(filepath.Join("..", "..", "mail", "testdata", "authres", c.file))
+		require.NoError(t, err)
+		in, err := mail.Parse(raw)
+		require.NoError(t, err)
+		s := &server{cfg: &Config{}}
+		s.cfg.IMAP.TrustedAuthservID = c.authserv
+		q := s.request(in)
+		assert.Equal(t, c.want, q.Verdict, "%s with trusted id %q: reason %q", c.file, c.authserv, q.VerdictReason)
+	}
+}
