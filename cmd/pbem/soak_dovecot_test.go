@@ -38,10 +38,18 @@ func (s *authRelaySession) Auth(string) (sasl.Server, error) {
 // the replies under way are looked up there (smtp.copies). At most one
 // reply may arrive twice (PBEM_SOAK_MAX_DOUBLED): one whose copy takes
 // longer than smtp.copy_wait. PBEM_SOAK_COPIES=off measures without the
-// copies.
+// copies. A normal run is short (8 games, 80 moves, 8 kills); the
+// PBEM_SOAK_* variables of TestSoakKill9 set a full one.
 func TestSoakKill9Dovecot(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds pbem and plays for a minute or more")
+	}
+	// Short in a normal run: the full soak is PBEM_SOAK_GAMES=24
+	// PBEM_SOAK_MOVES=300 PBEM_SOAK_KILLS=25.
+	for k, v := range map[string]string{"PBEM_SOAK_GAMES": "8", "PBEM_SOAK_MOVES": "80", "PBEM_SOAK_KILLS": "8"} {
+		if os.Getenv(k) == "" {
+			t.Setenv(k, v)
+		}
 	}
 	names := []string{"referee", "alice", "bob", "carol", "dave"}
 	dv := dovecottest.Start(t, names...)
