@@ -87,3 +87,18 @@ func TestStopDrains(t *testing.T) {
 	require.NoError(t, st.DB().QueryRow(`SELECT COUNT(*) FROM outbox WHERE status = 'sent' AND in_reply_to LIKE 'queued-%'`).Scan(&bodies))
 	assert.Equal(t, 3, bodies)
 }
+
+// TestServeRefusesNewerSchema: pbem serve does not start on a store a
+// newer pbem wrote.
+func TestServeRefusesNewerSchema(t *testing.T) {
+	cfg := testConfig(t)
+	st, err := archive.Open(context.Background(), cfg.DataDir, nil)
+	require.NoError(t, err)
+	_, err = st.DB().Exec(`INSERT INTO schema_migrations (version, name, applied) VALUES (?, 'from the future', 0)`, archive.SchemaVersion()+1)
+	require.NoError(t, err)
+	require.NoError(t, st.Close())
+	s := &server{cfg: cfg, out: io.Discard, embedded: true}
+	err = s.run(context.Background(), func(*server) { t.Error("serve started") })
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), fmt.Sprintf("newer than this program's %d; upgrade pbem", archive.SchemaVersion()))
+}

@@ -224,3 +224,41 @@ func TestBackupDuringLoad(t *testing.T) {
 	_, err = os.Stat(filepath.Join(restored, "mail", "journal"))
 	assert.NoError(t, err, "the mail journal is restored")
 }
+
+// TestRestoreChecksTheBackup: a file that is no sound store, or a store of
+// a newer pbem, is not restored, and the store in place stays as it was.
+func TestRestoreChecksTheBackup(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := archive.Open(ctx, dir, nil)
+	require.NoError(t, err)
+	require.NoError(t, s.Commit(ctx, &archive.Change{MessageID: "kept@test"}))
+	require.NoError(t, s.Close())
+
+	junk := filepath.Join(t.TempDir(), "junk.db")
+	require.NoError(t, os.WriteFile(junk, []byte("not a database"), 0o600))
+	newer := filepath.Join(t.TempDir(), "newer.db")
+	n, err := archive.Open(ctx, filepath.Dir(newer), nil)
+	require.NoError(t, err)
+	_, err = n.DB().Exec(`INSERT INTO schema_migrations (version, name, applied) VALUES (?, 'from the future', 0)`, archive.SchemaVersion()+1)
+	require.NoError(t, err)
+	require.NoError(t, n.Backup(ctx, newer))
+	require.NoError(t, n.Close())
+
+	for file, want := range map[string]string{junk: "not a database", newer: "newer than this program's"} {
+		code, _, errs := run(t, "", "restore", file, "--data", dir)
+		assert.Equal(t, 1, code, file)
+		assert.Contains(t, errs, want, file)
+	}
+	s, err = archive.Open(ctx, dir, nil)
+	require.NoError(t, err)
+	defer s.Close()
+	seen, err := s.Seen(ctx, "kept@test")
+	require.NoError(t, err)
+	assert.True(t, seen, "the store in place is untouched")
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	for _, e := range entries {
+		assert.NotContains(t, e.Name(), "replaced", "nothing was set aside")
+	}
+}
