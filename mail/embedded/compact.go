@@ -20,8 +20,9 @@ import (
 )
 
 // Compaction. The journal only grows: every delivery, flag change and
-// expunge is a record, and a start replays them all. At start, before the
-// replay, a journal much larger than the mail it still holds is rewritten
+// expunge is a record, and a start replays them all. When the servers
+// close, and at start before the replay (after a crash), a journal much
+// larger than the mail it still holds is rewritten
 // as a snapshot of that mail: per account, the mailboxes created in the
 // order that gives them their UIDVALIDITY (mailboxes since deleted stand
 // in as a create and a delete), then per mailbox its messages with their

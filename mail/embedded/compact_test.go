@@ -49,11 +49,16 @@ func dumpAll(t *testing.T, s *Servers) string {
 	return b.String()
 }
 
-// A journal much larger than the mail it holds is rewritten at start as a
-// snapshot: smaller, and every mailbox as before, with the same UIDs,
+// A journal much larger than the mail it holds is rewritten when the
+// servers close, or at start after a crash, as a snapshot: smaller, and every mailbox as before, with the same UIDs,
 // UIDVALIDITY, UIDNEXT, flags, dates and subscriptions; Delivered still
 // knows the last deliveries, and delivery goes on after the UIDs given.
 func TestCompactKeepsMailboxes(t *testing.T) {
+	t.Run("at close", func(t *testing.T) { testCompact(t, false) })
+	t.Run("at start, after a crash", func(t *testing.T) { testCompact(t, true) })
+}
+
+func testCompact(t *testing.T, atStart bool) {
 	defer func(m int64) { compactMin = m }(compactMin)
 	compactMin = 0
 	dir := t.TempDir()
@@ -95,11 +100,18 @@ func TestCompactKeepsMailboxes(t *testing.T) {
 	require.NoError(t, c.Expunge().Close())
 	c.Close()
 	want := dumpAll(t, s)
-	s.Close()
-
 	path := filepath.Join(dir, journalName)
 	before, err := os.Stat(path)
 	require.NoError(t, err)
+	if atStart {
+		// A crash: the journal as it was, not compacted by Close.
+		big, err := os.ReadFile(path)
+		require.NoError(t, err)
+		s.Close()
+		require.NoError(t, os.WriteFile(path, big, 0o600))
+	} else {
+		s.Close()
+	}
 	s, err = Start(opts)
 	require.NoError(t, err)
 	defer s.Close()

@@ -359,6 +359,15 @@ func (s *Servers) Close() error {
 		err = err2
 	}
 	s.closeJournals()
+	if s.journal != nil {
+		// Compacted now rather than at the next start, which then
+		// replays only the mail there is (compact.go).
+		if before, after, cerr := compact(s.journal.path); cerr != nil {
+			s.log.Warn("embedded: journal not compacted", "err", cerr)
+		} else if after < before {
+			s.log.Debug("embedded: journal compacted", "before", before, "after", after)
+		}
+	}
 	return err
 }
 
