@@ -11,6 +11,7 @@ import (
 	"image/png"
 	"io"
 	"math"
+	"slices"
 	"sync"
 
 	"golang.org/x/image/font"
@@ -74,7 +75,7 @@ func buffer(n int) []byte {
 // that background's paletted copy and the rectangles drawn over it.
 // The pixels are pix's when it is large enough.
 func render(l *engine.Layout, o *Options, cell int, pix []byte) (*image.RGBA, *image.Paletted, []image.Rectangle) {
-	sc := build(l, o)
+	sc := build(l, o, true)
 	w, h, cell := PNGSize(l, cell)
 	bg := background(sc, w, h, cell)
 	var img *image.RGBA
@@ -103,22 +104,13 @@ func paintShapes(img *image.RGBA, sc *scene, cell int, fore bool) []image.Rectan
 		}
 		switch sh.Kind {
 		case polygon:
-			pts := r.project(sh.Pts)
-			if sh.Fill != "" {
-				r.fill(pts, parseColour(sh.Fill))
-			}
-			if sh.Stroke != "" {
-				r.stroke(pts, sh.Width*s, sh.Dash, parseColour(sh.Stroke))
-			}
+			r.shape(r.project(sh.Pts), sh.Fill, sh.Stroke, sh.Width*s, sh.Dash)
 		case circle:
-			pts := make([]vec, 28)
-			for k := range pts {
-				a := float64(k) * 2 * math.Pi / float64(len(pts))
-				pts[k] = vec{sh.X + sh.R*math.Cos(a), sh.Y + sh.R*math.Sin(a)}
+			pts := make([]vec, len(unitCircle))
+			for k, u := range unitCircle {
+				pts[k] = vec{sh.X + sh.R*u.X, sh.Y + sh.R*u.Y}
 			}
-			pts = r.project(pts)
-			r.fill(pts, parseColour(sh.Fill))
-			r.stroke(pts, sh.Width*s, false, parseColour(sh.Stroke))
+			r.shape(r.project(pts), sh.Fill, sh.Stroke, sh.Width*s, false)
 		case text:
 			r.text(sh)
 		}
@@ -126,6 +118,15 @@ func paintShapes(img *image.RGBA, sc *scene, cell int, fore bool) []image.Rectan
 	r.img = nil
 	return r.dirty
 }
+
+// unitCircle is a circle as a polygon of 28 sides.
+var unitCircle = func() (pts [28]vec) {
+	for k := range pts {
+		a := float64(k) * 2 * math.Pi / float64(len(pts))
+		pts[k] = vec{math.Cos(a), math.Sin(a)}
+	}
+	return pts
+}()
 
 // backgrounds keeps the boards drawn without pieces, by boardKey, up to
 // maxBackgrounds bytes of pixels (then it starts again).
@@ -230,8 +231,23 @@ func PNG(l *engine.Layout, o *Options, cell int) ([]byte, error) {
 	// is looked up
 	pal := &image.Paletted{Pix: idx, Stride: w, Rect: img.Rect, Palette: fullPalette}
 	copy(pal.Pix, bgPal.Pix)
+	// each tile of tile x tile pixels drawn over is mapped once
+	const tile = 16
+	tw, th := (w+tile-1)/tile, (h+tile-1)/tile
+	marked := make([]bool, tw*th)
 	for _, r := range dirty {
-		toPaletted(pal, img, r)
+		r = r.Intersect(img.Rect)
+		for ty := r.Min.Y / tile; ty*tile < r.Max.Y; ty++ {
+			for tx := r.Min.X / tile; tx*tile < r.Max.X; tx++ {
+				marked[ty*tw+tx] = true
+			}
+		}
+	}
+	for i, m := range marked {
+		if m {
+			x, y := i%tw*tile, i/tw*tile
+			toPaletted(pal, img, image.Rect(x, y, x+tile, y+tile))
+		}
 	}
 	var buf bytes.Buffer
 	buf.Grow(16 << 10)
@@ -284,23 +300,48 @@ var sceneColours = func() []color.RGBA {
 	return out
 }()
 
-var fullPalette, exactIndex = func() (color.Palette, map[uint32]uint8) {
+var fullPalette, exact = func() (color.Palette, *exactTable) {
 	p := make(color.Palette, 0, 256)
-	idx := map[uint32]uint8{}
+	t := new(exactTable)
 	for _, c := range sceneColours {
-		idx[rgbKey(c.R, c.G, c.B)] = uint8(len(p))
+		t.put(rgbKey(c.R, c.G, c.B), uint8(len(p)))
 		p = append(p, c)
 	}
-	base := len(p)
-	p = append(p, cube...)
-	for i, c := range cube {
-		c := c.(color.RGBA)
-		if _, ok := idx[rgbKey(c.R, c.G, c.B)]; !ok {
-			idx[rgbKey(c.R, c.G, c.B)] = uint8(base + i)
+	return append(p, cube...), t
+}()
+
+// exactTable finds the palette index of a scene colour: open addressing
+// over 1,024 slots (the scene has under 140 colours), a slot holding the
+// key plus one (0: empty) and the index.
+type exactTable [1024]struct {
+	key uint32
+	idx uint8
+}
+
+func slotOf(k uint32) uint32 { return (k * 2654435761) >> 22 }
+
+func (t *exactTable) put(k uint32, i uint8) {
+	for s := slotOf(k); ; s = (s + 1) % uint32(len(t)) {
+		switch t[s].key {
+		case 0:
+			t[s].key, t[s].idx = k+1, i
+			return
+		case k + 1:
+			return // the first colour of that value keeps it
 		}
 	}
-	return p, idx
-}()
+}
+
+func (t *exactTable) get(k uint32) (uint8, bool) {
+	for s := slotOf(k); ; s = (s + 1) % uint32(len(t)) {
+		switch t[s].key {
+		case 0:
+			return 0, false
+		case k + 1:
+			return t[s].idx, true
+		}
+	}
+}
 
 func rgbKey(r, g, b uint8) uint32 { return uint32(r)<<16 | uint32(g)<<8 | uint32(b) }
 
@@ -315,7 +356,7 @@ func toPaletted(p *image.Paletted, img *image.RGBA, r image.Rectangle) {
 		for x := 0; x < len(row); x += 4 {
 			k := rgbKey(row[x], row[x+1], row[x+2])
 			if k != last {
-				i, ok := exactIndex[k]
+				i, ok := exact.get(k)
 				if !ok {
 					q := func(v uint8) int { return (int(v) + 32) / 64 }
 					i = uint8(base + q(row[x])*25 + q(row[x+1])*5 + q(row[x+2]))
@@ -384,12 +425,104 @@ func (r *raster) fill(pts []vec, c color.RGBA) {
 	r.draw(rect, c)
 }
 
+// shape draws a polygon filled and stroked as SVG does, the stroke
+// centred on the outline. A convex one is drawn as two fills: the outline
+// grown by half the stroke's width in the stroke's colour, then shrunk by
+// half in the fill's (or, unfilled, the ring between the two); any other
+// through stroke.
+func (r *raster) shape(pts []vec, fill, stroke string, w float64, dash bool) {
+	if stroke == "" {
+		if fill != "" {
+			r.fill(pts, parseColour(fill))
+		}
+		return
+	}
+	w = max(w, 0.6)
+	if dash || !convex(pts) {
+		if fill != "" {
+			r.fill(pts, parseColour(fill))
+		}
+		r.stroke(pts, w, dash, parseColour(stroke))
+		return
+	}
+	outer, inner := offset(pts, w/2), offset(pts, -w/2)
+	if fill != "" {
+		r.fill(outer, parseColour(stroke))
+		r.fill(inner, parseColour(fill))
+		return
+	}
+	rect := r.begin(outer, 0)
+	if rect.Empty() {
+		return
+	}
+	r.path(outer, rect.Min)
+	slices.Reverse(inner)
+	r.path(inner, rect.Min)
+	r.draw(rect, parseColour(stroke))
+}
+
+// area is the signed area of a polygon (positive when it runs with the
+// interior on its left).
+func area(pts []vec) float64 {
+	a := 0.0
+	for i, p := range pts {
+		q := pts[(i+1)%len(pts)]
+		a += p.X*q.Y - q.X*p.Y
+	}
+	return a / 2
+}
+
+// convex reports whether a polygon turns one way at every vertex.
+func convex(pts []vec) bool {
+	sign := 0.0
+	for i := range pts {
+		a, b, c := pts[i], pts[(i+1)%len(pts)], pts[(i+2)%len(pts)]
+		z := (b.X-a.X)*(c.Y-b.Y) - (b.Y-a.Y)*(c.X-b.X)
+		if z == 0 {
+			continue
+		}
+		if sign != 0 && (z > 0) != (sign > 0) {
+			return false
+		}
+		sign = z
+	}
+	return true
+}
+
+// offset moves every edge of a convex polygon out by d (in, for d < 0),
+// the vertices to where the moved edges meet.
+func offset(pts []vec, d float64) []vec {
+	n := len(pts)
+	if area(pts) < 0 {
+		d = -d
+	}
+	// the right normal of each edge, outward for a polygon of positive area
+	normals := make([]vec, n)
+	for i := range pts {
+		a, b := pts[i], pts[(i+1)%n]
+		l := math.Hypot(b.X-a.X, b.Y-a.Y)
+		if l > 0 {
+			normals[i] = vec{(b.Y - a.Y) / l, -(b.X - a.X) / l}
+		}
+	}
+	out := make([]vec, n)
+	for i := range pts {
+		n0, n1 := normals[(i+n-1)%n], normals[i]
+		k := 1 + n0.X*n1.X + n0.Y*n1.Y
+		if k < 1e-6 {
+			out[i] = vec{pts[i].X + d*n1.X, pts[i].Y + d*n1.Y}
+			continue
+		}
+		out[i] = vec{pts[i].X + d*(n0.X+n1.X)/k, pts[i].Y + d*(n0.Y+n1.Y)/k}
+	}
+	return out
+}
+
 // stroke draws the closed outline pts, width w pixels, as one quad per
 // edge (or per dash), each extended by half the width at its ends so that
 // corners close; the quads all turn one way, so their overlaps do not
 // cancel.
 func (r *raster) stroke(pts []vec, w float64, dash bool, c color.RGBA) {
-	w = max(w, 0.6)
 	rect := r.begin(pts, w)
 	if rect.Empty() {
 		return

@@ -109,6 +109,7 @@ type vec struct{ X, Y float64 }
 type scene struct {
 	Shapes     []shape
 	fore       bool // shapes added now are Fore
+	raster     bool // drawn to pixels: no SVG groups, no attributes
 	MinX, MinY float64
 	W, H       float64
 }
@@ -122,8 +123,9 @@ type Options struct {
 }
 
 // build lays out l.
-func build(l *engine.Layout, o *Options) *scene {
-	sc := &scene{Shapes: make([]shape, 0, 8+6*len(l.Cells)+2*len(l.Labels))}
+// A scene for raster has no SVG groups nor attributes.
+func build(l *engine.Layout, o *Options, raster bool) *scene {
+	sc := &scene{Shapes: make([]shape, 0, 8+6*len(l.Cells)+2*len(l.Labels)), raster: raster}
 	sc.MinX, sc.MinY = -unit, -unit
 	sc.W = (l.Width + 2) * unit
 	sc.H = (l.Height+2)*unit + holdingsHeight(l)
@@ -156,14 +158,23 @@ func build(l *engine.Layout, o *Options) *scene {
 
 func (sc *scene) add(s shape) {
 	s.Fore = sc.fore
+	if sc.raster {
+		s.Attrs = ""
+	}
 	sc.Shapes = append(sc.Shapes, s)
 }
 
 func (sc *scene) open(format string, a ...any) {
-	sc.add(shape{Kind: openGroup, Group: fmt.Sprintf(format, a...)})
+	if !sc.raster {
+		sc.add(shape{Kind: openGroup, Group: fmt.Sprintf(format, a...)})
+	}
 }
 
-func (sc *scene) close() { sc.add(shape{Kind: closeGroup}) }
+func (sc *scene) close() {
+	if !sc.raster {
+		sc.add(shape{Kind: closeGroup})
+	}
+}
 
 // cellFill shades a cell by its height: terrain and tiers step from light
 // to dark.
@@ -309,7 +320,7 @@ func (sc *scene) pieces(l *engine.Layout, c *engine.Cell, cx, cy float64) {
 			col := sideColour(l, p.Side)
 			x, y, h := x0+float64(i)*wd, cy+14, 3+2*float64(p.Size)
 			sc.add(shape{Kind: polygon, SVG: "rect", Pts: []vec{{x, y}, {x + wd, y}, {x + wd, y + h}, {x, y + h}}, Fill: col[0], Stroke: "#111", Width: 0.5,
-				Attrs: fmt.Sprintf(` class="under" data-cell="%s" data-piece="%s"`, esc(c.Name), esc(p.Letter))})
+				Attrs: sc.attrs(` class="under" data-cell="%s" data-piece="%s"`, c.Name, p.Letter)})
 		}
 	}
 }
@@ -363,6 +374,14 @@ func (sc *scene) holdings(l *engine.Layout, y0 float64) {
 		}
 		sc.close()
 	}
+}
+
+// attrs formats SVG attributes from escaped values; none for raster.
+func (sc *scene) attrs(format, cell, piece string) string {
+	if sc.raster {
+		return ""
+	}
+	return fmt.Sprintf(format, esc(cell), esc(piece))
 }
 
 func itoa(n int) string { return fmt.Sprint(n) }

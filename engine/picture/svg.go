@@ -21,7 +21,7 @@ func esc(s string) string { return html.EscapeString(s) }
 // data-cell and data-piece attributes name its cell (or holding) and
 // letter; the cells of o.Marked carry an outline of class "mark".
 func SVG(l *engine.Layout, o *Options) string {
-	sc := build(l, o)
+	sc := build(l, o, false)
 	title := ""
 	if o != nil {
 		title = o.Title
