@@ -37,6 +37,10 @@ type Config struct {
 		// BotGamesTotal bounds them from all addresses (default 200).
 		BotGames      int `yaml:"bot_games"`
 		BotGamesTotal int `yaml:"bot_games_total"`
+		// TextMail sends every mail as plain text only, whatever the
+		// players chose; by default each has an HTML part too, the board
+		// as a picture.
+		TextMail bool `yaml:"text_mail"`
 	} `yaml:"referee"`
 	IMAP struct {
 		Addr         string        `yaml:"addr"`     // host:port
