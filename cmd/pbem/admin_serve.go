@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
@@ -16,6 +17,9 @@ const (
 	inHandBound = 30 * time.Second
 	drainBound  = 15 * time.Second
 )
+
+// logLevels are the values of log.level.
+var logLevels = map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}
 
 // inHand is the context of the message in hand: the stop of the server
 // does not cancel it, its bound does.
@@ -55,8 +59,8 @@ func (s *server) reloads(ctx context.Context) {
 	}
 }
 
-// reload reads the configuration file again. The admins take effect at
-// once, the other settings at the next start; a file that does not load
+// reload reads the configuration file again. The admins and log.level
+// take effect at once, the other settings at the next start; a file that does not load
 // changes nothing. Either way the sender looks at the outbox (pbem admin
 // queues mail from another process).
 func (s *server) reload() {
@@ -71,5 +75,7 @@ func (s *server) reload() {
 		return
 	}
 	s.ref.SetAdmins(cfg.Admins)
-	s.log.Info("SIGHUP: configuration reloaded: admins now in effect; other settings take effect at the next start", "admins", cfg.Admins)
+	s.level.Set(logLevels[cfg.Log.Level])
+	s.log.Info("SIGHUP: configuration reloaded: admins and log.level now in effect; other settings take effect at the next start",
+		"admins", cfg.Admins, "log.level", cfg.Log.Level)
 }

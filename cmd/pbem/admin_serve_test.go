@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
@@ -34,10 +35,13 @@ func TestReloadAdmins(t *testing.T) {
 	assert.Contains(t, ask("before@test"), "found no command", "carol is no admin yet")
 
 	path := filepath.Join(t.TempDir(), "pbem.yaml")
-	require.NoError(t, os.WriteFile(path, []byte("referee:\n  address: referee@pbem.local\nimap:\n  addr: 127.0.0.1:1\nsmtp:\n  addr: 127.0.0.1:1\nadmins:\n  - carol@pbem.local\n"), 0o600))
+	require.NoError(t, os.WriteFile(path, []byte("referee:\n  address: referee@pbem.local\nimap:\n  addr: 127.0.0.1:1\nsmtp:\n  addr: 127.0.0.1:1\nadmins:\n  - carol@pbem.local\nlog:\n  level: debug\n"), 0o600))
 	s.configPath = path
+	require.Equal(t, slog.LevelError, s.level.Level())
 	s.reload()
 	assert.Contains(t, ask("after@test"), "admin confirm ", "carol is an admin after the reload")
+	assert.Equal(t, slog.LevelDebug, s.level.Level(), "log.level is reloaded too")
+	s.level.Set(slog.LevelError)
 
 	// A file that does not load changes nothing.
 	require.NoError(t, os.WriteFile(path, []byte("admins: carol\n"), 0o600))

@@ -122,6 +122,7 @@ type server struct {
 
 	configPath string // reloaded on SIGHUP ("": none)
 	unlock     func() // releases the data directory's lock (lockData)
+	level      slog.LevelVar
 
 	log     *slog.Logger
 	store   *archive.Store
@@ -140,8 +141,8 @@ type server struct {
 }
 
 func (s *server) logger() *slog.Logger {
-	level := map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}[s.cfg.Log.Level]
-	o := &slog.HandlerOptions{Level: level}
+	s.level.Set(logLevels[s.cfg.Log.Level])
+	o := &slog.HandlerOptions{Level: &s.level} // SIGHUP sets it again
 	if s.cfg.Log.Format == "json" {
 		return slog.New(slog.NewJSONHandler(os.Stderr, o))
 	}
