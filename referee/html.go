@@ -152,11 +152,13 @@ func (s *session) htmlText(b *strings.Builder, text string) {
 	}
 }
 
-// preformattedText reports whether a paragraph is laid out by its spaces:
-// a line indented, or with a run of spaces inside it.
+// preformattedText reports whether a paragraph is laid out by its lines:
+// a line indented, with a run of spaces inside it, or a record's tag pair
+// ([Event "..."]).
 func preformattedText(p string) bool {
 	for _, l := range strings.Split(p, "\n") {
-		if strings.HasPrefix(l, " ") || strings.Contains(strings.TrimRight(l, " "), "   ") {
+		if strings.HasPrefix(l, " ") || strings.Contains(strings.TrimRight(l, " "), "   ") ||
+			strings.HasPrefix(l, "[") && strings.HasSuffix(l, "]") {
 			return true
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image/png"
 	"math/rand/v2"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -219,5 +220,37 @@ func TestMailChoice(t *testing.T) {
 	h.send("from: Alice <alice@example.org>\nto: {plus 1 alice@example.org}\n\nmail html\n\nshow\n")
 	if o := last("alice@example.org"); o.HTML == "" || len(o.Inline) != 1 {
 		t.Error("after mail html, the board has no picture")
+	}
+}
+
+// TestHTMLKeepsLayout: in the HTML part, prose paragraphs are paragraphs
+// with their wrapped lines joined, while what is laid out by its lines (a
+// record's tag pairs, the help's table) is preformatted, line for line.
+func TestHTMLKeepsLayout(t *testing.T) {
+	h := newHarness(t, nil)
+	startGame(t, h, "castles", "", nil)
+	h.send("from: Alice <alice@example.org>\nto: {plus 1 alice@example.org}\n\nresign\n")
+	h.send("from: Bob <bob@example.org>\n\nhelp\n")
+	var over, help string
+	for id := 1; ; id++ {
+		o, err := h.store.Outgoing(h.ctx, fmt.Sprint(id))
+		if err != nil {
+			break
+		}
+		if strings.Contains(o.Subject, "game over") {
+			over = o.HTML
+		}
+		if strings.Contains(o.Subject, "help") {
+			help = o.HTML
+		}
+	}
+	if !regexp.MustCompile(`<pre[^>]*>\[Game &#34;castles&#34;\]\n\[Event `).MatchString(over) {
+		t.Errorf("the record's tags are not preformatted line for line:\n%s", over)
+	}
+	if !regexp.MustCompile(`<p[^>]*>Game over after 0 plies\. Result 0-1, by resignation: bob \(Second\) wins\.</p>`).MatchString(over) {
+		t.Errorf("the result is not one paragraph:\n%s", over)
+	}
+	if !strings.Contains(help, "\n show [GAMEID]        The board.\n") {
+		t.Errorf("the help's table is not kept line for line:\n%s", help)
 	}
 }
