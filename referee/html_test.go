@@ -7,8 +7,10 @@ import (
 	"image/png"
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"pbem/archive"
 	"pbem/referee"
@@ -112,15 +114,43 @@ func BenchmarkBoardReply(b *testing.B) {
 				req := h.request("show", "from: Alice <alice@example.org>\nto: {plus 1 alice@example.org}\n\nshow\n")
 				b.ReportAllocs()
 				n := 0
+				var took []time.Duration
 				for b.Loop() {
 					n++
 					req.MessageID = fmt.Sprintf("show%d@test.example", n)
+					start := time.Now()
 					if err := h.ref.Handle(h.ctx, req); err != nil {
 						b.Fatal(err)
 					}
+					took = append(took, time.Since(start))
 				}
+				slices.Sort(took)
+				b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
 			})
 		}
+	}
+}
+
+// TestHTMLLinksTheGame: with a web address, the HTML part links the
+// game's page.
+func TestHTMLLinksTheGame(t *testing.T) {
+	h := newHarness(t, map[string]string{"web-base-url": "https://pbem.example"})
+	startGame(t, h, "castles", "", nil)
+	found := false
+	for id := 1; ; id++ {
+		o, err := h.store.Outgoing(h.ctx, fmt.Sprint(id))
+		if err != nil {
+			break
+		}
+		if len(o.Inline) > 0 {
+			found = true
+			if !strings.Contains(o.HTML, `<a href="https://pbem.example/g/1">https://pbem.example/g/1</a>`) {
+				t.Errorf("the board mail to %s does not link the game's page:\n%s", o.To[0].Addr, o.HTML)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("no board mail")
 	}
 }
 
