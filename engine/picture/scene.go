@@ -91,11 +91,15 @@ type shape struct {
 	// Fill and Stroke are "#rgb" or "#rrggbb" colours, "" for none.
 	Fill, Stroke string
 	Width        float64 // stroke width
-	Dash         bool
-	Text         string
-	Class        string  // text style
-	Size         float64 // text size when not the style's
-	Attrs        string  // more SVG attributes (class of a shape, data-*)
+	// KeepWidth writes the stroke width in SVG even when it is 1.
+	KeepWidth bool
+	// D is the SVG path data of a "path", when not written from Pts.
+	D     string
+	Dash  bool
+	Text  string
+	Class string  // text style
+	Size  float64 // text size when not the style's
+	Attrs string  // more SVG attributes (class of a shape, data-*)
 	// Fore is set on what changes from position to position (pieces,
 	// marks, holdings); the rest is the board, the same for every
 	// position of a game seen from one side.
@@ -220,7 +224,7 @@ func (sc *scene) cell(l *engine.Layout, c *engine.Cell, hasHeight bool, maxH int
 	}
 	sc.open(`<g class="cell" data-cell="%s">`, esc(c.Name))
 	kind, pts := cellShape(c, cx, cy, 0)
-	sc.add(shape{Kind: polygon, SVG: kind, Pts: pts, Fill: cellFill(c, maxH), Stroke: stroke, Width: width})
+	sc.add(shape{Kind: polygon, SVG: kind, Pts: pts, Fill: cellFill(c, maxH), Stroke: stroke, Width: width, KeepWidth: true})
 	if marked {
 		kind, pts := cellShape(c, cx, cy, 3)
 		sc.fore = true
@@ -239,7 +243,8 @@ func (sc *scene) cell(l *engine.Layout, c *engine.Cell, hasHeight bool, maxH int
 			tower[i].X += x0
 			tower[i].Y += y0
 		}
-		sc.add(shape{Kind: polygon, SVG: "path", Pts: tower, Fill: col[0], Stroke: "#222", Width: 1, Attrs: ` class="castle"`})
+		sc.add(shape{Kind: polygon, SVG: "path", Pts: tower, Fill: col[0], Stroke: "#222", Width: 1, Attrs: ` class="castle"`,
+			D: "M" + f(x0) + " " + f(y0) + "h6v6h7v-6h6v6h7v-6h6v30h-32z"})
 		sc.add(shape{Kind: text, Class: "p", X: cx, Y: cy + 6, Fill: col[1], Text: strings.ToUpper(l.Sides[c.Owner][:1])})
 	}
 	sc.fore = true

@@ -37,6 +37,12 @@ func SVG(l *engine.Layout, o *Options) string {
 		s := &sc.Shapes[i]
 		switch s.Kind {
 		case openGroup:
+			if i+1 < len(sc.Shapes) && sc.Shapes[i+1].Kind == closeGroup {
+				// an empty group closes itself
+				b.WriteString(strings.TrimSuffix(s.Group, ">") + "/>")
+				sc.Shapes[i+1].Kind = -1
+				continue
+			}
 			b.WriteString(s.Group)
 			depth++
 		case closeGroup:
@@ -83,6 +89,10 @@ func writePolygon(b *strings.Builder, s *shape) {
 		b.WriteByte('"')
 	default:
 		b.WriteString(`<path` + s.Attrs + ` d="`)
+		if s.D != "" {
+			b.WriteString(s.D + `"`)
+			break
+		}
 		for i, p := range s.Pts {
 			if i == 0 {
 				b.WriteString("M")
@@ -104,7 +114,7 @@ func paint(b *strings.Builder, s *shape) {
 	fmt.Fprintf(b, ` fill="%s"`, fill)
 	if s.Stroke != "" {
 		fmt.Fprintf(b, ` stroke="%s"`, s.Stroke)
-		if s.Width != 1 {
+		if s.Width != 1 || s.KeepWidth {
 			fmt.Fprintf(b, ` stroke-width="%s"`, f(s.Width))
 		}
 	}
