@@ -44,16 +44,23 @@ func (s *server) drain() {
 	}
 }
 
-// reloads reloads the configuration on every SIGHUP until ctx ends.
-func (s *server) reloads(ctx context.Context) {
+// hangups delivers SIGHUP on the channel it returns (signal.Stop it).
+func hangups() chan os.Signal {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
+	return hup
+}
+
+// reloads reloads the configuration on every SIGHUP (s.hup) until ctx ends.
+func (s *server) reloads(ctx context.Context) {
+	if s.hup == nil {
+		return
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-hup:
+		case <-s.hup:
 			s.reload()
 		}
 	}

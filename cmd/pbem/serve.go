@@ -100,6 +100,8 @@ func runServe(c *cli, args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	s := &server{cfg: cfg, out: c.stdout, embedded: *config == "", imapPort: *imapPort, smtpPort: *smtpPort, configPath: *config}
+	s.hup = hangups() // before anything starts: an early SIGHUP must not end the process
+	defer signal.Stop(s.hup)
 	if err := s.run(ctx, nil); err != nil {
 		fmt.Fprintf(c.stderr, "pbem serve: %v\n", err)
 		return 1
@@ -123,6 +125,7 @@ type server struct {
 	configPath string // reloaded on SIGHUP ("": none)
 	unlock     func() // releases the data directory's lock (lockData)
 	level      slog.LevelVar
+	hup        chan os.Signal // SIGHUP (runServe); nil: none
 
 	log     *slog.Logger
 	store   *archive.Store
