@@ -4,7 +4,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"unsafe"
 
 	"pbem/engine"
 )
@@ -217,15 +216,9 @@ func TestRulesText(t *testing.T) {
 	}
 }
 
-// TestEveryBoardHasABox: every board's states are allocated with their
-// cells right after them, where cells looks for them.
+// TestEveryBoardHasABox: every board's states are allocated with as many
+// cells as the board has.
 func TestEveryBoardHasABox(t *testing.T) {
-	for _, off := range []uintptr{unsafe.Offsetof(box25{}.c), unsafe.Offsetof(box49{}.c),
-		unsafe.Offsetof(box61{}.c), unsafe.Offsetof(box127{}.c), unsafe.Offsetof(box277{}.c)} {
-		if off != cellsAt {
-			t.Errorf("a box's cells are at %d, want %d", off, cellsAt)
-		}
-	}
 	for _, b := range boardList {
 		s := newState(b.Cells())
 		s.bi = b.idx
