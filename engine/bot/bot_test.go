@@ -495,3 +495,29 @@ func TestTimeBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestTimeUp: Result.TimeUp tells a search its time bound stopped (here a
+// nanosecond, always spent before the playouts) from one that ran all its
+// playouts, so a match can count the moves that depend on the machine.
+func TestTimeUp(t *testing.T) {
+	line := engine.NewLine(variant{castles.Rules{}, engine.Options{}}.start(t))
+	for _, tc := range []struct {
+		b    bot.Budget
+		want bool
+	}{
+		{bot.Budget{Playouts: 50}, false},
+		{bot.Budget{Playouts: 1 << 30, Time: time.Nanosecond}, true},
+	} {
+		p, err := bot.NewBudget(tc.b, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := p.Search(context.Background(), line)
+		if err != nil || r.Reason != "search" || r.TimeUp != tc.want {
+			t.Errorf("budget %+v: Search = %+v, %v; want a search with TimeUp %v", tc.b, r, err, tc.want)
+		}
+		if !tc.want && r.Playouts != tc.b.Playouts {
+			t.Errorf("budget %+v: %d playouts, want all %d", tc.b, r.Playouts, tc.b.Playouts)
+		}
+	}
+}
