@@ -26,7 +26,7 @@ func runMatch(c *cli, args []string) int {
 	board := fs.String("board", "", "board name (rpp; default for the number of players)")
 	maxPlies := fs.Int("max-plies", 2000, "settle a game still going after `M` plies (rpp by capture piles, other games as a draw); bots can take over a thousand plies to finish an elevation game")
 	stats := fs.Bool("stats", false, "also print each level's thinking time per move (min, median, 90th percentile, max), the game lengths and A's results per seat")
-	jobs := fs.Int("j", runtime.GOMAXPROCS(0), "games played at once, one per core (levels 1 to 4 give the same results with any `N`)")
+	jobs := fs.Int("j", runtime.GOMAXPROCS(0), "games played at once, one per core (levels 1 to 4 give the same results with any `N`, unless level 4's time bound cuts a move: --stats counts those)")
 	book := fs.Int("book-plies", 4, "each round starts from `K` random plies, the same for each of its games")
 	sprtFlag := fs.String("sprt", "", "a sequential test of A's score `S0,S1` (H0: S0, H1: S1, such as 0.5,0.6) with alpha = beta = 0.05 on the round results; stops when it decides (or at -n)")
 	pos, code, done := c.parse(fs, args)
