@@ -127,6 +127,7 @@ referee:
   rate_window: 1h
   bot_games: 5                   # games with the computer player one address may start
   bot_games_total: 200           # the same from all addresses together
+  text_mail: false               # true: plain-text mail only (default: text and HTML)
 imap:
   addr: imap.example.org:993
   security: tls                  # tls, starttls, or plain (loopback only)
