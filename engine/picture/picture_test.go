@@ -226,3 +226,37 @@ func ExampleChanged() {
 	fmt.Println(len(Changed(start.(engine.Layouter).Layout(-1), next.(engine.Layouter).Layout(-1))) > 0)
 	// Output: true
 }
+
+// TestPNGOddLayouts: a layout with no cells, or one too large to draw, or
+// whose holdings name a side it does not have, gives a picture or an
+// error, never a panic.
+func TestPNGOddLayouts(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		l    *engine.Layout
+		ok   bool
+	}{
+		{"empty", &engine.Layout{}, true},
+		{"one cell", &engine.Layout{Width: 1, Height: 1, Cells: []engine.Cell{{Name: "a1", X: 0.5, Y: 0.5, Shape: engine.SquareCell, Owner: -1}}}, true},
+		{"huge", &engine.Layout{Width: 1000, Height: 1000}, false},
+		{"unknown side", &engine.Layout{Width: 1, Height: 1, Sides: []string{"A"}, Holdings: []engine.Holding{{Side: 3, Name: "pile", Count: 2}},
+			Cells: []engine.Cell{{Name: "a1", X: 0.5, Y: 0.5, Owner: 5, Mark: "castle", Pieces: []engine.Piece{{Side: 7, Letter: "X"}}}}}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data, err := PNG(tc.l, nil, 0)
+			if tc.ok && err != nil {
+				t.Fatalf("PNG: %v", err)
+			}
+			if !tc.ok && err == nil && len(data) == 0 {
+				t.Fatal("no picture and no error")
+			}
+			if err == nil {
+				if _, err := png.Decode(bytes.NewReader(data)); err != nil {
+					t.Fatalf("the PNG does not decode: %v", err)
+				}
+			} else {
+				t.Log(err)
+			}
+		})
+	}
+}

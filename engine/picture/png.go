@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/hex"
+	"fmt"
 	"hash/fnv"
 	"image"
 	"image/color"
@@ -31,6 +32,8 @@ import (
 const (
 	DefaultCell = 40
 	MaxWidth    = 720
+	// MaxPixels bounds either side of a PNG.
+	MaxPixels = 4096
 )
 
 // cellPixels is the size of a cell: cell, else DefaultCell or less, to fit
@@ -219,8 +222,20 @@ func (b *pngBuffers) Put(e *png.EncoderBuffer) { b.p.Put(e) }
 // PNG draws a layout as a PNG image (see Image) of 256 colours: those of
 // the scene exactly, the blends at the edges of shapes to the nearest of
 // a 5x5x5 cube.
-func PNG(l *engine.Layout, o *Options, cell int) ([]byte, error) {
+//
+// A layout it cannot draw (a board wider or taller than MaxPixels, or one
+// that trips a bug in drawing) is an error, never a panic, so that a mail
+// can still go out with its text.
+func PNG(l *engine.Layout, o *Options, cell int) (data []byte, err error) {
 	w, h, _ := PNGSize(l, cell)
+	if w <= 0 || h <= 0 || w > MaxPixels || h > MaxPixels {
+		return nil, fmt.Errorf("picture: a board of %dx%d pixels; want 1 to %d each way", w, h, MaxPixels)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			data, err = nil, fmt.Errorf("picture: drawing failed: %v", r)
+		}
+	}()
 	rgba, idx := buffer(4*w*h), buffer(w*h)
 	defer func() {
 		pixels.Put(&rgba)
