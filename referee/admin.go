@@ -422,13 +422,39 @@ func (r *Referee) isAdmin(addr string) bool {
 // AdminTokenLife is how long an admin's confirmation token works.
 const AdminTokenLife = 24 * time.Hour
 
-// blockedSender reports whether the request's sender is blocked.
-func (r *Referee) blockedSender(ctx context.Context, req *Request) (bool, error) {
+// blockedSender reports whether the request's sender is blocked. The
+// blocked senders and admin tokens are read from the store: in a batch
+// whose changes hold some not yet committed, the batch is committed first
+// (errFlush), so that a request sees them as it would one by one.
+func (r *Referee) blockedSender(ctx context.Context, st Store, req *Request) (bool, error) {
 	as, ok := r.store.(AdminStore)
 	if !ok || req == nil || req.From.Addr == "" {
 		return false, nil
 	}
+	if operatorsPending(st) {
+		return false, errFlush
+	}
 	return as.Blocked(ctx, normAddr(req.From.Addr))
+}
+
+// operatorsPending reports whether st is a batch whose changes block or
+// unblock senders or issue or use admin tokens.
+func operatorsPending(st Store) bool {
+	var v *view
+	switch x := st.(type) {
+	case *view:
+		v = x
+	case tview:
+		v = x.view
+	default:
+		return false
+	}
+	for _, ch := range v.changes {
+		if len(ch.Blocks) > 0 || len(ch.AdminPending) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // adminMail handles a message from a configured admin whose first command

@@ -387,7 +387,7 @@ func (r *Referee) process(ctx context.Context, st Store, req *Request, key strin
 	}()
 	// Mail from a blocked sender is dropped unanswered; an admin's
 	// command is the admin's (admin.go).
-	if blocked, err := r.blockedSender(ctx, req); err != nil || blocked {
+	if blocked, err := r.blockedSender(ctx, st, req); err != nil || blocked {
 		if blocked {
 			r.stats.ignored.Add(1)
 			r.log.Info("blocked sender: dropped unanswered", "message", key, "from", req.From.Addr)

@@ -38,7 +38,8 @@ var update = flag.Bool("update", false, "rewrite the expected replies of the tra
 // step; default one minute after it), size, body-size (pads the body to
 // that many bytes), auto-submitted, precedence, x-autoreply,
 // content-type, null-sender, list-id. In a request, {token ID ADDR} is
-// the token of ADDR in game ID and {plus ID ADDR} its plus-address.
+// the token of ADDR in game ID and {plus ID ADDR} its plus-address;
+// {admintoken ADDR} is the token last mailed to the admin ADDR.
 func TestTranscripts(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.txtar")
 	if err != nil {
@@ -332,8 +333,21 @@ func parseDuration(s string) (time.Duration, error) {
 
 var placeholderRE = regexp.MustCompile(`\{(token|plus) (\d+) ([^ }]+)\}`)
 
+// adminTokenRE is {admintoken ADDR}: the newest token mailed to the admin
+// ADDR for a command by mail not yet confirmed.
+var adminTokenRE = regexp.MustCompile(`\{admintoken ([^ }]+)\}`)
+
 func (h *harness) expand(s string) string {
 	s = h.expandTournaments(s)
+	s = adminTokenRE.ReplaceAllStringFunc(s, func(m string) string {
+		var tok string
+		err := h.store.DB().QueryRow(`SELECT token FROM admin_pending WHERE admin = ? AND done = 0 ORDER BY created DESC, rowid DESC LIMIT 1`,
+			strings.ToLower(adminTokenRE.FindStringSubmatch(m)[1])).Scan(&tok)
+		if err != nil {
+			h.t.Fatalf("%s: %v", m, err)
+		}
+		return tok
+	})
 	return placeholderRE.ReplaceAllStringFunc(s, func(m string) string {
 		p := placeholderRE.FindStringSubmatch(m)
 		id, _ := strconv.ParseInt(p[2], 10, 64)
