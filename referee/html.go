@@ -81,7 +81,9 @@ func (s *session) addHTML(o *archive.Outgoing, d *draft) {
 		}
 		data, err := picture.PNG(l, opts, 0)
 		if err != nil {
-			continue // the text part still shows the board
+			// a bug in drawing: the text part still shows the board
+			s.r.log.Error("board picture not drawn", "game", g.ID, "err", err)
+			continue
 		}
 		w, _, _ := picture.PNGSize(l, 0)
 		cid := fmt.Sprintf("board%d.%d.%s", len(o.Inline)+1, g.ID, o.MessageID)
