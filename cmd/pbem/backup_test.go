@@ -111,6 +111,7 @@ func TestBackupDuringLoad(t *testing.T) {
 	// One driver a game: a ply, then its replies, then the next ply.
 	// confirmed[g] are the plies whose replies the SMTP server accepted.
 	confirmed := map[int64][]string{}
+	submitted := map[int64][]string{} // every ply mailed, in order
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	errc := make(chan error, games)
@@ -142,6 +143,9 @@ func TestBackupDuringLoad(t *testing.T) {
 				m := randomMove(line.State(), r)
 				text := codec.Encode(line.State(), m)
 				mover := line.State().ToMove()
+				mu.Lock()
+				submitted[id] = append(submitted[id], text)
+				mu.Unlock()
 				if err := submit(seatAddr[mover], plus[mover], text); err != nil {
 					errc <- err
 					return
@@ -223,6 +227,40 @@ func TestBackupDuringLoad(t *testing.T) {
 	}
 	_, err = os.Stat(filepath.Join(restored, "mail", "journal"))
 	assert.NoError(t, err, "the mail journal is restored")
+	b.Close()
+
+	// pbem serve on the restored directory reads what the copied inbox
+	// holds unprocessed: every game then holds a prefix of the plies
+	// mailed, at least those answered before the backup, none twice.
+	cfg2 := testConfig(t)
+	cfg2.DataDir = restored
+	s2 := &server{cfg: cfg2, out: io.Discard, embedded: true, players: names}
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	ready2 := make(chan struct{})
+	done2 := make(chan error, 1)
+	go func() { done2 <- s2.run(ctx2, func(*server) { close(ready2) }) }()
+	select {
+	case <-ready2:
+	case err := <-done2:
+		t.Fatal(err)
+	}
+	defer func() { cancel2(); <-done2 }()
+	// (A message the copy holds \Seen but not yet moved was processed.)
+	waitUntil("the restored inbox read", func() bool {
+		st, err := s2.mails.Status("referee", "INBOX")
+		return err == nil && *st.NumUnseen == 0
+	})
+	for g, want := range before {
+		gm, err := s2.store.Game(context.Background(), g)
+		require.NoError(t, err)
+		got := plies(gm.Record)
+		require.GreaterOrEqual(t, len(got), len(want), "game %d", g)
+		mu.Lock()
+		all := submitted[g]
+		mu.Unlock()
+		require.LessOrEqual(t, len(got), len(all), "game %d holds more plies than were mailed", g)
+		assert.Equal(t, all[:len(got)], got, "game %d: the plies mailed, in order, once", g)
+	}
 }
 
 // TestRestoreChecksTheBackup: a file that is no sound store, or a store of
