@@ -85,6 +85,16 @@ func operatorConfig(config, data string) (*Config, error) {
 	return cfg, nil
 }
 
+// refereeOptions are the referee's options from a configuration, the same
+// for pbem serve and pbem admin, so that an operator's action writes its
+// mails as the running referee would.
+func refereeOptions(cfg *Config) *referee.Options {
+	return &referee.Options{Address: cfg.Referee.Address, Name: cfg.Referee.Name,
+		RateLimit: cfg.Referee.RateLimit, RateLimitTotal: cfg.Referee.RateLimitTotal, RateWindow: cfg.Referee.RateWindow,
+		MaxBotGames: cfg.Referee.BotGames, MaxBotGamesTotal: cfg.Referee.BotGamesTotal, TextMail: cfg.Referee.TextMail,
+		WebBaseURL: cfg.Web.BaseURL, Unauthenticated: cfg.IMAP.Unauthenticated, Admins: cfg.Admins}
+}
+
 func runAdmin(c *cli, args []string) int {
 	fs := flag.NewFlagSet("pbem admin", flag.ContinueOnError)
 	fs.SetOutput(c.stderr)
@@ -132,8 +142,7 @@ func runAdmin(c *cli, args []string) int {
 	case "audit":
 		return c.adminAudit(ctx, store, 0)
 	}
-	ref, err := referee.New(store, &referee.Options{Address: cfg.Referee.Address, Name: cfg.Referee.Name,
-		WebBaseURL: cfg.Web.BaseURL, Admins: cfg.Admins})
+	ref, err := referee.New(store, refereeOptions(cfg))
 	if err != nil {
 		fmt.Fprintf(c.stderr, "pbem admin: %v\n", err)
 		return 2

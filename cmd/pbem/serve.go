@@ -196,10 +196,9 @@ func (s *server) start(ctx context.Context) error {
 		return err
 	}
 	s.store = store
-	s.ref, err = referee.New(store, &referee.Options{Address: s.cfg.Referee.Address, Name: s.cfg.Referee.Name, Logger: s.log,
-		RateLimit: s.cfg.Referee.RateLimit, RateLimitTotal: s.cfg.Referee.RateLimitTotal, RateWindow: s.cfg.Referee.RateWindow,
-		MaxBotGames: s.cfg.Referee.BotGames, MaxBotGamesTotal: s.cfg.Referee.BotGamesTotal, TextMail: s.cfg.Referee.TextMail,
-		WebBaseURL: s.cfg.Web.BaseURL, Unauthenticated: s.cfg.IMAP.Unauthenticated, Admins: s.cfg.Admins})
+	ro := refereeOptions(s.cfg)
+	ro.Logger = s.log
+	s.ref, err = referee.New(store, ro)
 	if err != nil {
 		return err
 	}
