@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -105,4 +106,49 @@ func TestServeRefusesNewerSchema(t *testing.T) {
 	err = s.run(context.Background(), func(*server) { t.Error("serve started") })
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), fmt.Sprintf("newer than this program's %d; upgrade pbem", archive.SchemaVersion()))
+}
+
+// TestAdminByRealMail: an admin of the configuration sends a command to
+// pbem serve by SMTP, gets its token by IMAP, confirms it in a reply, and
+// the command is carried out; the same command from another account only
+// gets "no command".
+func TestAdminByRealMail(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Admins = []string{"dave@pbem.local"}
+	s := startServe(t, cfg)
+	ref := s.mails.RefereeAddress()
+	dave := &player{addr: "dave@pbem.local", pass: "dave", imapAddr: s.mails.IMAPAddr(), smtpAddr: s.mails.SMTPAddr()}
+	carol := &player{addr: "carol@pbem.local", pass: "carol", imapAddr: s.mails.IMAPAddr(), smtpAddr: s.mails.SMTPAddr()}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	require.NoError(t, carol.send(ref, "block", "admin block @spam.example \"advertising\"", nil))
+	m, err := carol.wait(ctx, "")
+	require.NoError(t, err)
+	assert.Contains(t, m.Text, "found no command")
+
+	require.NoError(t, dave.send(ref, "block", "admin block @spam.example \"advertising\"", nil))
+	m, err = dave.wait(ctx, "admin confirm ")
+	require.NoError(t, err)
+	blocked, err := s.store.Blocked(context.Background(), "x@spam.example")
+	require.NoError(t, err)
+	require.False(t, blocked, "not before its confirmation")
+	var token string
+	for l := range strings.SplitSeq(m.Text, "\n") {
+		if f := strings.Fields(l); len(f) == 3 && f[0] == "admin" && f[1] == "confirm" {
+			token = f[2]
+		}
+	}
+	require.NotEmpty(t, token, m.Text)
+	require.NoError(t, dave.send(ref, "", "admin confirm "+token, m))
+	m, err = dave.wait(ctx, "Done:")
+	require.NoError(t, err)
+	assert.Contains(t, m.Text, "blocked @spam.example")
+	blocked, err = s.store.Blocked(context.Background(), "x@spam.example")
+	require.NoError(t, err)
+	assert.True(t, blocked)
+	as, err := s.store.Audits(context.Background(), 0)
+	require.NoError(t, err)
+	require.Len(t, as, 1)
+	assert.Equal(t, "dave@pbem.local", as[0].Actor)
 }
