@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/tls"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -297,15 +298,26 @@ func (d *doctor) checkData(ctx context.Context) {
 	} else if errors.Is(err, errLocked) {
 		d.add("ok", err.Error(), "")
 	}
-	s, err := archive.Open(ctx, dir, nil)
+	// Read only: the doctor migrates nothing.
+	path := filepath.Join(dir, archive.DBFile)
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
 	if err != nil {
-		d.add("FAIL", "store: "+err.Error(), "restore a backup made by this version, or run the pbem that wrote it")
+		d.add("FAIL", "store: "+err.Error(), "check the file's owner and mode")
 		return
 	}
-	defer s.Close()
-	v, err := s.Version(ctx)
-	if err == nil {
-		d.add("ok", fmt.Sprintf("store %s: schema version %d", s.Path(), v), "")
+	defer db.Close()
+	var v int
+	if err := db.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&v); err != nil {
+		d.add("FAIL", fmt.Sprintf("store %s: %v", path, err), "restore a backup (pbem restore FILE)")
+		return
+	}
+	switch latest := archive.SchemaVersion(); {
+	case v > latest:
+		d.add("FAIL", fmt.Sprintf("store %s has schema version %d, newer than this pbem's %d", path, v, latest), "run the pbem that wrote it, or a newer one")
+	case v < latest:
+		d.add("ok", fmt.Sprintf("store %s: schema version %d, migrated to %d at the next start", path, v, latest), "take a backup first (pbem backup FILE)")
+	default:
+		d.add("ok", fmt.Sprintf("store %s: schema version %d", path, v), "")
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"pbem/archive"
 	"pbem/mail/dovecottest"
 	"pbem/mail/embedded"
 )
@@ -133,4 +134,34 @@ func TestDoctorDovecot(t *testing.T) {
 	_, out = runDoctorOn(t, doctorCase{imap: dv.IMAPAddr, smtp: smtp, user: ref, imapPass: dv.Password(ref), smtpPass: "x"})
 	assert.Contains(t, out, "[FAIL] IMAP "+dv.IMAPAddr)
 	assert.Contains(t, out, "nothing listens on "+dv.IMAPAddr)
+}
+
+// TestDoctorStore: the doctor reads the store's schema version without
+// changing the store, and fails a store of a newer pbem.
+func TestDoctorStore(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.Chmod(dir, 0o700))
+	st, err := archive.Open(context.Background(), dir, nil)
+	require.NoError(t, err)
+	require.NoError(t, st.Close())
+	check := func() (int, string) {
+		d := &doctor{getenv: func(string) string { return "" }, timeout: time.Second, resolver: noDNS(t), now: time.Now}
+		d.cfg, _ = operatorConfig("", dir)
+		d.checkData(context.Background())
+		var b strings.Builder
+		return d.report(&b), b.String()
+	}
+	code, out := check()
+	assert.Equal(t, 0, code, out)
+	assert.Contains(t, out, fmt.Sprintf("schema version %d\n", archive.SchemaVersion()))
+	assert.Contains(t, out, "is the owner's alone (mode 0700)")
+
+	st, err = archive.Open(context.Background(), dir, nil)
+	require.NoError(t, err)
+	_, err = st.DB().Exec(`INSERT INTO schema_migrations (version, name, applied) VALUES (?, 'from the future', 0)`, archive.SchemaVersion()+1)
+	require.NoError(t, err)
+	require.NoError(t, st.Close())
+	code, out = check()
+	assert.Equal(t, 1, code, out)
+	assert.Contains(t, out, "newer than this pbem's")
 }
