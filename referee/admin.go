@@ -262,11 +262,14 @@ func (r *Referee) adminChange(ctx context.Context, st Store, actor string, a *ad
 			return nil, "", adminMistake("game #%d is %s, not playing: only a game under way is adjudicated", g.ID, g.Status)
 		}
 		ranks, err := notation.ParseResult(g.codec, g.sides, a.args[0])
-		if err != nil || ranks == nil {
-			if err == nil {
-				err = errors.New("* is no result")
-			}
-			return nil, "", adminMistake("game #%d: %v", g.ID, err)
+		if err != nil {
+			// An adjudication needs a result: not the "*" the record
+			// syntax also allows.
+			msg := strings.TrimSuffix(strings.TrimSuffix(err.Error(), ", or *"), " or *")
+			return nil, "", adminMistake("game #%d: %s", g.ID, msg)
+		}
+		if ranks == nil {
+			return nil, "", adminMistake("game #%d: * is no result; expected the result to record (abort stops a game without one)", g.ID)
 		}
 		msg := "The referee's operator adjudicated the game: " + a.args[0] + "." + why
 		s.tell(g, true, "%s", msg)
