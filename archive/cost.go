@@ -45,26 +45,48 @@ func searchWords(words []string) ([]string, error) {
 }
 
 // Stamp sums up what the store holds for its readers (the web pages): it
-// changes with every write of a game, of a tournament, and with every game
-// archived, by this process or any other. Pages computed from the whole
-// archive (crosstables, ratings) are kept while the stamp stays the same.
+// changes with every write of a game, a seat, a player, a tournament (its
+// players, games, byes and rounds), and with every game archived, by this
+// process or any other. Pages computed from the whole archive (crosstables,
+// ratings) are kept while the stamp stays the same.
 type Stamp struct {
 	// Archive is the last archive id (the archive is only appended to).
 	Archive int64
-	// Games and Tournaments count the rows; their versions sum the
-	// versions, which every write of a row raises.
-	Games, GameVersions             int64
-	Tournaments, TournamentVersions int64
+	// Changes counts the writes of the other tables the pages read: the
+	// triggers of stampSchema raise it in the writing transaction.
+	Changes int64
 }
 
-// Stamp reads the store's stamp: a few aggregates, no record is decoded.
+// stampTables are the tables whose every write moves the stamp. The
+// archive is not among them: it is only appended to, and its last id is
+// read from its primary key.
+var stampTables = []string{"games", "seats", "players", "observers",
+	"tournaments", "tournament_players", "tournament_games", "tournament_byes", "tournament_rounds"}
+
+// stampSchema keeps one counter row that a trigger on each of stampTables
+// raises by one per statement kind and row, so that reading the stamp
+// costs two lookups, not a scan of every game (36 ms at 20,000 games when
+// it summed their versions).
+var stampSchema = func() string {
+	var b strings.Builder
+	b.WriteString("CREATE TABLE stamp (id INTEGER PRIMARY KEY CHECK (id = 1), changes INTEGER NOT NULL);\n")
+	b.WriteString("INSERT INTO stamp (id, changes) VALUES (1, 0);\n")
+	for _, t := range stampTables {
+		for _, op := range []string{"INSERT", "UPDATE", "DELETE"} {
+			fmt.Fprintf(&b, "CREATE TRIGGER stamp_%s_%s AFTER %s ON %s BEGIN UPDATE stamp SET changes = changes + 1 WHERE id = 1; END;\n",
+				t, strings.ToLower(op), op, t)
+		}
+	}
+	return b.String()
+}()
+
+// Stamp reads the store's stamp: two lookups by primary key.
 func (s *Store) Stamp(ctx context.Context) (Stamp, error) {
 	var st Stamp
 	err := s.db.QueryRowContext(ctx, `SELECT
 	(SELECT COALESCE(MAX(id), 0) FROM archive),
-	(SELECT COUNT(*) FROM games), (SELECT COALESCE(SUM(version), 0) FROM games),
-	(SELECT COUNT(*) FROM tournaments), (SELECT COALESCE(SUM(version), 0) FROM tournaments)`).
-		Scan(&st.Archive, &st.Games, &st.GameVersions, &st.Tournaments, &st.TournamentVersions)
+	(SELECT changes FROM stamp WHERE id = 1)`).
+		Scan(&st.Archive, &st.Changes)
 	if err != nil {
 		return Stamp{}, fmt.Errorf("archive: stamp: %w", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -124,6 +125,37 @@ func BenchmarkSearchRepeatedWord(b *testing.B) {
 		err := s.Query(ctx, lookup, Filter{Text: words}, func(*Found) error { found++; return nil })
 		if err != nil || found != 20_000 {
 			b.Fatalf("search: %d found, %v", found, err)
+		}
+	}
+}
+
+// BenchmarkStamp reads the stamp of a store of 20,000 games, as every
+// request for a kept page does.
+func BenchmarkStamp(b *testing.B) {
+	ctx := context.Background()
+	s, err := Open(ctx, b.TempDir(), &Options{Now: func() time.Time { return t0 }})
+	require.NoError(b, err)
+	defer s.Close()
+	for batch := 0; batch < 20; batch++ {
+		ch := &Change{At: t0}
+		for range 1000 {
+			id, err := s.NewGameID(ctx)
+			require.NoError(b, err)
+			ch.Games = append(ch.Games, &Game{
+				ID: id, Game: "toy", Status: Playing, Options: GameOptions{Days: 7},
+				Seats: []Seat{
+					{Side: "A", Player: Address{"", "alice@example.org"}, Token: "aaaa", Joined: true},
+					{Side: "B", Player: Address{"", "bob@example.org"}, Token: "bbbb", Joined: true},
+				},
+				Deadline: t0.Add(time.Hour), Due: t0.Add(time.Hour), Thread: "thread@x",
+			})
+		}
+		require.NoError(b, s.Commit(ctx, ch))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.Stamp(ctx); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -157,6 +157,7 @@ ALTER TABLE outbox ADD COLUMN inline BLOB;
 	{9, "players choose text or HTML mail", `
 ALTER TABLE players ADD COLUMN mail TEXT NOT NULL DEFAULT '';
 `},
+	{10, "a change counter the web's kept pages compare, moved by every write its pages read", stampSchema},
 }
 
 // SchemaVersion is the schema version this package writes.
