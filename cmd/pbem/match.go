@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"os"
+	"os/signal"
 	"runtime"
 	"slices"
 	"strings"
@@ -89,10 +91,15 @@ func runMatch(c *cli, args []string) int {
 		decision = test.decide(llr)
 		return decision != ""
 	}
-	results, err := m.play(context.Background(), rounds, onRound)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	results, err := m.play(ctx, rounds, onRound)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "pbem match: %v\n", err)
 		return 1
+	}
+	if ctx.Err() != nil {
+		fmt.Fprintf(c.stdout, "interrupted: the %d %ss played before it\n", st.n, m.roundName())
 	}
 	m.report(c, results, st, *stats || test != nil)
 	if test != nil {
@@ -157,14 +164,16 @@ func roundScore(games []gameResult) float64 {
 }
 
 // play plays up to rounds rounds on m.jobs workers and hands each round, in
-// order, once all its games are over, to onRound; when onRound returns true
-// the match stops (the games still being played are dropped). It returns
+// order, once all its games are over, to onRound; when onRound returns true,
+// or when ctx ends (an interrupt), the match stops (the games still being
+// played are dropped). It returns
 // the games of the rounds handed over, in order. Each game depends only on
 // the seed and its number, so any number of workers gives the same games
 // for bots whose moves are reproducible.
-func (m *match) play(ctx context.Context, rounds int, onRound func(round int, games []gameResult) bool) ([]gameResult, error) {
-	ctx, cancel := context.WithCancel(ctx)
+func (m *match) play(parent context.Context, rounds int, onRound func(round int, games []gameResult) bool) ([]gameResult, error) {
+	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
+	interrupt := parent.Done()
 	seats := m.seats()
 	n := rounds * seats
 	type done struct {
@@ -197,11 +206,19 @@ func (m *match) play(ctx context.Context, rounds int, onRound func(round int, ga
 			break
 		}
 		select {
+		case <-interrupt: // stop with the rounds played so far
+			interrupt = nil
+			stopped = true
+			cancel()
 		case send <- sent:
 			sent++
 			pending++
 		case d := <-out:
 			pending--
+			if parent.Err() != nil { // interrupted: the game may have been cut short
+				stopped = true
+				cancel()
+			}
 			if stopped {
 				continue
 			}

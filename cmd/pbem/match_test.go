@@ -155,6 +155,26 @@ func TestMatchStops(t *testing.T) {
 	}
 }
 
+// TestMatchInterrupt: a match whose context ends (an interrupt) stops
+// with the rounds finished before, without an error, so that a long test
+// still reports what it measured.
+func TestMatchInterrupt(t *testing.T) {
+	m := newTestMatch(t, "ziggurat43", engine.Options{}, 1, 0)
+	for _, jobs := range []int{1, 2} {
+		m.jobs = jobs
+		ctx, cancel := context.WithCancel(context.Background())
+		results, err := m.play(ctx, 10, func(round int, games []gameResult) bool {
+			if round == 1 {
+				cancel()
+			}
+			return false
+		})
+		cancel()
+		require.NoError(t, err, "-j %d", jobs)
+		assert.Len(t, results, 4, "-j %d: the two rounds before the interrupt", jobs)
+	}
+}
+
 // TestMatchJobs: levels 1 to 4 play the same games with -j 1 and -j 2, and
 // the sequential test decides the same way after the same pairs.
 func TestMatchJobs(t *testing.T) {
