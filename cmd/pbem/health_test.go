@@ -111,6 +111,7 @@ func TestHealthzReportsAnOutage(t *testing.T) {
 // counter this test does not know.
 func TestEveryCounterMoves(t *testing.T) {
 	cfg := testConfig(t)
+	cfg.IMAP.TrustedAuthservID = "mx.pbem.local"
 	s := startServe(t, cfg)
 	ref := s.mails.RefereeAddress()
 	raw := func(from, id, extra, body string) []byte {
@@ -122,6 +123,8 @@ func TestEveryCounterMoves(t *testing.T) {
 	deliver(raw("dave@pbem.local", "help-1", "", "help"))                                     // the same message again
 	deliver(raw("carol@pbem.local", "auto-1", "Auto-Submitted: auto-replied\n", "I am away")) // ignored
 	deliver(raw("bob@pbem.local", "broken-1", "Content-Type: text/plain\nContent-Transfer-Encoding: base64\n", "%%% not base64 %%%"))
+	// Failed by the trusted server: neither read nor answered.
+	deliver(raw("mallory@pbem.local", "forged-1", "Authentication-Results: mx.pbem.local; spf=fail smtp.mailfrom=pbem.local; dmarc=fail header.from=pbem.local\n", "help"))
 	for i := range 32 { // over the per-sender limit of unauthenticated mail
 		deliver(raw("eve@pbem.local", fmt.Sprintf("flood-%d", i), "", "help"))
 	}
@@ -140,7 +143,7 @@ func TestEveryCounterMoves(t *testing.T) {
 		}
 	}
 	wait("every message processed", func(m map[string]float64) bool {
-		return m["pbem_messages_processed_total"]+m["pbem_messages_rejected_total"] >= 36 && m["pbem_replies_sent_total"] >= 1
+		return m["pbem_messages_processed_total"]+m["pbem_messages_rejected_total"] >= 37 && m["pbem_replies_sent_total"] >= 1
 	})
 	// The unreadable mail is answered in plain words.
 	bob := &player{addr: "bob@pbem.local", pass: "bob", imapAddr: s.mails.IMAPAddr(), smtpAddr: s.mails.SMTPAddr()}
@@ -162,6 +165,8 @@ func TestEveryCounterMoves(t *testing.T) {
 		"pbem_replies_failed_total":             "mail.TestSenderPermanentFailure",
 		"pbem_referee_panics_total":             "referee.TestPanicIsRecovered",
 		"pbem_referee_conflicts_total":          "referee.TestConflictIsRetried",
+		"pbem_reply_copies_expunged_total":      "mail.TestPollerExpungesSettledCopies (copies go with a configured SMTP server)",
+		"pbem_replies_resent_total":             "mail.TestSenderAfterCrashFindsCopies",
 	}
 	m := metricsOf(t, s)
 	require.NotEmpty(t, m)
