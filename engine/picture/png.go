@@ -58,7 +58,7 @@ func PNGSize(l *engine.Layout, cell int) (w, h, cellPx int) {
 // board without its pieces is drawn once for each board and side seen
 // from, and kept.
 func Image(l *engine.Layout, o *Options, cell int) *image.RGBA {
-	img, _, _ := render(l, o, cell, nil)
+	img, _, _ := render(l, o, cell, nil, false)
 	return img
 }
 
@@ -76,11 +76,13 @@ func buffer(n int) []byte {
 
 // render draws l on a copy of its kept background and returns it with
 // that background's paletted copy and the rectangles drawn over it.
-// The pixels are pix's when it is large enough.
-func render(l *engine.Layout, o *Options, cell int, pix []byte) (*image.RGBA, *image.Paletted, []image.Rectangle) {
+// The pixels are pix's when it is large enough. Plain draws every shape
+// through the rasteriser and the background afresh, keeping nothing: the
+// drawing the kept masks must equal.
+func render(l *engine.Layout, o *Options, cell int, pix []byte, plain bool) (*image.RGBA, *image.Paletted, []image.Rectangle) {
 	sc := build(l, o, true)
 	w, h, cell := PNGSize(l, cell)
-	bg := background(sc, w, h, cell)
+	bg := background(sc, w, h, cell, plain)
 	var img *image.RGBA
 	if len(pix) == len(bg.rgba.Pix) {
 		img = &image.RGBA{Pix: pix, Stride: bg.rgba.Stride, Rect: bg.rgba.Rect}
@@ -88,17 +90,17 @@ func render(l *engine.Layout, o *Options, cell int, pix []byte) (*image.RGBA, *i
 		img = image.NewRGBA(bg.rgba.Rect)
 	}
 	copy(img.Pix, bg.rgba.Pix)
-	dirty := paintShapes(img, sc, cell, true)
+	dirty := paintShapes(img, sc, cell, true, plain)
 	return img, bg.pal, dirty
 }
 
 // paintShapes draws the shapes of sc that are (fore) or are not (!fore)
 // Fore, and returns the rectangles it drew in.
-func paintShapes(img *image.RGBA, sc *scene, cell int, fore bool) []image.Rectangle {
+func paintShapes(img *image.RGBA, sc *scene, cell int, fore, plain bool) []image.Rectangle {
 	s := float64(cell) / unit
 	r := rasterizers.Get().(*raster)
 	defer rasterizers.Put(r)
-	r.img, r.s, r.ox, r.oy = img, s, -sc.MinX*s, -sc.MinY*s
+	r.img, r.s, r.ox, r.oy, r.plain = img, s, -sc.MinX*s, -sc.MinY*s, plain
 	r.dirty = nil
 	for i := range sc.Shapes {
 		sh := &sc.Shapes[i]
@@ -179,20 +181,23 @@ func boardKey(sc *scene, w, h, cell int) uint64 {
 	return d.Sum64()
 }
 
-func background(sc *scene, w, h, cell int) board {
+func background(sc *scene, w, h, cell int, plain bool) board {
 	key := boardKey(sc, w, h, cell)
 	backgrounds.Lock()
 	bg, ok := backgrounds.m[key]
 	backgrounds.Unlock()
-	if ok {
+	if ok && !plain {
 		return bg
 	}
 	rgba := image.NewRGBA(image.Rect(0, 0, w, h))
 	draw.Draw(rgba, rgba.Rect, image.NewUniform(ground), image.Point{}, draw.Src)
-	paintShapes(rgba, sc, cell, false)
+	paintShapes(rgba, sc, cell, false, plain)
 	pal := image.NewPaletted(rgba.Rect, fullPalette)
 	toPaletted(pal, rgba, rgba.Rect)
 	bg = board{rgba, pal}
+	if plain {
+		return bg
+	}
 	size := len(rgba.Pix) + len(pal.Pix)
 	backgrounds.Lock()
 	if backgrounds.m == nil || backgrounds.bytes+size > maxBackgrounds {
@@ -227,6 +232,11 @@ func (b *pngBuffers) Put(e *png.EncoderBuffer) { b.p.Put(e) }
 // that trips a bug in drawing) is an error, never a panic, so that a mail
 // can still go out with its text.
 func PNG(l *engine.Layout, o *Options, cell int) (data []byte, err error) {
+	return drawPNG(l, o, cell, false)
+}
+
+// drawPNG is PNG, plain (see render) or not.
+func drawPNG(l *engine.Layout, o *Options, cell int, plain bool) (data []byte, err error) {
 	w, h, _ := PNGSize(l, cell)
 	if w <= 0 || h <= 0 || w > MaxPixels || h > MaxPixels {
 		return nil, fmt.Errorf("picture: a board of %dx%d pixels; want 1 to %d each way", w, h, MaxPixels)
@@ -241,7 +251,7 @@ func PNG(l *engine.Layout, o *Options, cell int) (data []byte, err error) {
 		pixels.Put(&rgba)
 		pixels.Put(&idx)
 	}()
-	img, bgPal, dirty := render(l, o, cell, rgba)
+	img, bgPal, dirty := render(l, o, cell, rgba, plain)
 	// the background's colours are known: only what was drawn over it
 	// is looked up
 	pal := &image.Paletted{Pix: idx, Stride: w, Rect: img.Rect, Palette: fullPalette}
@@ -393,6 +403,14 @@ type raster struct {
 	u      image.Uniform
 	quad   [4]vec
 	dirty  []image.Rectangle
+	// plain sends each path straight to z; otherwise the paths since
+	// begin are kept in ops (the rectangle's size, then for each path
+	// its number of points and their coordinates relative to the
+	// rectangle) and key (ops' bytes), and z draws only a mask not kept.
+	plain bool
+	ops   []float32
+	key   []byte
+	cover image.Alpha16
 }
 
 var rasterizers = sync.Pool{New: func() any { return new(raster) }}
@@ -411,13 +429,24 @@ func (r *raster) begin(pts []vec, pad float64) image.Rectangle {
 	x0, y0, x1, y1 := bounds(pts)
 	rect := image.Rect(int(math.Floor(x0-pad)), int(math.Floor(y0-pad)), int(math.Ceil(x1+pad)), int(math.Ceil(y1+pad))).Intersect(r.img.Bounds())
 	if !rect.Empty() {
-		r.z.Reset(rect.Dx(), rect.Dy())
+		if r.plain {
+			r.z.Reset(rect.Dx(), rect.Dy())
+		} else {
+			r.ops = append(r.ops[:0], float32(rect.Dx()), float32(rect.Dy()))
+		}
 	}
 	return rect
 }
 
 func (r *raster) path(pts []vec, at image.Point) {
 	dx, dy := float32(at.X), float32(at.Y)
+	if !r.plain {
+		r.ops = append(r.ops, float32(len(pts)))
+		for _, p := range pts {
+			r.ops = append(r.ops, float32(p.X)-dx, float32(p.Y)-dy)
+		}
+		return
+	}
 	r.z.MoveTo(float32(pts[0].X)-dx, float32(pts[0].Y)-dy)
 	for _, p := range pts[1:] {
 		r.z.LineTo(float32(p.X)-dx, float32(p.Y)-dy)
@@ -428,7 +457,85 @@ func (r *raster) path(pts []vec, at image.Point) {
 func (r *raster) draw(rect image.Rectangle, c color.RGBA) {
 	r.dirty = append(r.dirty, rect)
 	r.u.C = c
-	r.z.Draw(r.img, rect, &r.u, image.Point{})
+	if r.plain {
+		r.z.Draw(r.img, rect, &r.u, image.Point{})
+		return
+	}
+	// the same formula as the rasteriser's over an RGBA image, with the
+	// coverage it would compute, kept by the paths drawn
+	m := r.mask(rect.Dx(), rect.Dy())
+	sr, sg, sb, sa := c.RGBA()
+	w := rect.Dx()
+	for y := range rect.Dy() {
+		pix := r.img.Pix[r.img.PixOffset(rect.Min.X, rect.Min.Y+y):]
+		for x, ma16 := range m[y*w : (y+1)*w] {
+			if ma16 == 0 {
+				continue
+			}
+			ma := uint32(ma16)
+			a := 0xffff - (sa * ma / 0xffff)
+			i := 4 * x
+			p := pix[i : i+4 : i+4]
+			p[0] = uint8(((uint32(p[0])*0x101*a + sr*ma) / 0xffff) >> 8)
+			p[1] = uint8(((uint32(p[1])*0x101*a + sg*ma) / 0xffff) >> 8)
+			p[2] = uint8(((uint32(p[2])*0x101*a + sb*ma) / 0xffff) >> 8)
+			p[3] = uint8(((uint32(p[3])*0x101*a + sa*ma) / 0xffff) >> 8)
+		}
+	}
+}
+
+// masks keeps the coverage of the paths drawn, w x h values of 0 to
+// 0xffff, by the bytes of their ops, up to maxMasks bytes (then it starts
+// again): a picture draws the same pieces, marks and outlines at the same
+// offsets within a pixel over and over.
+var masks struct {
+	sync.RWMutex
+	m     map[string][]uint16
+	bytes int
+}
+
+const maxMasks = 16 << 20
+
+// mask returns the coverage of r.ops, w x h values, from masks or drawn.
+func (r *raster) mask(w, h int) []uint16 {
+	r.key = r.key[:0]
+	for _, v := range r.ops {
+		r.key = binary.LittleEndian.AppendUint32(r.key, math.Float32bits(v))
+	}
+	masks.RLock()
+	m, ok := masks.m[string(r.key)]
+	masks.RUnlock()
+	if ok {
+		return m
+	}
+	r.z.Reset(w, h)
+	ops := r.ops[2:]
+	for len(ops) > 0 {
+		n := int(ops[0])
+		pts := ops[1 : 1+2*n]
+		r.z.MoveTo(pts[0], pts[1])
+		for k := 2; k < len(pts); k += 2 {
+			r.z.LineTo(pts[k], pts[k+1])
+		}
+		r.z.ClosePath()
+		ops = ops[1+2*n:]
+	}
+	// over nothing, an opaque source leaves exactly the coverage
+	r.cover = image.Alpha16{Pix: make([]uint8, 2*w*h), Stride: 2 * w, Rect: image.Rect(0, 0, w, h)}
+	r.z.Draw(&r.cover, r.cover.Rect, image.Opaque, image.Point{})
+	m = make([]uint16, w*h)
+	for i := range m {
+		m[i] = uint16(r.cover.Pix[2*i])<<8 | uint16(r.cover.Pix[2*i+1])
+	}
+	r.cover.Pix = nil
+	masks.Lock()
+	if masks.m == nil || masks.bytes+2*len(m)+len(r.key) > maxMasks {
+		masks.m, masks.bytes = map[string][]uint16{}, 0
+	}
+	masks.m[string(r.key)] = m
+	masks.bytes += 2*len(m) + len(r.key)
+	masks.Unlock()
+	return m
 }
 
 func (r *raster) fill(pts []vec, c color.RGBA) {
