@@ -52,7 +52,8 @@ run:
 # Sizes: PBEM_LOAD_GAMES (1000), PBEM_LOAD_RATE (100/s), PBEM_LOAD_SECONDS
 # (10), PBEM_LOAD_STORED (100000), PBEM_LOAD_ACTIVE (10000); PBEM_LOAD_MAIL=memory
 # keeps the embedded servers' mail in memory; PBEM_LOAD_CONNECTIONS and
-# PBEM_LOAD_BATCH set smtp.connections and imap.batch.
+# PBEM_LOAD_BATCH set smtp.connections and imap.batch; PBEM_LOAD_TEXT=1 sends
+# plain-text mail only (referee.text_mail), without the HTML part and its picture.
 bench-serve:
 	PBEM_LOAD_PROCESS=0 $(GO) test ./cmd/pbem -run '^TestLoadServe$$' -count=1 -v -timeout 60m $(if $(PROFILE),-cpuprofile $(PROFILE)) -args -serve-load
 	PBEM_LOAD_PROCESS=1 $(GO) test ./cmd/pbem -run '^TestLoadServe$$' -count=1 -v -timeout 60m -args -serve-load

@@ -75,7 +75,7 @@ func loadInt(name string, def int) int {
 // reply counts once the embedded SMTP server has delivered it (durably,
 // just before its 250). PBEM_LOAD_CONNECTIONS and PBEM_LOAD_BATCH set
 // smtp.connections and imap.batch, PBEM_LOAD_COPIES (on, off) smtp.copies
-// of the process; PBEM_LOAD_HEAPPROFILE=FILE writes a
+// of the process, PBEM_LOAD_TEXT=1 referee.text_mail (no HTML part); PBEM_LOAD_HEAPPROFILE=FILE writes a
 // heap profile while the server still runs (in-process mode). Deliveries
 // go straight into the referee's inbox, as the embedded SMTP server puts
 // them (Servers.Deliver), so that the driver's own SMTP logins do not load
@@ -234,6 +234,7 @@ func startLoad(t *testing.T, n int) *loadDriver {
 	}
 	cfg.SMTP.Connections = loadInt("PBEM_LOAD_CONNECTIONS", cfg.SMTP.Connections)
 	cfg.IMAP.Batch = loadInt("PBEM_LOAD_BATCH", cfg.IMAP.Batch)
+	cfg.Referee.TextMail = os.Getenv("PBEM_LOAD_TEXT") == "1" // plain text only, no HTML part or picture
 	if v := os.Getenv("PBEM_LOAD_COPIES"); v != "" {
 		cfg.SMTP.Copies = v // on or off: pbem serve as a process mails a copy of each reply to referee+sent@
 	}
