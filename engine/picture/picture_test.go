@@ -285,10 +285,13 @@ func TestKeptMasksDrawTheSame(t *testing.T) {
 					o = &Options{Marked: Changed(states[i-1].(engine.Layouter).Layout(view), l)}
 				}
 				for _, cell := range []int{0, 23} {
-					plain, _, _ := render(l, o, cell, nil, true)
-					kept, _, _ := render(l, o, cell, nil, false)
+					plain, plainPal := render(l, o, cell, nil, nil, true)
+					kept, keptPal := render(l, o, cell, nil, nil, false)
 					if !bytes.Equal(plain.Pix, kept.Pix) {
 						t.Fatalf("position %d, view %d, cell %d: the kept masks draw other pixels", i, view, cell)
+					}
+					if !bytes.Equal(plainPal.Pix, keptPal.Pix) {
+						t.Fatalf("position %d, view %d, cell %d: the pixels mapped as drawn differ from those mapped after", i, view, cell)
 					}
 					a, err := drawPNG(l, o, cell, true)
 					if err != nil {

@@ -58,7 +58,7 @@ func PNGSize(l *engine.Layout, cell int) (w, h, cellPx int) {
 // board without its pieces is drawn once for each board and side seen
 // from, and kept.
 func Image(l *engine.Layout, o *Options, cell int) *image.RGBA {
-	img, _, _ := render(l, o, cell, nil, false)
+	img, _ := render(l, o, cell, nil, nil, false)
 	return img
 }
 
@@ -74,12 +74,13 @@ func buffer(n int) []byte {
 	return make([]byte, n)
 }
 
-// render draws l on a copy of its kept background and returns it with
-// that background's paletted copy and the rectangles drawn over it.
-// The pixels are pix's when it is large enough. Plain draws every shape
-// through the rasteriser and the background afresh, keeping nothing: the
-// drawing the kept masks must equal.
-func render(l *engine.Layout, o *Options, cell int, pix []byte, plain bool) (*image.RGBA, *image.Paletted, []image.Rectangle) {
+// render draws l on a copy of its kept background, and returns it with
+// its copy in fullPalette. The pixels are pix's and idx's when they are
+// large enough. Plain draws every shape through the rasteriser and the
+// background afresh, keeping nothing, and maps the pixels to the palette
+// after: the drawing the kept masks, mapped as they are drawn, must
+// equal.
+func render(l *engine.Layout, o *Options, cell int, pix, idx []byte, plain bool) (*image.RGBA, *image.Paletted) {
 	sc := build(l, o, true)
 	w, h, cell := PNGSize(l, cell)
 	bg := background(sc, w, h, cell, plain)
@@ -90,17 +91,49 @@ func render(l *engine.Layout, o *Options, cell int, pix []byte, plain bool) (*im
 		img = image.NewRGBA(bg.rgba.Rect)
 	}
 	copy(img.Pix, bg.rgba.Pix)
-	dirty := paintShapes(img, sc, cell, true, plain)
-	return img, bg.pal, dirty
+	var pal *image.Paletted
+	if len(idx) == len(bg.pal.Pix) {
+		pal = &image.Paletted{Pix: idx, Stride: bg.pal.Stride, Rect: bg.pal.Rect, Palette: fullPalette}
+	} else {
+		pal = image.NewPaletted(bg.pal.Rect, fullPalette)
+	}
+	// the background's colours are known: only what is drawn over it
+	// is looked up
+	copy(pal.Pix, bg.pal.Pix)
+	if !plain {
+		paintShapes(img, pal, sc, cell, true, false)
+		return img, pal
+	}
+	dirty := paintShapes(img, nil, sc, cell, true, true)
+	// each tile of tile x tile pixels drawn over is mapped once
+	const tile = 16
+	tw, th := (w+tile-1)/tile, (h+tile-1)/tile
+	marked := make([]bool, tw*th)
+	for _, r := range dirty {
+		r = r.Intersect(img.Rect)
+		for ty := r.Min.Y / tile; ty*tile < r.Max.Y; ty++ {
+			for tx := r.Min.X / tile; tx*tile < r.Max.X; tx++ {
+				marked[ty*tw+tx] = true
+			}
+		}
+	}
+	for i, m := range marked {
+		if m {
+			x, y := i%tw*tile, i/tw*tile
+			toPaletted(pal, img, image.Rect(x, y, x+tile, y+tile))
+		}
+	}
+	return img, pal
 }
 
 // paintShapes draws the shapes of sc that are (fore) or are not (!fore)
-// Fore, and returns the rectangles it drew in.
-func paintShapes(img *image.RGBA, sc *scene, cell int, fore, plain bool) []image.Rectangle {
+// Fore, and returns the rectangles it drew in. Pal, if not nil, is img
+// in fullPalette, and kept so: each pixel drawn is mapped.
+func paintShapes(img *image.RGBA, pal *image.Paletted, sc *scene, cell int, fore, plain bool) []image.Rectangle {
 	s := float64(cell) / unit
 	r := rasterizers.Get().(*raster)
 	defer rasterizers.Put(r)
-	r.img, r.s, r.ox, r.oy, r.plain = img, s, -sc.MinX*s, -sc.MinY*s, plain
+	r.img, r.pal, r.s, r.ox, r.oy, r.plain = img, pal, s, -sc.MinX*s, -sc.MinY*s, plain
 	r.dirty = nil
 	for i := range sc.Shapes {
 		sh := &sc.Shapes[i]
@@ -120,7 +153,7 @@ func paintShapes(img *image.RGBA, sc *scene, cell int, fore, plain bool) []image
 			r.text(sh)
 		}
 	}
-	r.img = nil
+	r.img, r.pal = nil, nil
 	return r.dirty
 }
 
@@ -191,7 +224,7 @@ func background(sc *scene, w, h, cell int, plain bool) board {
 	}
 	rgba := image.NewRGBA(image.Rect(0, 0, w, h))
 	draw.Draw(rgba, rgba.Rect, image.NewUniform(ground), image.Point{}, draw.Src)
-	paintShapes(rgba, sc, cell, false, plain)
+	paintShapes(rgba, nil, sc, cell, false, plain)
 	pal := image.NewPaletted(rgba.Rect, fullPalette)
 	toPaletted(pal, rgba, rgba.Rect)
 	bg = board{rgba, pal}
@@ -251,29 +284,7 @@ func drawPNG(l *engine.Layout, o *Options, cell int, plain bool) (data []byte, e
 		pixels.Put(&rgba)
 		pixels.Put(&idx)
 	}()
-	img, bgPal, dirty := render(l, o, cell, rgba, plain)
-	// the background's colours are known: only what was drawn over it
-	// is looked up
-	pal := &image.Paletted{Pix: idx, Stride: w, Rect: img.Rect, Palette: fullPalette}
-	copy(pal.Pix, bgPal.Pix)
-	// each tile of tile x tile pixels drawn over is mapped once
-	const tile = 16
-	tw, th := (w+tile-1)/tile, (h+tile-1)/tile
-	marked := make([]bool, tw*th)
-	for _, r := range dirty {
-		r = r.Intersect(img.Rect)
-		for ty := r.Min.Y / tile; ty*tile < r.Max.Y; ty++ {
-			for tx := r.Min.X / tile; tx*tile < r.Max.X; tx++ {
-				marked[ty*tw+tx] = true
-			}
-		}
-	}
-	for i, m := range marked {
-		if m {
-			x, y := i%tw*tile, i/tw*tile
-			toPaletted(pal, img, image.Rect(x, y, x+tile, y+tile))
-		}
-	}
+	_, pal := render(l, o, cell, rgba, idx, plain)
 	var buf bytes.Buffer
 	buf.Grow(16 << 10)
 	if err := encoder.Encode(&buf, pal); err != nil {
@@ -373,7 +384,6 @@ func rgbKey(r, g, b uint8) uint32 { return uint32(r)<<16 | uint32(g)<<8 | uint32
 // toPaletted maps the pixels of img within r to fullPalette, into p.
 func toPaletted(p *image.Paletted, img *image.RGBA, r image.Rectangle) {
 	r = r.Intersect(img.Rect)
-	base := len(fullPalette) - len(cube)
 	last, lastIdx := uint32(1<<31), uint8(0)
 	for y := r.Min.Y; y < r.Max.Y; y++ {
 		row := img.Pix[img.PixOffset(r.Min.X, y):img.PixOffset(r.Max.X, y)]
@@ -381,16 +391,22 @@ func toPaletted(p *image.Paletted, img *image.RGBA, r image.Rectangle) {
 		for x := 0; x < len(row); x += 4 {
 			k := rgbKey(row[x], row[x+1], row[x+2])
 			if k != last {
-				i, ok := exact.get(k)
-				if !ok {
-					q := func(v uint8) int { return (int(v) + 32) / 64 }
-					i = uint8(base + q(row[x])*25 + q(row[x+1])*5 + q(row[x+2]))
-				}
-				last, lastIdx = k, i
+				last, lastIdx = k, paletteIndex(row[x], row[x+1], row[x+2])
 			}
 			out[x/4] = lastIdx
 		}
 	}
+}
+
+// paletteIndex is the index in fullPalette of a colour: its own if the
+// scene paints it, else the nearest of the cube.
+func paletteIndex(r, g, b uint8) uint8 {
+	i, ok := exact.get(rgbKey(r, g, b))
+	if !ok {
+		q := func(v uint8) int { return (int(v) + 32) / 64 }
+		i = uint8(len(fullPalette) - len(cube) + q(r)*25 + q(g)*5 + q(b))
+	}
+	return i
 }
 
 // raster draws shapes onto an image, each through a rasteriser the size
@@ -398,6 +414,7 @@ func toPaletted(p *image.Paletted, img *image.RGBA, r image.Rectangle) {
 type raster struct {
 	z      vector.Rasterizer
 	img    *image.RGBA
+	pal    *image.Paletted // img in fullPalette, kept so when not nil
 	s      float64
 	ox, oy float64
 	u      image.Uniform
@@ -465,21 +482,41 @@ func (r *raster) draw(rect image.Rectangle, c color.RGBA) {
 	// coverage it would compute, kept by the paths drawn
 	m := r.mask(rect.Dx(), rect.Dy())
 	sr, sg, sb, sa := c.RGBA()
+	// a pixel covered wholly by an opaque colour is that colour
+	solid := c.A == 0xff
+	var ci uint8
+	if r.pal != nil {
+		ci = paletteIndex(c.R, c.G, c.B)
+	}
 	w := rect.Dx()
 	for y := range rect.Dy() {
 		pix := r.img.Pix[r.img.PixOffset(rect.Min.X, rect.Min.Y+y):]
+		var idx []uint8
+		if r.pal != nil {
+			idx = r.pal.Pix[r.pal.PixOffset(rect.Min.X, rect.Min.Y+y):]
+		}
 		for x, ma16 := range m[y*w : (y+1)*w] {
 			if ma16 == 0 {
 				continue
 			}
-			ma := uint32(ma16)
-			a := 0xffff - (sa * ma / 0xffff)
 			i := 4 * x
 			p := pix[i : i+4 : i+4]
+			if ma16 == 0xffff && solid {
+				p[0], p[1], p[2], p[3] = c.R, c.G, c.B, c.A
+				if idx != nil {
+					idx[x] = ci
+				}
+				continue
+			}
+			ma := uint32(ma16)
+			a := 0xffff - (sa * ma / 0xffff)
 			p[0] = uint8(((uint32(p[0])*0x101*a + sr*ma) / 0xffff) >> 8)
 			p[1] = uint8(((uint32(p[1])*0x101*a + sg*ma) / 0xffff) >> 8)
 			p[2] = uint8(((uint32(p[2])*0x101*a + sb*ma) / 0xffff) >> 8)
 			p[3] = uint8(((uint32(p[3])*0x101*a + sa*ma) / 0xffff) >> 8)
+			if idx != nil {
+				idx[x] = paletteIndex(p[0], p[1], p[2])
+			}
 		}
 	}
 }
@@ -708,6 +745,9 @@ func (r *raster) text(sh *shape) {
 			dr := g.rect.Add(image.Pt(x, y))
 			r.dirty = append(r.dirty, dr)
 			draw.DrawMask(r.img, dr, &r.u, image.Point{}, g.mask, g.mask.Rect.Min, draw.Over)
+			if r.pal != nil {
+				toPaletted(r.pal, r.img, dr)
+			}
 		}
 		x += g.advance
 	}
