@@ -5,12 +5,11 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-	"hash/fnv"
 	"image"
 	"image/color"
 	"image/draw"
 	"image/png"
-	"io"
+	"maps"
 	"math"
 	"slices"
 	"sync"
@@ -185,33 +184,49 @@ const maxBackgrounds = 32 << 20
 // boardKey hashes what the background of sc shows: its size and every
 // shape that is not Fore.
 func boardKey(sc *scene, w, h, cell int) uint64 {
-	d := fnv.New64a()
-	var buf [8]byte
-	num := func(v float64) {
-		binary.LittleEndian.PutUint64(buf[:], math.Float64bits(v))
-		d.Write(buf[:])
-	}
-	num(float64(w))
-	num(float64(h))
-	num(float64(cell))
+	k := fnv64(fnvOffset, float64(w))
+	k = fnv64(k, float64(h))
+	k = fnv64(k, float64(cell))
 	for i := range sc.Shapes {
 		sh := &sc.Shapes[i]
 		if sh.Fore || sh.Kind == openGroup || sh.Kind == closeGroup {
 			continue
 		}
-		num(float64(sh.Kind))
+		k = fnv64(k, float64(sh.Kind))
 		for _, p := range sh.Pts {
-			num(p.X)
-			num(p.Y)
+			k = fnv64(k, p.X)
+			k = fnv64(k, p.Y)
 		}
-		num(sh.X)
-		num(sh.Y)
-		num(sh.R)
-		num(sh.Width)
-		num(sh.Size)
-		io.WriteString(d, sh.Fill+"|"+sh.Stroke+"|"+sh.Class+"|"+sh.Text+"\x00")
+		for _, v := range [...]float64{sh.X, sh.Y, sh.R, sh.Width, sh.Size} {
+			k = fnv64(k, v)
+		}
+		for _, t := range [...]string{sh.Fill, sh.Stroke, sh.Class, sh.Text} {
+			k = fnvString(k, t)
+			k = fnvByte(k, '|')
+		}
 	}
-	return d.Sum64()
+	return k
+}
+
+// FNV-1a, 64 bits.
+const fnvOffset, fnvPrime = 14695981039346656037, 1099511628211
+
+func fnvByte(k uint64, b byte) uint64 { return (k ^ uint64(b)) * fnvPrime }
+
+func fnv64(k uint64, v float64) uint64 {
+	b := math.Float64bits(v)
+	for range 8 {
+		k = fnvByte(k, byte(b))
+		b >>= 8
+	}
+	return k
+}
+
+func fnvString(k uint64, s string) uint64 {
+	for i := range len(s) {
+		k = fnvByte(k, s[i])
+	}
+	return k
 }
 
 func background(sc *scene, w, h, cell int, plain bool) board {
@@ -299,7 +314,7 @@ var cube = func() color.Palette {
 	for r := range 5 {
 		for g := range 5 {
 			for b := range 5 {
-				p = append(p, color.RGBA{cubeLevel(r), cubeLevel(g), cubeLevel(b), 0xff})
+				p = append(p, color.NRGBA{cubeLevel(r), cubeLevel(g), cubeLevel(b), 0xff})
 			}
 		}
 	}
@@ -322,9 +337,9 @@ var sceneColours = func() []color.RGBA {
 	for _, s := range []string{"#efe6d2", "#d9c9a6", "#8a7a5a", "#b8860b", "#111", "#222", "#333", "#555", "#000", "#fff", markColour} {
 		add(parseColour(s))
 	}
-	for _, c := range palette {
-		add(parseColour(c[0]))
-		add(parseColour(c[1]))
+	for _, name := range slices.Sorted(maps.Keys(palette)) {
+		add(parseColour(palette[name][0]))
+		add(parseColour(palette[name][1]))
 	}
 	// the shades of heights up to 12 (elevation's towers, ziggurat's
 	// tiers); higher ones are drawn in the cube's nearest colours
@@ -336,12 +351,14 @@ var sceneColours = func() []color.RGBA {
 	return out
 }()
 
+// fullPalette's colours are NRGBA, as the encoder writes them: it
+// converts none.
 var fullPalette, exact = func() (color.Palette, *exactTable) {
 	p := make(color.Palette, 0, 256)
 	t := new(exactTable)
 	for _, c := range sceneColours {
 		t.put(rgbKey(c.R, c.G, c.B), uint8(len(p)))
-		p = append(p, c)
+		p = append(p, color.NRGBA{c.R, c.G, c.B, c.A})
 	}
 	return append(p, cube...), t
 }()

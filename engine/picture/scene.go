@@ -168,10 +168,17 @@ func (sc *scene) add(s shape) {
 	sc.Shapes = append(sc.Shapes, s)
 }
 
-func (sc *scene) open(format string, a ...any) {
-	if !sc.raster {
-		sc.add(shape{Kind: openGroup, Group: fmt.Sprintf(format, a...)})
+// open starts an SVG group, format's verbs the values of a escaped; none
+// for raster (and nothing formatted).
+func (sc *scene) open(format string, a ...string) {
+	if sc.raster {
+		return
 	}
+	args := make([]any, len(a))
+	for i, v := range a {
+		args[i] = esc(v)
+	}
+	sc.add(shape{Kind: openGroup, Group: fmt.Sprintf(format, args...)})
 }
 
 func (sc *scene) close() {
@@ -222,7 +229,7 @@ func (sc *scene) cell(l *engine.Layout, c *engine.Cell, hasHeight bool, maxH int
 	if c.Mark == "temple" {
 		stroke, width = "#b8860b", 4
 	}
-	sc.open(`<g class="cell" data-cell="%s">`, esc(c.Name))
+	sc.open(`<g class="cell" data-cell="%s">`, c.Name)
 	kind, pts := cellShape(c, cx, cy, 0)
 	sc.add(shape{Kind: polygon, SVG: kind, Pts: pts, Fill: cellFill(c, maxH), Stroke: stroke, Width: width, KeepWidth: true})
 	if marked {
@@ -267,7 +274,7 @@ func (sc *scene) pieces(l *engine.Layout, c *engine.Cell, cx, cy float64) {
 		for i, p := range c.Pieces {
 			col := sideColour(l, p.Side)
 			x := cx + float64(i)*6
-			sc.open(`<g class="piece" data-cell="%s" data-piece="%s">`, esc(c.Name), esc(p.Letter))
+			sc.open(`<g class="piece" data-cell="%s" data-piece="%s">`, c.Name, p.Letter)
 			sc.add(shape{Kind: circle, X: x, Y: cy + 3, R: 15, Fill: col[0], Stroke: "#111", Width: 1})
 			sc.add(shape{Kind: text, Class: "p", X: x, Y: cy + 3, Fill: col[1], Text: p.Letter})
 			sc.close()
@@ -279,7 +286,7 @@ func (sc *scene) pieces(l *engine.Layout, c *engine.Cell, cx, cy float64) {
 			col := sideColour(l, p.Side)
 			half := 6 + 5*float64(p.Size)
 			yb := cy + unit/2 - 4 - float64(i)*band
-			sc.open(`<g class="piece" data-cell="%s" data-piece="%s">`, esc(c.Name), esc(p.Letter))
+			sc.open(`<g class="piece" data-cell="%s" data-piece="%s">`, c.Name, p.Letter)
 			sc.add(shape{Kind: polygon, SVG: "path", Pts: []vec{{cx - half, yb}, {cx + half, yb}, {cx + half*0.6, yb - band + 1}, {cx - half*0.6, yb - band + 1}},
 				Fill: col[0], Stroke: "#111", Width: 1})
 			sc.add(shape{Kind: text, Class: "p", X: cx, Y: yb - band/2, Fill: col[1], Size: min(13, band-1), Text: p.Letter})
@@ -308,7 +315,7 @@ func (sc *scene) pieces(l *engine.Layout, c *engine.Cell, cx, cy float64) {
 				if p.State == "stack-top" {
 					s.Dash, s.Width = true, 2
 				}
-				sc.open(`<g class="piece" data-cell="%s" data-piece="%s">`, esc(c.Name), esc(p.Letter))
+				sc.open(`<g class="piece" data-cell="%s" data-piece="%s">`, c.Name, p.Letter)
 				sc.add(s)
 				if len(g) == 1 || p.State != "nested" {
 					sc.add(shape{Kind: text, Class: "p", X: x, Y: yb - 5, Fill: col[1], Size: 10, Text: p.Letter})
@@ -349,7 +356,7 @@ func (sc *scene) holdings(l *engine.Layout, y0 float64) {
 		y := y0 + float64(side)*28 + 14
 		col := sideColour(l, side)
 		x := float64(-unit) + 10
-		sc.open(`<g class="holdings" data-side="%s">`, esc(l.Sides[side]))
+		sc.open(`<g class="holdings" data-side="%s">`, l.Sides[side])
 		sc.add(shape{Kind: polygon, SVG: "rect", Pts: []vec{{x, y - 8}, {x + 16, y - 8}, {x + 16, y + 8}, {x, y + 8}}, Fill: col[0], Stroke: "#111", Width: 1})
 		x += 22
 		var parts []string
@@ -373,7 +380,7 @@ func (sc *scene) holdings(l *engine.Layout, y0 float64) {
 				continue
 			}
 			for _, p := range h.Pieces {
-				sc.open(`<g class="piece held" data-cell="%s" data-piece="%s">`, esc(h.Name), esc(p.Letter))
+				sc.open(`<g class="piece held" data-cell="%s" data-piece="%s">`, h.Name, p.Letter)
 				sc.close()
 			}
 		}
