@@ -80,7 +80,12 @@ func buffer(n int) []byte {
 // after: the drawing the kept masks, mapped as they are drawn, must
 // equal.
 func render(l *engine.Layout, o *Options, cell int, pix, idx []byte, plain bool) (*image.RGBA, *image.Paletted) {
-	sc := build(l, o, true)
+	sc, _ := scenes.Get().(*scene)
+	if sc == nil {
+		sc = new(scene)
+	}
+	defer scenes.Put(sc)
+	buildInto(sc, l, o, true)
 	w, h, cell := PNGSize(l, cell)
 	bg := background(sc, w, h, cell, plain)
 	var img *image.RGBA
@@ -125,6 +130,9 @@ func render(l *engine.Layout, o *Options, cell int, pix, idx []byte, plain bool)
 	return img, pal
 }
 
+// scenes lends the scenes of pictures being drawn.
+var scenes sync.Pool
+
 // paintShapes draws the shapes of sc that are (fore) or are not (!fore)
 // Fore, and returns the rectangles it drew in. Pal, if not nil, is img
 // in fullPalette, and kept so: each pixel drawn is mapped.
@@ -133,7 +141,7 @@ func paintShapes(img *image.RGBA, pal *image.Paletted, sc *scene, cell int, fore
 	r := rasterizers.Get().(*raster)
 	defer rasterizers.Put(r)
 	r.img, r.pal, r.s, r.ox, r.oy, r.plain = img, pal, s, -sc.MinX*s, -sc.MinY*s, plain
-	r.dirty = nil
+	r.dirty = nil // returned: not reused
 	for i := range sc.Shapes {
 		sh := &sc.Shapes[i]
 		if sh.Fore != fore {
@@ -141,13 +149,13 @@ func paintShapes(img *image.RGBA, pal *image.Paletted, sc *scene, cell int, fore
 		}
 		switch sh.Kind {
 		case polygon:
-			r.shape(r.project(sh.Pts), sh.Fill, sh.Stroke, sh.Width*s, sh.Dash)
+			r.shape(r.project(&r.proj, sh.Pts), sh.Fill, sh.Stroke, sh.Width*s, sh.Dash)
 		case circle:
-			pts := make([]vec, len(unitCircle))
+			var pts [len(unitCircle)]vec
 			for k, u := range unitCircle {
 				pts[k] = vec{sh.X + sh.R*u.X, sh.Y + sh.R*u.Y}
 			}
-			r.shape(r.project(pts), sh.Fill, sh.Stroke, sh.Width*s, false)
+			r.shape(r.project(&r.proj, pts[:]), sh.Fill, sh.Stroke, sh.Width*s, false)
 		case text:
 			r.text(sh)
 		}
@@ -300,13 +308,21 @@ func drawPNG(l *engine.Layout, o *Options, cell int, plain bool) (data []byte, e
 		pixels.Put(&idx)
 	}()
 	_, pal := render(l, o, cell, rgba, idx, plain)
-	var buf bytes.Buffer
-	buf.Grow(16 << 10)
-	if err := encoder.Encode(&buf, pal); err != nil {
+	// encoded into a lent buffer, returned in a copy of its size
+	buf, _ := outputs.Get().(*bytes.Buffer)
+	if buf == nil {
+		buf = new(bytes.Buffer)
+	}
+	defer outputs.Put(buf)
+	buf.Reset()
+	if err := encoder.Encode(buf, pal); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	return bytes.Clone(buf.Bytes()), nil
 }
+
+// outputs lends the buffers PNGs are encoded into.
+var outputs sync.Pool
 
 // cube is a 5x5x5 colour cube, the palette's last 125 colours.
 var cube = func() color.Palette {
@@ -436,7 +452,10 @@ type raster struct {
 	ox, oy float64
 	u      image.Uniform
 	quad   [4]vec
-	dirty  []image.Rectangle
+	dirty  []image.Rectangle // drawn in, when plain
+	// proj, outer and inner hold the points of the shape being drawn
+	proj, outer, inner []vec
+	gs                 []glyph
 	// plain sends each path straight to z; otherwise the paths since
 	// begin are kept in ops (the rectangle's size, then for each path
 	// its number of points and their coordinates relative to the
@@ -449,8 +468,10 @@ type raster struct {
 
 var rasterizers = sync.Pool{New: func() any { return new(raster) }}
 
-func (r *raster) project(pts []vec) []vec {
-	out := make([]vec, len(pts))
+// project returns pts in pixels, in *buf (grown as needed).
+func (r *raster) project(buf *[]vec, pts []vec) []vec {
+	out := slices.Grow((*buf)[:0], len(pts))[:len(pts)]
+	*buf = out
 	for i, p := range pts {
 		out[i] = vec{p.X*r.s + r.ox, p.Y*r.s + r.oy}
 	}
@@ -489,9 +510,9 @@ func (r *raster) path(pts []vec, at image.Point) {
 }
 
 func (r *raster) draw(rect image.Rectangle, c color.RGBA) {
-	r.dirty = append(r.dirty, rect)
 	r.u.C = c
 	if r.plain {
+		r.dirty = append(r.dirty, rect)
 		r.z.Draw(r.img, rect, &r.u, image.Point{})
 		return
 	}
@@ -621,7 +642,7 @@ func (r *raster) shape(pts []vec, fill, stroke string, w float64, dash bool) {
 		r.stroke(pts, w, dash, parseColour(stroke))
 		return
 	}
-	outer, inner := offset(pts, w/2), offset(pts, -w/2)
+	outer, inner := offset(&r.outer, pts, w/2), offset(&r.inner, pts, -w/2)
 	if fill != "" {
 		r.fill(outer, parseColour(stroke))
 		r.fill(inner, parseColour(fill))
@@ -666,14 +687,19 @@ func convex(pts []vec) bool {
 }
 
 // offset moves every edge of a convex polygon out by d (in, for d < 0),
-// the vertices to where the moved edges meet.
-func offset(pts []vec, d float64) []vec {
+// the vertices to where the moved edges meet, into *buf (grown as needed).
+func offset(buf *[]vec, pts []vec, d float64) []vec {
 	n := len(pts)
 	if area(pts) < 0 {
 		d = -d
 	}
 	// the right normal of each edge, outward for a polygon of positive area
-	normals := make([]vec, n)
+	var nb [32]vec
+	normals := nb[:0]
+	if n > len(nb) {
+		normals = make([]vec, n)
+	}
+	normals = normals[:n]
 	for i := range pts {
 		a, b := pts[i], pts[(i+1)%n]
 		l := math.Hypot(b.X-a.X, b.Y-a.Y)
@@ -681,7 +707,8 @@ func offset(pts []vec, d float64) []vec {
 			normals[i] = vec{(b.Y - a.Y) / l, -(b.X - a.X) / l}
 		}
 	}
-	out := make([]vec, n)
+	out := slices.Grow((*buf)[:0], n)[:n]
+	*buf = out
 	for i := range pts {
 		n0, n1 := normals[(i+n-1)%n], normals[i]
 		k := 1 + n0.X*n1.X + n0.Y*n1.Y
@@ -745,7 +772,8 @@ func (r *raster) text(sh *shape) {
 	if fill == "" {
 		fill = "#000"
 	}
-	gs := glyphs(st.bold, px, sh.Text)
+	r.gs = glyphs(r.gs[:0], st.bold, px, sh.Text)
+	gs := r.gs
 	width := 0
 	for _, g := range gs {
 		width += g.advance
@@ -760,7 +788,9 @@ func (r *raster) text(sh *shape) {
 	for _, g := range gs {
 		if g.mask != nil {
 			dr := g.rect.Add(image.Pt(x, y))
-			r.dirty = append(r.dirty, dr)
+			if r.plain {
+				r.dirty = append(r.dirty, dr)
+			}
 			draw.DrawMask(r.img, dr, &r.u, image.Point{}, g.mask, g.mask.Rect.Min, draw.Over)
 			if r.pal != nil {
 				toPaletted(r.pal, r.img, dr)
@@ -791,9 +821,9 @@ var fonts struct {
 	glyphs        map[glyphKey]glyph
 }
 
-// glyphs returns the glyphs of s in the Go font of px pixels, each drawn
+// glyphs appends to out the glyphs of s in the Go font of px pixels, each drawn
 // once and kept: a picture's texts are letters, digits and a few names.
-func glyphs(bold bool, px int, s string) []glyph {
+func glyphs(out []glyph, bold bool, px int, s string) []glyph {
 	fonts.Lock()
 	defer fonts.Unlock()
 	if fonts.glyphs == nil {
@@ -802,7 +832,6 @@ func glyphs(bold bool, px int, s string) []glyph {
 		fonts.faces = map[[2]int]font.Face{}
 		fonts.glyphs = map[glyphKey]glyph{}
 	}
-	out := make([]glyph, 0, len(s))
 	for _, c := range s {
 		k := glyphKey{bold, px, c}
 		g, ok := fonts.glyphs[k]

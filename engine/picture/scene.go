@@ -8,6 +8,7 @@ package picture
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"pbem/engine"
@@ -116,6 +117,19 @@ type scene struct {
 	raster     bool // drawn to pixels: no SVG groups, no attributes
 	MinX, MinY float64
 	W, H       float64
+	// vecs holds the points of the shapes, a slice each
+	vecs []vec
+}
+
+// keep copies pts into sc.vecs and returns the copy, which an append
+// cannot overwrite.
+func (sc *scene) keep(pts ...vec) []vec {
+	n := len(sc.vecs)
+	if n+len(pts) > cap(sc.vecs) {
+		sc.vecs, n = make([]vec, 0, max(256, 2*cap(sc.vecs), len(pts))), 0
+	}
+	sc.vecs = append(sc.vecs, pts...)
+	return sc.vecs[n:len(sc.vecs):len(sc.vecs)]
 }
 
 // Options say what a picture shows beyond the layout.
@@ -129,7 +143,14 @@ type Options struct {
 // build lays out l.
 // A scene for raster has no SVG groups nor attributes.
 func build(l *engine.Layout, o *Options, raster bool) *scene {
-	sc := &scene{Shapes: make([]shape, 0, 8+6*len(l.Cells)+2*len(l.Labels)), raster: raster}
+	return buildInto(new(scene), l, o, raster)
+}
+
+// buildInto is build reusing sc's memory.
+func buildInto(sc *scene, l *engine.Layout, o *Options, raster bool) *scene {
+	sc.Shapes = slices.Grow(sc.Shapes[:0], 8+6*len(l.Cells)+2*len(l.Labels))
+	sc.vecs = sc.vecs[:0]
+	sc.fore, sc.raster = false, raster
 	sc.MinX, sc.MinY = -unit, -unit
 	sc.W = (l.Width + 2) * unit
 	sc.H = (l.Height+2)*unit + holdingsHeight(l)
@@ -206,18 +227,18 @@ func cellFill(c *engine.Cell, maxH int) string {
 }
 
 // cellShape is the outline of a cell centred on cx, cy, shrunk by in.
-func cellShape(c *engine.Cell, cx, cy, in float64) (string, []vec) {
+func (sc *scene) cellShape(c *engine.Cell, cx, cy, in float64) (string, []vec) {
 	if c.Shape == engine.HexCell {
 		r := unit/math.Sqrt(3) - in*2/math.Sqrt(3)
-		pts := make([]vec, 6)
+		var pts [6]vec
 		for k := range 6 {
 			a := math.Pi/6 + float64(k)*math.Pi/3
 			pts[k] = vec{cx + r*math.Cos(a), cy + r*math.Sin(a)}
 		}
-		return "polygon", pts
+		return "polygon", sc.keep(pts[:]...)
 	}
 	h := unit/2 - in
-	return "rect", []vec{{cx - h, cy - h}, {cx + h, cy - h}, {cx + h, cy + h}, {cx - h, cy + h}}
+	return "rect", sc.keep(vec{cx - h, cy - h}, vec{cx + h, cy - h}, vec{cx + h, cy + h}, vec{cx - h, cy + h})
 }
 
 func (sc *scene) cell(l *engine.Layout, c *engine.Cell, hasHeight bool, maxH int, marked bool) {
@@ -230,10 +251,10 @@ func (sc *scene) cell(l *engine.Layout, c *engine.Cell, hasHeight bool, maxH int
 		stroke, width = "#b8860b", 4
 	}
 	sc.open(`<g class="cell" data-cell="%s">`, c.Name)
-	kind, pts := cellShape(c, cx, cy, 0)
+	kind, pts := sc.cellShape(c, cx, cy, 0)
 	sc.add(shape{Kind: polygon, SVG: kind, Pts: pts, Fill: cellFill(c, maxH), Stroke: stroke, Width: width, KeepWidth: true})
 	if marked {
-		kind, pts := cellShape(c, cx, cy, 3)
+		kind, pts := sc.cellShape(c, cx, cy, 3)
 		sc.fore = true
 		sc.add(shape{Kind: polygon, SVG: kind, Pts: pts, Stroke: markColour, Width: 4, Attrs: ` class="mark"`})
 		sc.fore = false
@@ -245,7 +266,7 @@ func (sc *scene) cell(l *engine.Layout, c *engine.Cell, hasHeight bool, maxH int
 		col := sideColour(l, c.Owner)
 		// a crenellated tower
 		x0, y0 := cx-16, cy-14
-		tower := []vec{{0, 0}, {6, 0}, {6, 6}, {13, 6}, {13, 0}, {19, 0}, {19, 6}, {26, 6}, {26, 0}, {32, 0}, {32, 30}, {0, 30}}
+		tower := sc.keep(vec{0, 0}, vec{6, 0}, vec{6, 6}, vec{13, 6}, vec{13, 0}, vec{19, 0}, vec{19, 6}, vec{26, 6}, vec{26, 0}, vec{32, 0}, vec{32, 30}, vec{0, 30})
 		for i := range tower {
 			tower[i].X += x0
 			tower[i].Y += y0
@@ -287,7 +308,7 @@ func (sc *scene) pieces(l *engine.Layout, c *engine.Cell, cx, cy float64) {
 			half := 6 + 5*float64(p.Size)
 			yb := cy + unit/2 - 4 - float64(i)*band
 			sc.open(`<g class="piece" data-cell="%s" data-piece="%s">`, c.Name, p.Letter)
-			sc.add(shape{Kind: polygon, SVG: "path", Pts: []vec{{cx - half, yb}, {cx + half, yb}, {cx + half*0.6, yb - band + 1}, {cx - half*0.6, yb - band + 1}},
+			sc.add(shape{Kind: polygon, SVG: "path", Pts: sc.keep(vec{cx - half, yb}, vec{cx + half, yb}, vec{cx + half*0.6, yb - band + 1}, vec{cx - half*0.6, yb - band + 1}),
 				Fill: col[0], Stroke: "#111", Width: 1})
 			sc.add(shape{Kind: text, Class: "p", X: cx, Y: yb - band/2, Fill: col[1], Size: min(13, band-1), Text: p.Letter})
 			sc.close()
@@ -311,7 +332,7 @@ func (sc *scene) pieces(l *engine.Layout, c *engine.Cell, cx, cy float64) {
 				hgt := 10 + 8*float64(p.Size)
 				half := hgt * 0.55 * min(1, slot/22)
 				yb := cy + 12
-				s := shape{Kind: polygon, SVG: "path", Pts: []vec{{x - half, yb}, {x + half, yb}, {x, yb - hgt}}, Fill: col[0], Stroke: "#111", Width: 1}
+				s := shape{Kind: polygon, SVG: "path", Pts: sc.keep(vec{x - half, yb}, vec{x + half, yb}, vec{x, yb - hgt}), Fill: col[0], Stroke: "#111", Width: 1}
 				if p.State == "stack-top" {
 					s.Dash, s.Width = true, 2
 				}
@@ -331,7 +352,7 @@ func (sc *scene) pieces(l *engine.Layout, c *engine.Cell, cx, cy float64) {
 		for i, p := range c.Under {
 			col := sideColour(l, p.Side)
 			x, y, h := x0+float64(i)*wd, cy+14, 3+2*float64(p.Size)
-			sc.add(shape{Kind: polygon, SVG: "rect", Pts: []vec{{x, y}, {x + wd, y}, {x + wd, y + h}, {x, y + h}}, Fill: col[0], Stroke: "#111", Width: 0.5,
+			sc.add(shape{Kind: polygon, SVG: "rect", Pts: sc.keep(vec{x, y}, vec{x + wd, y}, vec{x + wd, y + h}, vec{x, y + h}), Fill: col[0], Stroke: "#111", Width: 0.5,
 				Attrs: sc.attrs(` class="under" data-cell="%s" data-piece="%s"`, c.Name, p.Letter)})
 		}
 	}
@@ -357,7 +378,7 @@ func (sc *scene) holdings(l *engine.Layout, y0 float64) {
 		col := sideColour(l, side)
 		x := float64(-unit) + 10
 		sc.open(`<g class="holdings" data-side="%s">`, l.Sides[side])
-		sc.add(shape{Kind: polygon, SVG: "rect", Pts: []vec{{x, y - 8}, {x + 16, y - 8}, {x + 16, y + 8}, {x, y + 8}}, Fill: col[0], Stroke: "#111", Width: 1})
+		sc.add(shape{Kind: polygon, SVG: "rect", Pts: sc.keep(vec{x, y - 8}, vec{x + 16, y - 8}, vec{x + 16, y + 8}, vec{x, y + 8}), Fill: col[0], Stroke: "#111", Width: 1})
 		x += 22
 		var parts []string
 		for _, h := range l.Holdings {
