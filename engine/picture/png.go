@@ -463,7 +463,30 @@ type raster struct {
 	plain bool
 	ops   []float32
 	key   []byte
-	cover image.Alpha16
+	col   color.RGBA // u's colour
+}
+
+// setColour makes u of colour c (through a pointer to r.col: no colour
+// is boxed).
+func (r *raster) setColour(c color.RGBA) {
+	r.col, r.u.C = c, &r.col
+}
+
+// coverage is an image that keeps only the alpha of what is drawn on it,
+// 16 bits a pixel, and reads transparent.
+type coverage struct {
+	m    []uint16
+	rect image.Rectangle
+}
+
+var transparent color.Color = color.Alpha16{}
+
+func (c *coverage) ColorModel() color.Model { return color.Alpha16Model }
+func (c *coverage) Bounds() image.Rectangle { return c.rect }
+func (c *coverage) At(x, y int) color.Color { return transparent }
+func (c *coverage) Set(x, y int, col color.Color) {
+	_, _, _, a := col.RGBA()
+	c.m[y*c.rect.Dx()+x] = uint16(a)
 }
 
 var rasterizers = sync.Pool{New: func() any { return new(raster) }}
@@ -510,8 +533,8 @@ func (r *raster) path(pts []vec, at image.Point) {
 }
 
 func (r *raster) draw(rect image.Rectangle, c color.RGBA) {
-	r.u.C = c
 	if r.plain {
+		r.setColour(c)
 		r.dirty = append(r.dirty, rect)
 		r.z.Draw(r.img, rect, &r.u, image.Point{})
 		return
@@ -596,13 +619,8 @@ func (r *raster) mask(w, h int) []uint16 {
 		ops = ops[1+2*n:]
 	}
 	// over nothing, an opaque source leaves exactly the coverage
-	r.cover = image.Alpha16{Pix: make([]uint8, 2*w*h), Stride: 2 * w, Rect: image.Rect(0, 0, w, h)}
-	r.z.Draw(&r.cover, r.cover.Rect, image.Opaque, image.Point{})
 	m = make([]uint16, w*h)
-	for i := range m {
-		m[i] = uint16(r.cover.Pix[2*i])<<8 | uint16(r.cover.Pix[2*i+1])
-	}
-	r.cover.Pix = nil
+	r.z.Draw(&coverage{m, image.Rect(0, 0, w, h)}, image.Rect(0, 0, w, h), image.Opaque, image.Point{})
 	masks.Lock()
 	if masks.m == nil || masks.bytes+2*len(m)+len(r.key) > maxMasks {
 		masks.m, masks.bytes = map[string][]uint16{}, 0
@@ -784,7 +802,7 @@ func (r *raster) text(sh *shape) {
 	}
 	// the baseline below the centre by half the height of a capital
 	y := int(math.Round(sh.Y*r.s + r.oy + 0.36*float64(px)))
-	r.u.C = parseColour(fill)
+	r.setColour(parseColour(fill))
 	for _, g := range gs {
 		if g.mask != nil {
 			dr := g.rect.Add(image.Pt(x, y))

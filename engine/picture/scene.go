@@ -316,16 +316,21 @@ func (sc *scene) pieces(l *engine.Layout, c *engine.Cell, cx, cy float64) {
 	default:
 		// free pieces side by side; a nest (a free piece with nested ones
 		// after it) drawn one inside the other
-		var groups [][]engine.Piece
-		for _, p := range c.Pieces {
-			if p.State == "nested" && len(groups) > 0 {
-				groups[len(groups)-1] = append(groups[len(groups)-1], p)
-				continue
+		// the groups as runs of c.Pieces, by where each starts
+		var starts [16]int
+		groups := starts[:0]
+		for i, p := range c.Pieces {
+			if p.State != "nested" || len(groups) == 0 {
+				groups = append(groups, i)
 			}
-			groups = append(groups, []engine.Piece{p})
 		}
 		slot := float64(unit-8) / float64(len(groups))
-		for gi, g := range groups {
+		for gi, start := range groups {
+			end := len(c.Pieces)
+			if gi+1 < len(groups) {
+				end = groups[gi+1]
+			}
+			g := c.Pieces[start:end]
 			x := cx - float64(unit-8)/2 + slot*(float64(gi)+0.5)
 			for _, p := range g {
 				col := sideColour(l, p.Side)
