@@ -324,3 +324,49 @@ func TestKeptMasksDrawTheSame(t *testing.T) {
 		})
 	}
 }
+
+// TestPNGConcurrent: pictures drawn at once from several goroutines, which
+// share the kept masks, backgrounds and lent buffers, are the bytes each
+// draws alone.
+func TestPNGConcurrent(t *testing.T) {
+	var layouts []*engine.Layout
+	for _, v := range variants {
+		states, err := enginetest.Positions(v.rules, v.opts, 5, 1, 12)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, st := range states {
+			layouts = append(layouts, st.(engine.Layouter).Layout(i%2-1))
+		}
+	}
+	want := make([][]byte, len(layouts))
+	for i, l := range layouts {
+		data, err := PNG(l, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[i] = data
+	}
+	errs := make(chan error, 4)
+	for g := range 4 {
+		go func() {
+			for k := range layouts {
+				i := (k + g*len(layouts)/4) % len(layouts)
+				data, err := PNG(layouts[i], nil, 0)
+				if err == nil && !bytes.Equal(data, want[i]) {
+					err = fmt.Errorf("layout %d drawn at once with others differs", i)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
