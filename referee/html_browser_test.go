@@ -8,66 +8,23 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	"pbem/archive"
+	"pbem/archive/web/browsertest"
 	"pbem/engine"
 	"pbem/engine/picture"
 	"pbem/referee"
 )
 
-// chromium finds the browser, or skips the test (fails it when
-// PBEM_REQUIRE_CHROMIUM=1), as archive/web's browser tests do.
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("PBEM_REQUIRE_CHROMIUM") == "1" {
-		t.Fatal("chromium is not installed and PBEM_REQUIRE_CHROMIUM=1 (run .ci/chromium.sh as root)")
-	}
-	t.Skip("chromium is not installed (run .ci/chromium.sh as root, or set PBEM_REQUIRE_CHROMIUM=1 to fail instead)")
-	return ""
-}
-
-// browser starts a headless Chromium with archive/web's flags.
-func browser(t *testing.T) context.Context {
-	t.Helper()
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromium(t)),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("no-default-browser-check", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1200, 1000),
-	}
-	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	t.Cleanup(acancel)
-	ctx, cancel := chromedp.NewContext(actx, chromedp.WithLogf(t.Logf))
-	t.Cleanup(cancel)
-	ctx, tcancel := context.WithTimeout(ctx, 3*time.Minute)
-	t.Cleanup(tcancel)
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("starting chromium: %v", err)
-	}
-	return ctx
-}
+// browser starts the headless Chromium the browser tests share.
+func browser(t *testing.T) context.Context { return browsertest.Start(t) }
 
 // mailView is what the page reports of an HTML mail as shown.
 type mailView struct {
@@ -119,8 +76,7 @@ const mailCheck = `(async () => {
 // the board keeps its white ground.
 func TestHTMLMailInBrowser(t *testing.T) {
 	ctx := browser(t)
-	dir := filepath.Join(os.TempDir(), "pbem-browser-artifacts")
-	os.MkdirAll(dir, 0o755)
+	dir := browsertest.ArtifactDir(t)
 	for _, gm := range htmlGames {
 		t.Run(gm.name, func(t *testing.T) {
 			h := newHarness(t, nil)

@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,69 +16,16 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"pbem/archive"
+	"pbem/archive/web/browsertest"
 	"pbem/engine"
 	"pbem/notation"
 )
 
-// chromium finds the browser, or skips the test (fails it when
-// PBEM_REQUIRE_CHROMIUM=1, as CI sets after .ci/chromium.sh).
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("PBEM_REQUIRE_CHROMIUM") == "1" {
-		t.Fatal("chromium is not installed and PBEM_REQUIRE_CHROMIUM=1 (run .ci/chromium.sh as root)")
-	}
-	t.Skip("chromium is not installed (run .ci/chromium.sh as root, or set PBEM_REQUIRE_CHROMIUM=1 to fail instead)")
-	return ""
-}
+// browser starts the headless Chromium the browser tests share.
+func browser(t *testing.T) context.Context { return browsertest.Start(t) }
 
-// browser starts a headless Chromium with a fresh profile, no network
-// services of its own, and returns a context to drive a tab.
-func browser(t *testing.T) context.Context {
-	t.Helper()
-	path := chromium(t)
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(path),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("no-default-browser-check", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1200, 1000),
-	}
-	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	t.Cleanup(acancel)
-	ctx, cancel := chromedp.NewContext(actx, chromedp.WithLogf(t.Logf))
-	t.Cleanup(cancel)
-	ctx, tcancel := context.WithTimeout(ctx, 3*time.Minute)
-	t.Cleanup(tcancel)
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("starting chromium: %v", err)
-	}
-	return ctx
-}
-
-// artifactDir is where the screenshots go: $PBEM_ARTIFACT_DIR, else a
-// directory under the system's temporary directory that outlives the test.
-func artifactDir(t *testing.T) string {
-	dir := os.Getenv("PBEM_ARTIFACT_DIR")
-	if dir == "" {
-		dir = filepath.Join(os.TempDir(), "pbem-browser-artifacts")
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
+// artifactDir is where the screenshots go (browsertest.ArtifactDir).
+func artifactDir(t *testing.T) string { return browsertest.ArtifactDir(t) }
 
 // waitPly waits until the page shows ply (after a navigation or a live
 // update) and its document is complete.

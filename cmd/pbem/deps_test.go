@@ -44,6 +44,8 @@ func allowed(pkg, imp string) bool {
 		g, _ := game(pkg, "pbem/notation")
 		ig, isGame := game(imp, "pbem/engine")
 		return imp == "pbem/engine" || imp == "pbem/notation" || participle || isGame && ig == g
+	case pkg == "pbem/archive/web/browsertest": // test support: the browser tests' Chromium
+		return strings.HasPrefix(imp, "github.com/chromedp/")
 	case pkg == "pbem/archive/web":
 		// the web face: reads the store, draws through engine; the
 		// catalog is passed in, so no game (and never mail or referee)
