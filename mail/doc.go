@@ -1,8 +1,12 @@
 // Package mail connects the referee to a mailbox: it parses inbound MIME
-// messages into plain text ([Parse], [FreshText]), composes plain-text
-// replies ([Compose]), polls an IMAP mailbox with IDLE and a fallback poll
-// ([Poller]), delivers queued replies over SMTP with retries ([Sender]), and
-// counts what it does ([Metrics]). Subpackage embedded runs an in-process
+// messages into plain text ([Parse], [FreshText]), reads a receiving
+// server's Authentication-Results for the sender's verdict
+// ([Inbound.Authenticate]), composes
+// replies from the parts it is handed ([Compose]: a text part, sent
+// format=flowed when asked, and an HTML part with its inline images),
+// polls an IMAP mailbox with IDLE and a fallback poll ([Poller]), delivers
+// queued replies over SMTP with retries ([Sender]), and counts what it
+// does ([Metrics]). Subpackage embedded runs an in-process
 // IMAP and SMTP server for the default setup and the tests; dovecottest runs
 // a private Dovecot for integration tests.
 //
