@@ -176,7 +176,7 @@ func TestImportChecksAndDeduplicates(t *testing.T) {
 	// game 4 differs by its comment.
 	assert.Equal(t, ImportStats{Games: 5, Plies: 7, Added: 2, Known: 1, Invalid: 2, Problems: 2}, st)
 	assert.Equal(t, []string{
-		`f.pgn:8:30: game 3, ply 2 "Ca1-c3": illegal: the castle steps exactly one square; did you mean Ca1-a2, Ca1-b1, Ca1-b2, Ca1-a2,@a1 or Ca1-a2,@a3? (more than one of them fits the rest of the game; none is chosen)`,
+		`f.pgn:8:30: game 3, ply 2 "Ca1-c3": illegal: the castle steps exactly one square; did you mean Ca1-a2, Ca1-b1, Ca1-b2, Ca1-a2,@a1 or Ca1-a2,@a3? (more than one legal ply fits the rest of the game; none is chosen)`,
 		`f.pgn:13:1: game 5, ply 0 "chess": unknown game "chess"`,
 	}, problems)
 
@@ -238,7 +238,7 @@ func TestExportSkipsRecordsThatNoLongerCheck(t *testing.T) {
 	var out bytes.Buffer
 	n, err := s.Export(ctx, &out, lookup, Filter{}, &ExportOptions{Invalid: func(id int64, ps []*notation.Problem) {
 		bad = append(bad, id)
-		assert.Equal(t, `archive #1:1:30: game 1, ply 2 "Ca1-c3": illegal: the castle steps exactly one square; did you mean Ca1-a2, Ca1-b1, Ca1-b2, Ca1-a2,@a1 or Ca1-a2,@a3? (more than one of them fits the rest of the game; none is chosen)`, ps[0].String())
+		assert.Equal(t, `archive #1:1:30: game 1, ply 2 "Ca1-c3": illegal: the castle steps exactly one square; did you mean Ca1-a2, Ca1-b1, Ca1-b2, Ca1-a2,@a1 or Ca1-a2,@a3? (more than one legal ply fits the rest of the game; none is chosen)`, ps[0].String())
 	}})
 	require.NoError(t, err)
 	assert.Equal(t, 1, n)

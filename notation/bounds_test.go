@@ -21,7 +21,7 @@ func nested(depth int) string {
 func TestRecordBounds(t *testing.T) {
 	const next = "\n[Game \"toy\"] t1 t9 *\n"
 	nextLine := func(line int) string {
-		return fmt.Sprintf(`f.pgn:%d:17: game 2, ply 2 "t9": illegal: take 1, 2 or 3 stones; did you mean t1, t2, t3 or p? (more than one of them fits the rest of the game; none is chosen)`, line)
+		return fmt.Sprintf(`f.pgn:%d:17: game 2, ply 2 "t9": illegal: take 1, 2 or 3 stones; did you mean t1, t2, t3 or p? (more than one legal ply fits the rest of the game; none is chosen)`, line)
 	}
 	long := func(c string, n int) string { return strings.Repeat(c, n) }
 	tests := []struct {

@@ -46,7 +46,7 @@ func checkBytes(t *testing.T, data []byte) (problems []string, canon string) {
 func TestRecordEncodings(t *testing.T) {
 	const text = "[Game \"toy\"]\n[White \"Zoë 🙂\"]\n\n1. t1 {ça va} t2 *\n\n[Game \"toy\"] 1. t9 *\n"
 	wantProblems, wantCanon := checkBytes(t, []byte(text))
-	require.Equal(t, []string{`f.pgn:6:17: game 2, ply 1 "t9": illegal: take 1, 2 or 3 stones; did you mean t1, t2, t3 or p? (more than one of them fits the rest of the game; none is chosen)`}, wantProblems)
+	require.Equal(t, []string{`f.pgn:6:17: game 2, ply 1 "t9": illegal: take 1, 2 or 3 stones; did you mean t1, t2, t3 or p? (more than one legal ply fits the rest of the game; none is chosen)`}, wantProblems)
 	require.Contains(t, wantCanon, "Zoë 🙂")
 	for _, tt := range []struct {
 		name string
@@ -87,7 +87,7 @@ func TestRecordsAsPeopleWriteThem(t *testing.T) {
 		{"prose before a record; the record is still checked", "Hi,\nmy game:\n\n[Game \"toy\"] t1 t9 *\n",
 			[]string{
 				`f.pgn:1:1: game 1, ply 0 "Hi,": no [Game] tag: is this a game record?`,
-				`f.pgn:4:17: game 2, ply 2 "t9": illegal: take 1, 2 or 3 stones; did you mean t1, t2, t3 or p? (more than one of them fits the rest of the game; none is chosen)`,
+				`f.pgn:4:17: game 2, ply 2 "t9": illegal: take 1, 2 or 3 stones; did you mean t1, t2, t3 or p? (more than one legal ply fits the rest of the game; none is chosen)`,
 			}},
 		{"missing ] before the next tag", "[Game \"toy\"\n[Event \"x\"]\n\n1. t1 *\n",
 			[]string{`f.pgn:1:12: game 1, ply 0 "\"toy\"": missing "]" to close the [Game] tag; expected "]" after its value, on the same line`}},
@@ -102,7 +102,7 @@ func TestRecordsAsPeopleWriteThem(t *testing.T) {
 		{"tag given twice", "[Game \"toy\"]\n[Event \"a\"]\n[Site \"s\"]\n[Event \"b\"]\n\n1. t1 t9 *\n",
 			[]string{
 				`f.pgn:4:1: game 1, ply 0 "Event": tag [Event] given twice, on lines 2 and 4; expected each tag once`,
-				`f.pgn:6:7: game 1, ply 2 "t9": illegal: take 1, 2 or 3 stones; did you mean t1, t2, t3 or p? (more than one of them fits the rest of the game; none is chosen)`,
+				`f.pgn:6:7: game 1, ply 2 "t9": illegal: take 1, 2 or 3 stones; did you mean t1, t2, t3 or p? (more than one legal ply fits the rest of the game; none is chosen)`,
 			}},
 		{"tag given twice on one line", "[Game \"toy\"] [Game \"toy\"] t1 *",
 			[]string{`f.pgn:1:14: game 1, ply 0 "Game": tag [Game] given twice, on line 1; expected each tag once`}},

@@ -68,9 +68,9 @@ func TestProblems(t *testing.T) {
 		want     []string
 	}{
 		{"illegal ply", `[Game "toy"] 1. t3 t4 *`,
-			[]string{`f.pgn:1:20: game 1, ply 2 "t4": illegal: take 1, 2 or 3 stones; did you mean t1, t2, t3 or p? (more than one of them fits the rest of the game; none is chosen)`}},
+			[]string{`f.pgn:1:20: game 1, ply 2 "t4": illegal: take 1, 2 or 3 stones; did you mean t1, t2, t3 or p? (more than one legal ply fits the rest of the game; none is chosen)`}},
 		{"syntax error in a ply points into it", `[Game "toy"] 1. t3 tx *`,
-			[]string{`f.pgn:1:21: game 1, ply 2 "tx": unexpected "x"; expected a number of stones; did you mean t1, t2, t3 or p? (more than one of them fits the rest of the game; none is chosen)`}},
+			[]string{`f.pgn:1:21: game 1, ply 2 "tx": unexpected "x"; expected a number of stones; did you mean t1, t2, t3 or p? (more than one legal ply fits the rest of the game; none is chosen)`}},
 		{"move number disagrees", `[Game "toy"] 2. t1 1... t1 *`,
 			[]string{
 				`f.pgn:1:14: game 1, ply 1 "2.": move number 2. disagrees with the plies; expected 1.`,
@@ -121,8 +121,8 @@ func TestProblems(t *testing.T) {
 			[]string{`f.pgn:1:22: game 1, ply 4 "1-0": wrong result: the game ended by the rules (threefold repetition); expected 1/2-1/2`}},
 		{"illegal ply in a variation; the main line goes on", `[Game "toy"] t1 (t9) t4 *`,
 			[]string{
-				`f.pgn:1:18: game 1, ply 1 "t9": illegal: take 1, 2 or 3 stones; did you mean t1, t2, t3 or p? (more than one of them fits the rest of the game; none is chosen)`,
-				`f.pgn:1:22: game 1, ply 2 "t4": illegal: take 1, 2 or 3 stones; did you mean t1, t2, t3 or p? (more than one of them fits the rest of the game; none is chosen)`,
+				`f.pgn:1:18: game 1, ply 1 "t9": illegal: take 1, 2 or 3 stones; did you mean t1, t2, t3 or p? (more than one legal ply fits the rest of the game; none is chosen)`,
+				`f.pgn:1:22: game 1, ply 2 "t4": illegal: take 1, 2 or 3 stones; did you mean t1, t2, t3 or p? (more than one legal ply fits the rest of the game; none is chosen)`,
 			}},
 	}
 	for _, tt := range tests {
@@ -138,7 +138,7 @@ func TestResumesAfterSyntaxError(t *testing.T) {
 	got, canon := checkAll(t, in)
 	assert.Equal(t, []string{
 		`f.pgn:3:24: game 2, ply 1 "*": unexpected "*"; expected a ply, comment or ")" to close the variation`,
-		`f.pgn:5:17: game 3, ply 1 "t9": illegal: take 1, 2 or 3 stones; did you mean t1, t2, t3 or p? (more than one of them fits the rest of the game; none is chosen)`,
+		`f.pgn:5:17: game 3, ply 1 "t9": illegal: take 1, 2 or 3 stones; did you mean t1, t2, t3 or p? (more than one legal ply fits the rest of the game; none is chosen)`,
 	}, got)
 	assert.Equal(t, 2, strings.Count(canon, `[Game "toy"]`))
 }

@@ -453,7 +453,7 @@ func (c *checker) repair(pr *Problem, plies []*Ply, i int, lines []*engine.Line,
 		}
 		return best, true
 	case fits > 1:
-		pr.Msg += " (more than one of them fits the rest of the game; none is chosen)"
+		pr.Msg += " (more than one legal ply fits the rest of the game; none is chosen)"
 		return candidate{}, false
 	}
 	// None fits the whole rest: go on with the one that plays furthest, if

@@ -47,7 +47,7 @@ func TestSuggestions(t *testing.T) {
 	// With nothing after it to tell them apart, no repair is chosen.
 	lines, ch = checkGame(t, "[Game \"toy\"]\n\n1. t2 t9 *\n")
 	require.Len(t, lines, 1)
-	assert.Contains(t, lines[0], "(more than one of them fits the rest of the game; none is chosen)")
+	assert.Contains(t, lines[0], "(more than one legal ply fits the rest of the game; none is chosen)")
 	assert.Empty(t, ch.Problems[0].Repair)
 	_, ok := ch.Fix()
 	assert.False(t, ok)

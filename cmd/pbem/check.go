@@ -81,7 +81,7 @@ func runCheck(c *cli, args []string) int {
 			err = checker.Run(name, in, each)
 		}
 		if typo > 0 {
-			fmt.Fprintf(out, "%s: read %s as their plain forms (dashes as -, × as x, curly quotes as \", no-break and full-width spaces as blanks)\n", name, count(typo, "typographic character"))
+			fmt.Fprintf(out, "%s: read %s in plain form (dashes as -, × as x, curly quotes as \", no-break and full-width spaces as blanks)\n", name, count(typo, "typographic character"))
 		}
 		out.Flush()
 		in.Close()

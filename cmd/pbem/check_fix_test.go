@@ -95,7 +95,7 @@ func TestCheckTypography(t *testing.T) {
 	require.NotEqual(t, plain, word)
 	code, out, _ := run(t, word, "check")
 	assert.Equal(t, 0, code, out)
-	assert.Contains(t, out, "<stdin>: read 5 typographic characters as their plain forms")
+	assert.Contains(t, out, "<stdin>: read 5 typographic characters in plain form")
 	assert.Equal(t, 1, strings.Count(out, "typographic"))
 	code, canon, _ := run(t, plain, "fmt")
 	require.Equal(t, 0, code)

@@ -82,7 +82,7 @@ const illegal = `[Game "castles"]
 func TestCheckReportsEveryProblem(t *testing.T) {
 	code, out, _ := run(t, illegal, "check")
 	assert.Equal(t, 1, code)
-	want := `<stdin>:3:13: game 1, ply 2 "Ca1-c3": illegal: the castle steps exactly one square; did you mean Ca1-a2, Ca1-b1, Ca1-b2, Ca1-a2,@a1 or Ca1-a2,@a3? (more than one of them fits the rest of the game; none is chosen)
+	want := `<stdin>:3:13: game 1, ply 2 "Ca1-c3": illegal: the castle steps exactly one square; did you mean Ca1-a2, Ca1-b1, Ca1-b2, Ca1-a2,@a1 or Ca1-a2,@a3? (more than one legal ply fits the rest of the game; none is chosen)
 board before ply 2 of game 1:
 `
 	require.True(t, strings.HasPrefix(out, want), out)

@@ -33,11 +33,11 @@ func TestRecord(t *testing.T) {
 	}, {
 		name:   "an illegal ply",
 		record: head + "\n1. Qa1-d4 Qf6-e5 2. Qd4xe5 *\n",
-		want:   []string{`r.pgn:5:21: game 1, ply 3 "Qd4xe5": illegal: a zig captures a lone zig only one size smaller or larger; did you mean Qd4-c5 or Qd4xb6? (more than one of them fits the rest of the game; none is chosen)`},
+		want:   []string{`r.pgn:5:21: game 1, ply 3 "Qd4xe5": illegal: a zig captures a lone zig only one size smaller or larger; did you mean Qd4-c5 or Qd4xb6? (more than one legal ply fits the rest of the game; none is chosen)`},
 	}, {
 		name:   "a syntax error points at its column",
 		record: head + "\n1. Qa1-d4 Qf6e5 *\n",
-		want:   []string{`r.pgn:5:14: game 1, ply 2 "Qf6e5": unexpected "e5" at column 4; expected - or x; did you mean Qf6-e5 or Wd6-e5? (more than one of them fits the rest of the game; none is chosen)`},
+		want:   []string{`r.pgn:5:14: game 1, ply 2 "Qf6e5": unexpected "e5" at column 4; expected - or x; did you mean Qf6-e5 or Wd6-e5? (more than one legal ply fits the rest of the game; none is chosen)`},
 	}} {
 		t.Run(c.name, func(t *testing.T) {
 			var got []string
