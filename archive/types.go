@@ -3,6 +3,7 @@ package archive
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"time"
 )
 
@@ -197,7 +198,13 @@ type Inline struct {
 	ContentID   string `json:"id"`
 	ContentType string `json:"type"`
 	Filename    string `json:"name,omitempty"`
-	Data        []byte `json:"data"`
+	Data        []byte `json:"data,omitempty"`
+	// Picture, when Data is empty, is what the image is drawn from when
+	// the mail is sent (a picture.Drawing in JSON), so that the store
+	// keeps a description of the board rather than its pixels and the
+	// drawing is off the referee's commit path. Drawing is deterministic:
+	// a mail sent again carries the same bytes.
+	Picture json.RawMessage `json:"picture,omitempty"`
 }
 
 // Tag is one tag pair of a record.
