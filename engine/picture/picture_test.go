@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"pbem/engine"
 	"pbem/engine/castles"
 	"pbem/engine/elevation"
@@ -369,4 +371,47 @@ func TestPNGConcurrent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// TestBackgroundsShared: the background of a castles board is the same in
+// every game, wherever its castles stand (they are drawn over it), and a
+// background drawn once is not kept, so that boards that change with
+// every position cannot push out those that do not.
+func TestBackgroundsShared(t *testing.T) {
+	states, err := enginetest.Positions(castles.Rules{}, engine.Options{}, 40, 7, 12)
+	require.NoError(t, err)
+	keys := map[uint64]bool{}
+	castleCells := map[string]bool{}
+	for _, st := range states {
+		l := st.(engine.Layouter).Layout(0)
+		for _, c := range l.Cells {
+			if c.Mark == "castle" {
+				castleCells[c.Name] = true
+			}
+		}
+		sc := build(l, nil, true)
+		w, h, cell := PNGSize(l, 0)
+		keys[boardKey(sc, w, h, cell)] = true
+	}
+	require.Greater(t, len(castleCells), 2, "the positions have castles on different cells")
+	require.Len(t, keys, 1, "one background for every castles position seen from one seat")
+
+	backgrounds.Lock()
+	backgrounds.m, backgrounds.seen, backgrounds.bytes = nil, nil, 0
+	backgrounds.Unlock()
+	l := states[0].(engine.Layouter).Layout(1)
+	kept := func() int {
+		backgrounds.Lock()
+		defer backgrounds.Unlock()
+		return len(backgrounds.m)
+	}
+	_, err = PNG(l, nil, 0)
+	require.NoError(t, err)
+	require.Equal(t, 0, kept(), "a background drawn once is not kept")
+	first, err := PNG(l, nil, 0)
+	require.NoError(t, err)
+	require.Equal(t, 1, kept(), "a background drawn twice is kept")
+	again, err := PNG(l, nil, 0)
+	require.NoError(t, err)
+	require.Equal(t, first, again, "a kept background draws the same bytes")
 }

@@ -174,12 +174,18 @@ var unitCircle = func() (pts [28]vec) {
 }()
 
 // backgrounds keeps the boards drawn without pieces, by boardKey, up to
-// maxBackgrounds bytes of pixels (then it starts again).
+// maxBackgrounds bytes of pixels (then it starts again). A background is
+// kept the second time it is drawn: one that changes with every position
+// (elevation's terrain) is never kept, so it cannot push out the boards
+// every game of a kind shares.
 var backgrounds struct {
 	sync.Mutex
 	m     map[uint64]board
 	bytes int
+	seen  map[uint64]bool // drawn once, up to maxSeen keys
 }
+
+const maxSeen = 4096
 
 // board is a background, drawn and in the palette.
 type board struct {
@@ -256,12 +262,19 @@ func background(sc *scene, w, h, cell int, plain bool) board {
 	}
 	size := len(rgba.Pix) + len(pal.Pix)
 	backgrounds.Lock()
+	defer backgrounds.Unlock()
+	if !backgrounds.seen[key] {
+		if backgrounds.seen == nil || len(backgrounds.seen) >= maxSeen {
+			backgrounds.seen = map[uint64]bool{}
+		}
+		backgrounds.seen[key] = true
+		return bg
+	}
 	if backgrounds.m == nil || backgrounds.bytes+size > maxBackgrounds {
 		backgrounds.m, backgrounds.bytes = map[uint64]board{}, 0
 	}
 	backgrounds.m[key] = bg
 	backgrounds.bytes += size
-	backgrounds.Unlock()
 	return bg
 }
 

@@ -263,6 +263,9 @@ func (sc *scene) cell(l *engine.Layout, c *engine.Cell, hasHeight bool, maxH int
 		sc.add(shape{Kind: text, Class: "h", X: cx - unit/2 + 3, Y: cy - unit/2 + 8, Text: itoa(c.Height)})
 	}
 	if c.Mark == "castle" && c.Owner >= 0 {
+		// where a castle stands is chosen in each game: drawn over the
+		// background, which then serves every game on the board
+		sc.fore = true
 		col := sideColour(l, c.Owner)
 		// a crenellated tower
 		x0, y0 := cx-16, cy-14
