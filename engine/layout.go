@@ -22,82 +22,85 @@ const (
 type Layout struct {
 	// Width and Height bound every cell (0 <= X-0.5, X+0.5 <= Width, and
 	// the same for Y).
-	Width, Height float64
+	Width  float64 `json:"w"`
+	Height float64 `json:"h"`
 	// Cells in the board's own order.
-	Cells []Cell
+	Cells []Cell `json:"cells"`
 	// Labels are the coordinates drawn around the board.
-	Labels []Label
+	Labels []Label `json:"labels,omitempty"`
 	// Holdings are the pieces and counts off the board (reserves, exited
 	// pieces, capture piles and stacks, scrap heaps, supplies, points), in
 	// the order the ASCII board lists them.
-	Holdings []Holding
+	Holdings []Holding `json:"holdings,omitempty"`
 	// Sides names the sides in seat order; Colours gives each a colour
 	// name ("red", "white") or "" for the drawing's choice.
-	Sides   []string
-	Colours []string
+	Sides   []string `json:"sides"`
+	Colours []string `json:"colours,omitempty"`
 	// ToMove is the side to move, -1 once the game is over.
-	ToMove int
+	ToMove int `json:"to_move"`
 	// Status is the last line of the ASCII board: whose turn or the result.
-	Status string
+	Status string `json:"status,omitempty"`
 }
 
 // Cell is one cell of the board.
 type Cell struct {
 	// Name is the cell's coordinate as the notation writes it, e.g. "c4".
-	Name  string
-	X, Y  float64
-	Shape string // SquareCell or HexCell
+	Name  string  `json:"name"`
+	X     float64 `json:"x"`
+	Y     float64 `json:"y"`
+	Shape string  `json:"shape,omitempty"` // SquareCell or HexCell
 	// Height is the cell's terrain height (elevation tiles) or its tier of
 	// a stepped board (ziggurat43: 1 at the base); 0 on a flat board.
-	Height int
+	Height int `json:"height,omitempty"`
 	// Mark is what the cell is besides its pieces ("castle", "temple",
 	// "home"); Owner is the side it belongs to, -1 for none.
-	Mark  string
-	Owner int
+	Mark  string `json:"mark,omitempty"`
+	Owner int    `json:"owner"`
 	// Pieces stand on the cell, bottom (or outermost) first; Stacked says
 	// they stand one on another (a stack) rather than side by side.
-	Pieces  []Piece
-	Stacked bool
+	Pieces  []Piece `json:"pieces,omitempty"`
+	Stacked bool    `json:"stacked,omitempty"`
 	// Under are the captured pieces under a capture stack whose top is on
 	// the cell (rpp), in no particular order.
-	Under []Piece
+	Under []Piece `json:"under,omitempty"`
 }
 
 // Piece is one piece as the ASCII board writes it.
 type Piece struct {
 	// Side owns the piece.
-	Side int
+	Side int `json:"side"`
 	// Letter is the piece's letter on the ASCII board (case included,
 	// e.g. "Q" or "q").
-	Letter string
+	Letter string `json:"letter"`
 	// Name is the kind of piece, e.g. "Queen", "large".
-	Name string
+	Name string `json:"name,omitempty"`
 	// Size is the pyramid size (1 small to 3 large) for Icehouse pieces, 0
 	// for others.
-	Size int
+	Size int `json:"size,omitempty"`
 	// State says more about a piece: "nested" (inside a larger one),
 	// "stack-top" (tops a capture stack), "" for nothing more.
-	State string
+	State string `json:"state,omitempty"`
 }
 
 // Label is a coordinate drawn at X, Y (labels lie at most one cell outside
 // the board's bounds).
 type Label struct {
-	Text string
-	X, Y float64
+	Text string  `json:"text"`
+	X    float64 `json:"x"`
+	Y    float64 `json:"y"`
 }
 
 // Holding is a place off the board: the pieces in it, or a count.
 type Holding struct {
 	// Side it belongs to, -1 for none.
-	Side int
+	Side int `json:"side"`
 	// Name is what it is, e.g. "reserve", "scrap heap", "points",
 	// "capture stack on c3".
-	Name   string
-	Pieces []Piece
+	Name   string  `json:"name"`
+	Pieces []Piece `json:"pieces,omitempty"`
 	// Count is the number of things held when they are counted rather
 	// than listed (supply, points); len(Pieces) otherwise.
-	Count int
+	Count int `json:"count,omitempty"`
 }
 
 // Cell returns the cell named name, or nil.

@@ -11,6 +11,7 @@ import (
 	"mime"
 	"mime/quotedprintable"
 	"net/mail"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -28,6 +29,11 @@ type Inline struct {
 	// Filename is suggested to a reader who saves it.
 	Filename string
 	Data     []byte
+	// Draw, when Data is nil, gives it: called as the mail is composed,
+	// in the lane that sends it, so that drawing a picture is off the
+	// path that stores the mail. Its bytes must not vary between calls.
+	// A mail whose Draw fails goes as text only.
+	Draw func() ([]byte, error)
 }
 
 // Compose renders o as a plain-text RFC 5322 message with CRLF line endings:
@@ -66,6 +72,7 @@ func Compose(o *Outgoing) []byte {
 	}
 	body, cte := encodeBody(text)
 	ctype := textType
+	o = drawInline(o)
 	if o.HTML != "" {
 		body, ctype = alternative(o, body, cte, textType)
 		cte = ""
@@ -112,6 +119,29 @@ func Compose(o *Outgoing) []byte {
 	}
 	buf.Write(body)
 	return buf.Bytes()
+}
+
+// drawInline returns o with the Data of its inline parts drawn, or o
+// as text only when a drawing fails (its HTML would show a broken image).
+func drawInline(o *Outgoing) *Outgoing {
+	if !slices.ContainsFunc(o.Inline, func(in Inline) bool { return in.Data == nil && in.Draw != nil }) {
+		return o
+	}
+	c := *o
+	c.Inline = slices.Clone(o.Inline)
+	for i := range c.Inline {
+		in := &c.Inline[i]
+		if in.Data != nil || in.Draw == nil {
+			continue
+		}
+		data, err := in.Draw()
+		if err != nil || data == nil {
+			c.HTML, c.Inline = "", nil
+			return &c
+		}
+		in.Data = data
+	}
+	return &c
 }
 
 // alternative writes the body of a multipart/alternative message: the text

@@ -2,6 +2,7 @@ package mail_test
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -108,6 +109,31 @@ func TestComposeHTML(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, strings.TrimRight(o.Text, "\n"), strings.TrimRight(in.Text, "\n"))
 	assert.Equal(t, "auto-replied", in.AutoSubmitted)
+}
+
+// TestComposeDrawsLater: an inline part given by Draw instead of Data is
+// drawn as the mail is composed, into the same bytes as with Data; a
+// drawing that fails leaves the text part alone, without the HTML that
+// would show a broken image.
+func TestComposeDrawsLater(t *testing.T) {
+	png := bytes.Repeat([]byte{0x89, 'P', 'N', 'G', 1}, 300)
+	with := func(in mail.Inline) *mail.Outgoing {
+		in.ContentID, in.ContentType = "board.r2@pbem.local", "image/png"
+		return &mail.Outgoing{
+			From: mail.Address{Addr: "referee@pbem.local"}, To: []mail.Address{{Addr: "bob@pbem.local"}},
+			Subject: "[pbem #3] castles", Date: date, MessageID: "r2@pbem.local",
+			Text: "Your move.\n", HTML: "<p>Your move.</p><img src=\"cid:board.r2@pbem.local\">\n",
+			Inline: []mail.Inline{in},
+		}
+	}
+	calls := 0
+	later := with(mail.Inline{Draw: func() ([]byte, error) { calls++; return png, nil }})
+	assert.Equal(t, mail.Compose(with(mail.Inline{Data: png})), mail.Compose(later))
+	assert.Equal(t, 1, calls)
+	assert.Nil(t, later.Inline[0].Data, "Compose changes not the mail it is given")
+
+	failed := mail.Compose(with(mail.Inline{Draw: func() ([]byte, error) { return nil, errors.New("a bug in drawing") }}))
+	assert.Equal(t, mail.Compose(&mail.Outgoing{From: later.From, To: later.To, Subject: later.Subject, Date: date, MessageID: later.MessageID, Text: later.Text}), failed)
 }
 
 func golden(t *testing.T, path, got string) {

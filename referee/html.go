@@ -1,6 +1,7 @@
 package referee
 
 import (
+	"encoding/json"
 	"fmt"
 	"html"
 	"regexp"
@@ -40,6 +41,15 @@ var urlRE = regexp.MustCompile(`https?://[^\s<>"]+[^\s<>".,;:!?)]`)
 // and each board of d's games as a PNG picture, seen from the
 // recipient's seat with the cells of the last ply outlined, with alt
 // text. The text must be final (redacted) when it is called.
+// Draw gives the bytes of an inline image of a mail: its Data, or the
+// picture drawn from its Picture (see archive.Inline).
+func Draw(in *archive.Inline) ([]byte, error) {
+	if in.Data != nil || in.Picture == nil {
+		return in.Data, nil
+	}
+	return picture.DrawJSON(in.Picture)
+}
+
 func (s *session) addHTML(o *archive.Outgoing, d *draft) {
 	if s.r.opts.TextMail {
 		return
@@ -79,15 +89,21 @@ func (s *session) addHTML(o *archive.Outgoing, d *draft) {
 				opts.Marked = picture.Changed(pl.Layout(seat), l)
 			}
 		}
-		data, err := picture.PNG(l, opts, 0)
-		if err != nil {
-			// a bug in drawing: the text part still shows the board
-			s.r.log.Error("board picture not drawn", "game", g.ID, "err", err)
+		w, h, _ := picture.PNGSize(l, 0)
+		if w <= 0 || h <= 0 || w > picture.MaxPixels || h > picture.MaxPixels {
+			// a board too large to draw: the text part still shows it
+			s.r.log.Error("board picture not drawn", "game", g.ID, "width", w, "height", h)
 			continue
 		}
-		w, _, _ := picture.PNGSize(l, 0)
+		// stored as what it is drawn from, and drawn as it is sent
+		// (Draw): off the one path every change is committed on
+		drawing, err := json.Marshal(picture.Drawing{Layout: l, Options: opts})
+		if err != nil {
+			s.r.log.Error("board picture not kept", "game", g.ID, "err", err)
+			continue
+		}
 		cid := fmt.Sprintf("board%d.%d.%s", len(o.Inline)+1, g.ID, o.MessageID)
-		o.Inline = append(o.Inline, archive.Inline{ContentID: cid, ContentType: "image/png", Filename: fmt.Sprintf("game-%d-ply-%d.png", g.ID, g.plies()), Data: data})
+		o.Inline = append(o.Inline, archive.Inline{ContentID: cid, ContentType: "image/png", Filename: fmt.Sprintf("game-%d-ply-%d.png", g.ID, g.plies()), Picture: drawing})
 		alt := fmt.Sprintf("Board of game #%d after ply %d. %s", g.ID, g.plies(), picture.Describe(l))
 		if len(opts.Marked) > 0 {
 			alt += " Last ply on " + strings.Join(opts.Marked, ", ") + "."

@@ -119,7 +119,12 @@ func TestHTMLMailInBrowser(t *testing.T) {
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if r.URL.Path == "/board.png" {
 					w.Header().Set("Content-Type", "image/png")
-					w.Write(o.Inline[0].Data)
+					data, err := referee.Draw(&o.Inline[0])
+					if err != nil {
+						http.Error(w, err.Error(), http.StatusInternalServerError)
+						return
+					}
+					w.Write(data)
 					return
 				}
 				w.Header().Set("Content-Type", "text/html; charset=utf-8")

@@ -159,7 +159,8 @@ func TestHTMLLinksTheGame(t *testing.T) {
 func mailSize(o *archive.Outgoing) int {
 	n := 1024 + len(o.Text) + len(o.HTML)*21/20
 	for _, in := range o.Inline {
-		n += (len(in.Data)+2)/3*4*78/76 + 200
+		data, _ := referee.Draw(&in)
+		n += (len(data)+2)/3*4*78/76 + 200
 	}
 	return n
 }
@@ -189,7 +190,11 @@ func checkHTML(t *testing.T, o *archive.Outgoing) {
 		if in.ContentType != "image/png" {
 			t.Errorf("image type %q", in.ContentType)
 		}
-		if _, err := png.Decode(bytes.NewReader(in.Data)); err != nil {
+		data, err := referee.Draw(&in)
+		if err != nil {
+			t.Errorf("mail to %s: image not drawn: %v", to, err)
+		}
+		if _, err := png.Decode(bytes.NewReader(data)); err != nil {
 			t.Errorf("mail to %s: image does not decode: %v", to, err)
 		}
 		if !strings.Contains(o.HTML, `alt="Board of game #1`) || !strings.Contains(o.HTML, "to move") {

@@ -2,6 +2,7 @@ package picture
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"image"
 	"image/color"
@@ -414,4 +415,32 @@ func TestBackgroundsShared(t *testing.T) {
 	again, err := PNG(l, nil, 0)
 	require.NoError(t, err)
 	require.Equal(t, first, again, "a kept background draws the same bytes")
+}
+
+// TestDrawingKeepsThePicture: a Drawing stored as JSON and drawn later
+// gives the bytes the layout gives drawn at once, for every board.
+func TestDrawingKeepsThePicture(t *testing.T) {
+	for _, v := range variants {
+		t.Run(v.name, func(t *testing.T) {
+			states, err := enginetest.Positions(v.rules, v.opts, 5, 2, 25)
+			require.NoError(t, err)
+			for _, st := range states {
+				for seat := range len(st.Sides()) {
+					l := st.(engine.Layouter).Layout(seat)
+					opts := &Options{Title: "Game #1", Marked: []string{l.Cells[len(l.Cells)/2].Name}}
+					now, err := PNG(l, opts, 0)
+					require.NoError(t, err)
+					data, err := json.Marshal(Drawing{Layout: l, Options: opts})
+					require.NoError(t, err)
+					later, err := DrawJSON(data)
+					require.NoError(t, err)
+					require.Equal(t, now, later, "seat %d", seat)
+				}
+			}
+		})
+	}
+	_, err := DrawJSON([]byte(`{"layout":`))
+	require.ErrorContains(t, err, "drawing that does not read")
+	_, err = DrawJSON([]byte(`{}`))
+	require.ErrorContains(t, err, "without a layout")
 }

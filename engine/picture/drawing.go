@@ -1,0 +1,35 @@
+package picture
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"pbem/engine"
+)
+
+// Drawing is what a PNG is drawn from, kept in its place where the drawing
+// can wait: a mail's board is stored as its Drawing and drawn when the mail
+// is sent. The same Drawing always gives the same bytes.
+type Drawing struct {
+	Layout  *engine.Layout `json:"layout"`
+	Options *Options       `json:"options,omitempty"`
+	// Cell is the size of a cell in pixels (0: the default).
+	Cell int `json:"cell,omitempty"`
+}
+
+// PNG draws d (see PNG).
+func (d *Drawing) PNG() ([]byte, error) {
+	if d.Layout == nil {
+		return nil, fmt.Errorf("picture: a drawing without a layout")
+	}
+	return PNG(d.Layout, d.Options, d.Cell)
+}
+
+// DrawJSON draws the PNG of a Drawing given in JSON.
+func DrawJSON(data []byte) ([]byte, error) {
+	var d Drawing
+	if err := json.Unmarshal(data, &d); err != nil {
+		return nil, fmt.Errorf("picture: a drawing that does not read: %w", err)
+	}
+	return d.PNG()
+}
