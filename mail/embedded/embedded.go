@@ -43,6 +43,10 @@ import (
 	"github.com/emersion/go-smtp"
 )
 
+// DefaultMaxBytes is Options.MaxBytes unless set: about 2,500 replies with
+// their board pictures.
+const DefaultMaxBytes = 32 << 20
+
 // Options configures Start. The zero value (or nil) gives the defaults.
 type Options struct {
 	// Host is the address to listen on (default "127.0.0.1"). Listening
@@ -68,6 +72,11 @@ type Options struct {
 	// bound). The referee's mailbox is not bounded: its poller empties
 	// it.
 	MaxMessages int
+	// MaxBytes bounds the mail of all player accounts together: past
+	// it, the oldest messages are expunged, whoever holds them (default
+	// DefaultMaxBytes; negative: no bound). The servers' memory and
+	// their journal stay bounded however many players there are.
+	MaxBytes int64
 	// Dir, if set, keeps the mail durably: one journal per account, made
 	// if missing and replayed at start. "" keeps mail in memory only.
 	Dir string
@@ -134,6 +143,13 @@ func Start(opts *Options) (*Servers, error) {
 	if o.MaxMessages == 0 {
 		o.MaxMessages = 200
 	}
+	if o.MaxBytes == 0 {
+		o.MaxBytes = DefaultMaxBytes
+	}
+	var bound *ledger
+	if o.MaxBytes > 0 {
+		bound = &ledger{max: o.MaxBytes}
+	}
 	log := o.Logger
 	if log == nil {
 		log = slog.Default()
@@ -169,8 +185,9 @@ func Start(opts *Options) (*Servers, error) {
 			}
 		}
 		acct := &account{user: u, addr: addr, local: local}
-		if local != strings.ToLower(o.Referee) && o.MaxMessages > 0 {
-			acct.max = o.MaxMessages
+		if local != strings.ToLower(o.Referee) {
+			acct.max = max(o.MaxMessages, 0)
+			acct.ledger = bound
 		}
 		s.accts[local] = acct
 		s.accounts = append(s.accounts, Account{Address: addr, Password: pw})
@@ -189,6 +206,10 @@ func Start(opts *Options) (*Servers, error) {
 			acct.j = j
 		}
 		s.log.Debug("mailboxes restored", "changes", n)
+		if err := bound.evict(); err != nil {
+			s.closeJournals()
+			return nil, fmt.Errorf("embedded: %w", err)
+		}
 		if err := syncDir(o.Dir); err != nil {
 			s.closeJournals()
 			return nil, fmt.Errorf("embedded: %w", err)

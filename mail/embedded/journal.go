@@ -129,6 +129,9 @@ type account struct {
 	// oldest beyond it are expunged (0: no bound; the referee's own
 	// mailbox has none, its poller empties it).
 	max int
+	// ledger bounds the bytes of all players' mail together (nil: no
+	// bound, and none for the referee's mailbox).
+	ledger *ledger
 }
 
 // record is one journaled change.
@@ -324,14 +327,14 @@ func replay(r io.Reader, boot string, route func(*record) *account) (n int, good
 func (acct *account) apply(rec *record) error {
 	u := acct.user
 	switch rec.Op {
-	case "append":
-		_, err := u.Append(rec.Mailbox, literal{bytes.NewReader(rec.raw), int64(len(rec.raw))}, &imap.AppendOptions{Flags: rec.Flags, Time: rec.Time})
+	case "append", "put":
+		data, err := u.Append(rec.Mailbox, literal{bytes.NewReader(rec.raw), int64(len(rec.raw))}, &imap.AppendOptions{Flags: rec.Flags, Time: rec.Time})
 		if err == nil {
-			acct.recent.add(rec.Key)
+			acct.ledger.note(acct, rec.Mailbox, data.UID, int64(len(rec.raw)))
+			if rec.Op == "append" {
+				acct.recent.add(rec.Key)
+			}
 		}
-		return err
-	case "put":
-		_, err := u.Append(rec.Mailbox, literal{bytes.NewReader(rec.raw), int64(len(rec.raw))}, &imap.AppendOptions{Flags: rec.Flags, Time: rec.Time})
 		return err
 	case "skip":
 		return acct.skip(rec.Mailbox, *rec.At)
@@ -580,6 +583,10 @@ func (acct *account) deliver(mailbox string, raw []byte, flags []imap.Flag, t ti
 	if err := acct.synced(end); err != nil {
 		return nil, err
 	}
+	// Past the bound of all players' mail, the oldest goes, once acct.mu
+	// is released (deferred first, run last). A journal that cannot
+	// record that fails the next delivery, not this one, which is made.
+	defer acct.ledger.evict()
 	acct.mu.Lock()
 	defer acct.mu.Unlock()
 	if _, err := acct.user.Status(mailbox, &imap.StatusOptions{}); err != nil {
@@ -595,6 +602,7 @@ func (acct *account) deliver(mailbox string, raw []byte, flags []imap.Flag, t ti
 	// The mailbox exists and acct.mu is held: Append cannot fail.
 	data, err := acct.user.Append(mailbox, literal{bytes.NewReader(raw), int64(len(raw))}, &imap.AppendOptions{Flags: flags, Time: t})
 	if err == nil {
+		acct.ledger.note(acct, mailbox, data.UID, int64(len(raw)))
 		acct.recent.add(key)
 		if err := acct.trim(mailbox); err != nil {
 			return nil, err
@@ -625,22 +633,8 @@ func (acct *account) trim(mailbox string) error {
 	}
 	all := data.AllUIDs()
 	var old imap.UIDSet
-	for _, uid := range all[:len(all)-acct.max] {
-		old.AddNum(uid)
-	}
-	del := []imap.Flag{imap.FlagDeleted}
-	for _, rec := range []*record{
-		{Op: "store", Mailbox: mailbox, StoreOp: int(imap.StoreFlagsAdd), Flags: del, UIDs: old},
-		{Op: "expunge", Mailbox: mailbox, UIDs: old},
-	} {
-		if _, _, err := acct.write(rec); err != nil {
-			return err
-		}
-	}
-	if err := sess.Store(nil, old, &imap.StoreFlags{Op: imap.StoreFlagsAdd, Silent: true, Flags: del}, nil); err != nil {
-		return err
-	}
-	return sess.Expunge(nil, &old)
+	old.AddNum(all[:len(all)-acct.max]...)
+	return acct.expunge(mailbox, old)
 }
 
 // syncDir makes the creation of files in dir durable.

@@ -1,0 +1,138 @@
+package embedded
+
+import (
+	"sync"
+
+	"github.com/emersion/go-imap/v2"
+	"github.com/emersion/go-imap/v2/imapserver"
+	"github.com/emersion/go-imap/v2/imapserver/imapmemserver"
+)
+
+// ledger bounds the bytes of mail the servers keep for the players, all
+// mailboxes together: every message added to a player's mailbox (a
+// delivery, or one replayed at start) is noted in order, and while the
+// noted bytes pass max the oldest are expunged, whoever holds them. The
+// servers' memory (and the journal, once compacted) then stays bounded
+// however many players there are.
+//
+// A message a player expunged or moved stays noted until its turn comes:
+// the count is then above what is held, and the bound errs on the small
+// side until it is.
+type ledger struct {
+	mu   sync.Mutex
+	max  int64
+	held int64
+	q    []noted // oldest first from head
+	head int
+}
+
+// noted is one message counted in the ledger.
+type noted struct {
+	acct    *account
+	mailbox string
+	uid     imap.UID
+	size    int64
+}
+
+// note counts a message added to a player's mailbox. A nil ledger (no
+// bound) notes nothing.
+func (l *ledger) note(acct *account, mailbox string, uid imap.UID, size int64) {
+	if l == nil || uid == 0 {
+		return
+	}
+	l.mu.Lock()
+	l.q = append(l.q, noted{acct, mailbox, uid, size})
+	l.held += size
+	l.mu.Unlock()
+}
+
+// over takes the oldest messages off the ledger until it is within max,
+// and returns them.
+func (l *ledger) over() []noted {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []noted
+	for l.held > l.max && l.head < len(l.q) {
+		n := l.q[l.head]
+		l.q[l.head] = noted{}
+		l.head++
+		l.held -= n.size
+		out = append(out, n)
+	}
+	if l.head > 1024 && l.head*2 > len(l.q) {
+		l.q = append(l.q[:0], l.q[l.head:]...)
+		l.head = 0
+	}
+	return out
+}
+
+// bytes is what the ledger counts as held.
+func (l *ledger) bytes() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.held
+}
+
+// evict expunges the messages past the ledger's bound, journaled like a
+// trim. Call it without any account's mu held.
+func (l *ledger) evict() error {
+	old := l.over()
+	for len(old) > 0 {
+		acct, mailbox := old[0].acct, old[0].mailbox
+		var uids imap.UIDSet
+		rest := old[:0]
+		for _, n := range old {
+			if n.acct == acct && n.mailbox == mailbox {
+				uids.AddNum(n.uid)
+			} else {
+				rest = append(rest, n)
+			}
+		}
+		old = rest
+		acct.mu.Lock()
+		err := acct.expunge(mailbox, uids)
+		acct.mu.Unlock()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// expunge expunges the messages uids of mailbox (those still there),
+// journaled (not synced); acct.mu is held.
+func (acct *account) expunge(mailbox string, uids imap.UIDSet) error {
+	sess := imapmemserver.NewUserSession(acct.user)
+	defer sess.Close()
+	if _, err := sess.Select(mailbox, nil); err != nil {
+		return nil // the mailbox is gone, and its mail with it
+	}
+	// only the UIDs still there: a record of others would be replayed
+	// over messages that are not
+	data, err := sess.Search(imapserver.NumKindUID, &imap.SearchCriteria{UID: []imap.UIDSet{uids}}, &imap.SearchOptions{})
+	if err != nil {
+		return err
+	}
+	there := data.AllUIDs()
+	if len(there) == 0 {
+		return nil
+	}
+	var set imap.UIDSet
+	set.AddNum(there...)
+	del := []imap.Flag{imap.FlagDeleted}
+	for _, rec := range []*record{
+		{Op: "store", Mailbox: mailbox, StoreOp: int(imap.StoreFlagsAdd), Flags: del, UIDs: set},
+		{Op: "expunge", Mailbox: mailbox, UIDs: set},
+	} {
+		if _, _, err := acct.write(rec); err != nil {
+			return err
+		}
+	}
+	if err := sess.Store(nil, set, &imap.StoreFlags{Op: imap.StoreFlagsAdd, Silent: true, Flags: del}, nil); err != nil {
+		return err
+	}
+	return sess.Expunge(nil, &set)
+}
