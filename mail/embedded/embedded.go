@@ -43,9 +43,10 @@ import (
 	"github.com/emersion/go-smtp"
 )
 
-// DefaultMaxBytes is Options.MaxBytes unless set: about 2,500 replies with
-// their board pictures.
-const DefaultMaxBytes = 32 << 20
+// DefaultMaxBytes is Options.MaxBytes unless set: about 1,300 replies with
+// their board pictures, held in up to about twice that memory (a mailbox
+// keeps each message in a buffer grown by doubling).
+const DefaultMaxBytes = 16 << 20
 
 // Options configures Start. The zero value (or nil) gives the defaults.
 type Options struct {
