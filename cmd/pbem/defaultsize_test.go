@@ -25,7 +25,8 @@ var defaultSize = flag.Bool("default-size", false, "run TestDefaultMemory, the m
 // journal compacted and replayed) and the heap in use after it. It asserts
 // nothing about time or size: the figures are for reading (the README's
 // memory figures come from it). PBEM_DEFAULT_HEAPPROFILE=FILE writes a
-// heap profile at each count, FILE.COUNT.
+// heap profile at each count, FILE.COUNT;
+// PBEM_DEFAULT_RESTARTPROFILE=FILE a CPU profile of each restart.
 func TestDefaultMemory(t *testing.T) {
 	if !*defaultSize {
 		t.Skip("the memory benchmark of pbem serve's default; run with -default-size")
@@ -81,9 +82,21 @@ func TestDefaultMemory(t *testing.T) {
 		d.stop() // the mail journal is compacted as the servers close
 		stopped := time.Since(t0)
 		runtime.GC()
+		var prof *os.File
+		if f := os.Getenv("PBEM_DEFAULT_RESTARTPROFILE"); f != "" {
+			var err error
+			if prof, err = os.Create(fmt.Sprintf("%s.%d", f, target)); err != nil {
+				t.Fatal(err)
+			}
+			pprof.StartCPUProfile(prof)
+		}
 		t0 = time.Now()
 		d.startInProcess(players)
 		took := time.Since(t0)
+		if prof != nil {
+			pprof.StopCPUProfile()
+			prof.Close()
+		}
 		base = sent
 		runtime.GC()
 		runtime.ReadMemStats(&ms)
