@@ -12,7 +12,7 @@ import (
 // (ARCHITECTURE.md): engine < engine/<game>; engine, engine/<game>,
 // participle < notation < notation/<game>; engine, notation, archive <
 // referee, but engine only < referee/tournament (pure rules of pairing and
-// standings); go-imap, go-smtp, go-message, golang.org/x/net/html < mail;
+// standings); SQLite and pgx (PostgreSQL) < archive; go-imap, go-smtp, go-message, golang.org/x/net/html < mail;
 // everything < cmd. The standard library is always allowed. Test files are
 // not checked.
 func allowed(pkg, imp string) bool {
@@ -50,9 +50,14 @@ func allowed(pkg, imp string) bool {
 		// the web face: reads the store, draws through engine; the
 		// catalog is passed in, so no game (and never mail or referee)
 		return imp == "pbem/engine" || imp == "pbem/engine/picture" || imp == "pbem/notation" || imp == "pbem/archive"
+	case pkg == "pbem/archive/pgtest": // test support: a private PostgreSQL cluster
+		return strings.HasPrefix(imp, "github.com/jackc/pgx/v5")
+	case pkg == "pbem/archive/archivetest": // test support: a fresh store of each backend
+		return imp == "pbem/archive" || imp == "pbem/archive/pgtest"
 	case strings.HasPrefix(pkg, "pbem/archive"):
 		return imp == "pbem/engine" || imp == "pbem/notation" || strings.HasPrefix(imp, "pbem/archive") ||
-			strings.HasPrefix(imp, "modernc.org/sqlite") || imp == "golang.org/x/text/unicode/norm"
+			strings.HasPrefix(imp, "modernc.org/sqlite") || strings.HasPrefix(imp, "github.com/jackc/pgx/v5") ||
+			imp == "golang.org/x/text/unicode/norm"
 	case pkg == "pbem/referee/tournament":
 		return imp == "pbem/engine"
 	case strings.HasPrefix(pkg, "pbem/referee"):
@@ -132,6 +137,14 @@ func TestAllowedRules(t *testing.T) {
 		{"pbem/archive/web", "pbem/engine/castles", false},
 		{"pbem/archive/web", "modernc.org/sqlite", false},
 		{"pbem/archive/web", "github.com/chromedp/chromedp", false},
+		{"pbem/archive", "github.com/jackc/pgx/v5/stdlib", true},
+		{"pbem/archive", "github.com/jackc/pgx/v5/pgconn", true},
+		{"pbem/archive/web", "github.com/jackc/pgx/v5/stdlib", false},
+		{"pbem/archive/pgtest", "github.com/jackc/pgx/v5/stdlib", true},
+		{"pbem/archive/pgtest", "pbem/archive", false},
+		{"pbem/archive/archivetest", "pbem/archive/pgtest", true},
+		{"pbem/archive/archivetest", "pbem/engine", false},
+		{"pbem/referee", "github.com/jackc/pgx/v5", false},
 		{"pbem/referee/tournament", "pbem/engine", true},
 		{"pbem/referee/tournament", "pbem/archive", false},
 		{"pbem/referee/tournament", "pbem/notation", false},
