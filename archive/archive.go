@@ -1,11 +1,41 @@
 // Package archive is pbem's durable storage: an embedded SQLite database
-// (through the pure-Go modernc.org/sqlite driver) in a data directory, with
+// (through the pure-Go modernc.org/sqlite driver) in a data directory, or
+// a PostgreSQL database (through github.com/jackc/pgx/v5), with the same
 // versioned migrations. It keeps the referee's games, players, processed
 // message ids and outbox, and the archive of finished games (one row per
 // game: tags, canonical record text and a unique content hash).
 //
 // Every change a request makes is committed in one transaction
 // (Store.Commit): either all of it is stored, or none of it is.
+//
+// # Two backends
+//
+// OpenStore picks the backend from the store's address: a data directory
+// is SQLite (the default; Open), a postgres:// URL is PostgreSQL. Every
+// method behaves alike on both; the SQL that differs is chosen in this
+// package, nowhere else. The queries are written once, with ? placeholders,
+// which a PostgreSQL store's connections rebind to $1, $2, ... (a ? in a
+// string literal or a comment stays); booleans are stored as 0 and 1 on
+// both. Ids come from INSERT ... RETURNING id (SQLite 3.35 and PostgreSQL
+// alike), conflicts are ON CONFLICT clauses, and the schema steps that
+// cannot be written alike (column types, triggers, the full-text index)
+// have a PostgreSQL text of their own under the same number. Text columns
+// are COLLATE "C" on PostgreSQL, so that text compares and sorts by bytes
+// as in SQLite, whatever the database's locale.
+//
+// Transactions: SQLite lets one writer at a time (every transaction
+// begins IMMEDIATE), waiting up to Options.BusyTimeout for another. On
+// PostgreSQL every write transaction of more than one statement takes one
+// advisory lock first (pg_advisory_xact_lock), so that writers go one at a
+// time there too, and runs at READ COMMITTED: no other writer commits
+// while it runs, so what it read stays as read, and readers never wait.
+// The optimistic checks (a game's or player's Version, a processed
+// Message-ID) are made by the writing statements themselves, as on SQLite.
+// No serialization failure can arise, so nothing is retried in the store;
+// a lock not granted within BusyTimeout (lock_timeout) fails the
+// transaction, as SQLite's busy timeout does, and the caller tries again.
+// Backups of a PostgreSQL store are the operator's (pg_dump): Backup and
+// IntegrityCheck are for SQLite only.
 package archive
 
 import (
@@ -50,10 +80,12 @@ type Options struct {
 	Now func() time.Time
 }
 
-// Store is the SQLite store. Its methods are safe for concurrent use.
+// Store is the store, on SQLite or PostgreSQL. Its methods are safe for
+// concurrent use.
 type Store struct {
 	db   *sql.DB
-	path string
+	path string // the SQLite file, or the PostgreSQL URL without its password
+	pg   bool   // PostgreSQL
 	now  func() time.Time
 	prep prepared // the hot statements, prepared once
 	// wmu serializes the hot write transactions (commits, and the
@@ -72,16 +104,7 @@ type Store struct {
 // empty) and brings its schema up to date. The database is in WAL mode with
 // full synchronous writes, foreign keys and a busy timeout.
 func Open(ctx context.Context, dir string, opts *Options) (*Store, error) {
-	var o Options
-	if opts != nil {
-		o = *opts
-	}
-	if o.BusyTimeout <= 0 {
-		o.BusyTimeout = 10 * time.Second
-	}
-	if o.Now == nil {
-		o.Now = time.Now
-	}
+	o := options(opts)
 	if dir == "" {
 		dir = DefaultDir
 	}
@@ -107,7 +130,23 @@ func Open(ctx context.Context, dir string, opts *Options) (*Store, error) {
 	return s, nil
 }
 
-// Path is the database file.
+// options are opts with the defaults filled in.
+func options(opts *Options) Options {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.BusyTimeout <= 0 {
+		o.BusyTimeout = 10 * time.Second
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o
+}
+
+// Path is the database file, or for PostgreSQL its URL without the
+// password.
 func (s *Store) Path() string { return s.path }
 
 // Close closes the database.
@@ -117,6 +156,8 @@ func (s *Store) Close() error {
 }
 
 // DB is the underlying database, for tools and tests that read it directly.
+// On PostgreSQL its queries too may use ? placeholders and pass booleans,
+// as the package's own do.
 func (s *Store) DB() *sql.DB { return s.db }
 
 // unix stores times as Unix nanoseconds, 0 for the zero time.

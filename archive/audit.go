@@ -94,12 +94,10 @@ func putAudit(ctx context.Context, tx querier, a *Audit, at time.Time) (int64, e
 	if a.Actor == "" || a.Action == "" {
 		return 0, fmt.Errorf("%w: an audit record needs an actor and an action", ErrInvalidChange)
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO audit (at, actor, action, game_id, reason) VALUES (?, ?, ?, ?, ?)`,
-		unix(a.At), a.Actor, a.Action, a.GameID, a.Reason)
-	if err != nil {
-		return 0, err
-	}
-	return res.LastInsertId()
+	var id int64
+	err := tx.QueryRowContext(ctx, `INSERT INTO audit (at, actor, action, game_id, reason) VALUES (?, ?, ?, ?, ?) RETURNING id`,
+		unix(a.At), a.Actor, a.Action, a.GameID, a.Reason).Scan(&id)
+	return id, err
 }
 
 func putBlock(ctx context.Context, tx querier, b *Block, at time.Time) error {
@@ -279,7 +277,7 @@ func (s *Store) FindGames(ctx context.Context, f GameFilter) ([]*Game, error) {
 		args = append(args, strings.ToLower(strings.TrimSpace(f.Player)))
 	}
 	if f.Event != "" {
-		where = append(where, `json_extract(options, '$.event') = ?`)
+		where = append(where, s.jsonText("options", "event")+` = ?`)
 		args = append(args, f.Event)
 	}
 	q := `SELECT ` + gameColumns + ` FROM games`
@@ -289,10 +287,17 @@ func (s *Store) FindGames(ctx context.Context, f GameFilter) ([]*Game, error) {
 	return s.games(ctx, s.db, q+` ORDER BY id`, args...)
 }
 
+// ErrPostgresBackup is the error of Backup and IntegrityCheck on a
+// PostgreSQL store, whose backups are the operator's.
+var ErrPostgresBackup = errors.New("the store is PostgreSQL: back it up with pg_dump (and restore with pg_restore or psql), not pbem backup")
+
 // Backup writes a consistent copy of the database to file (which must not
 // exist) with VACUUM INTO: one read transaction, so the copy holds exactly
 // the commits made before it began, while the referee goes on writing.
 func (s *Store) Backup(ctx context.Context, file string) error {
+	if s.pg {
+		return fmt.Errorf("archive: backup to %s: %w", file, ErrPostgresBackup)
+	}
 	if _, err := s.db.ExecContext(ctx, `VACUUM INTO ?`, file); err != nil {
 		return fmt.Errorf("archive: backup to %s: %w", file, err)
 	}
@@ -300,8 +305,12 @@ func (s *Store) Backup(ctx context.Context, file string) error {
 }
 
 // IntegrityCheck runs PRAGMA integrity_check and returns its findings,
-// nil when the database is sound.
+// nil when the database is sound. A PostgreSQL store has no such check
+// (ErrPostgresBackup).
 func (s *Store) IntegrityCheck(ctx context.Context) ([]string, error) {
+	if s.pg {
+		return nil, fmt.Errorf("archive: integrity check: %w", ErrPostgresBackup)
+	}
 	rows, err := s.db.QueryContext(ctx, `PRAGMA integrity_check`)
 	if err != nil {
 		return nil, fmt.Errorf("archive: integrity check: %w", err)

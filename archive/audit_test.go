@@ -123,112 +123,126 @@ func TestMigrationsFromEveryVersion(t *testing.T) {
 
 // TestNewerSchemaRefused: a store written by a newer pbem is not opened.
 func TestNewerSchemaRefused(t *testing.T) {
-	dir := t.TempDir()
-	s := open(t, dir)
-	_, err := s.DB().Exec(`INSERT INTO schema_migrations (version, name, applied) VALUES (?, 'from the future', 0)`, SchemaVersion()+1)
-	require.NoError(t, err)
-	require.NoError(t, s.Close())
-	_, err = Open(context.Background(), dir, nil)
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), fmt.Sprintf("has schema version %d, newer than this program's %d; upgrade pbem", SchemaVersion()+1, SchemaVersion()))
+	eachStore(t, func(t *testing.T, where string) {
+		s := open(t, where)
+		_, err := s.DB().Exec(`INSERT INTO schema_migrations (version, name, applied) VALUES (?, 'from the future', 0)`, SchemaVersion()+1)
+		require.NoError(t, err)
+		require.NoError(t, s.Close())
+		_, err = OpenStore(context.Background(), where, nil)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), fmt.Sprintf("has schema version %d, newer than this program's %d; upgrade pbem", SchemaVersion()+1, SchemaVersion()))
+	})
 }
 
 func TestAuditBlocksPending(t *testing.T) {
-	ctx := context.Background()
-	s := open(t, t.TempDir())
-	g := newGame(t, s)
-	require.NoError(t, s.Commit(ctx, &Change{Games: []*Game{g}}))
+	eachStore(t, func(t *testing.T, where string) {
+		ctx := context.Background()
+		s := open(t, where)
+		g := newGame(t, s)
+		require.NoError(t, s.Commit(ctx, &Change{Games: []*Game{g}}))
 
-	// An audit record is stored with its change, or not at all.
-	g.Status = Declined
-	bad := &Change{Games: []*Game{g}, Audit: []*Audit{{Action: "abort 1"}}}
-	require.ErrorIs(t, s.Commit(ctx, bad), ErrInvalidChange)
-	stored, err := s.Game(ctx, g.ID)
-	require.NoError(t, err)
-	assert.Equal(t, Invited, stored.Status, "the game's change was rolled back with its audit record")
-	as, err := s.Audits(ctx, 0)
-	require.NoError(t, err)
-	assert.Empty(t, as)
-
-	require.NoError(t, s.Commit(ctx, &Change{Blocks: []*Block{{Pattern: "@Spam.Example", Actor: "cli:root", Reason: "spam"},
-		{Pattern: "Eve@example.org", Actor: "cli:root"}}}))
-	for addr, want := range map[string]bool{"x@spam.example": true, "X@SPAM.EXAMPLE": true, "eve@example.org": true,
-		"x@notspam.example": false, "eve@example.net": false, "": false} {
-		got, err := s.Blocked(ctx, addr)
+		// An audit record is stored with its change, or not at all.
+		g.Status = Declined
+		bad := &Change{Games: []*Game{g}, Audit: []*Audit{{Action: "abort 1"}}}
+		require.ErrorIs(t, s.Commit(ctx, bad), ErrInvalidChange)
+		stored, err := s.Game(ctx, g.ID)
 		require.NoError(t, err)
-		assert.Equal(t, want, got, addr)
-	}
-	require.NoError(t, s.Commit(ctx, &Change{Blocks: []*Block{{Pattern: "@spam.example", Remove: true}}}))
-	got, err := s.Blocked(ctx, "x@spam.example")
-	require.NoError(t, err)
-	assert.False(t, got)
-	require.ErrorIs(t, s.Commit(ctx, &Change{Blocks: []*Block{{Pattern: "nobody"}}}), ErrInvalidChange)
+		assert.Equal(t, Invited, stored.Status, "the game's change was rolled back with its audit record")
+		as, err := s.Audits(ctx, 0)
+		require.NoError(t, err)
+		assert.Empty(t, as)
 
-	p := &AdminPending{Token: "tok", Admin: "Root@Club.Example", Command: "abort 1 \"x\""}
-	require.NoError(t, s.Commit(ctx, &Change{AdminPending: []*AdminPending{p}}))
-	have, err := s.AdminPendingByToken(ctx, "tok")
-	require.NoError(t, err)
-	assert.Equal(t, "root@club.example", have.Admin)
-	assert.False(t, have.Done)
-	done := &AdminPending{Token: "tok", Done: true}
-	require.NoError(t, s.Commit(ctx, &Change{AdminPending: []*AdminPending{done}}))
-	require.ErrorIs(t, s.Commit(ctx, &Change{AdminPending: []*AdminPending{done}}), ErrConflict, "a token is used once")
-	_, err = s.AdminPendingByToken(ctx, "nope")
-	require.ErrorIs(t, err, ErrNotFound)
+		require.NoError(t, s.Commit(ctx, &Change{Blocks: []*Block{{Pattern: "@Spam.Example", Actor: "cli:root", Reason: "spam"},
+			{Pattern: "Eve@example.org", Actor: "cli:root"}}}))
+		for addr, want := range map[string]bool{"x@spam.example": true, "X@SPAM.EXAMPLE": true, "eve@example.org": true,
+			"x@notspam.example": false, "eve@example.net": false, "": false} {
+			got, err := s.Blocked(ctx, addr)
+			require.NoError(t, err)
+			assert.Equal(t, want, got, addr)
+		}
+		require.NoError(t, s.Commit(ctx, &Change{Blocks: []*Block{{Pattern: "@spam.example", Remove: true}}}))
+		got, err := s.Blocked(ctx, "x@spam.example")
+		require.NoError(t, err)
+		assert.False(t, got)
+		require.ErrorIs(t, s.Commit(ctx, &Change{Blocks: []*Block{{Pattern: "nobody"}}}), ErrInvalidChange)
+
+		p := &AdminPending{Token: "tok", Admin: "Root@Club.Example", Command: "abort 1 \"x\""}
+		require.NoError(t, s.Commit(ctx, &Change{AdminPending: []*AdminPending{p}}))
+		have, err := s.AdminPendingByToken(ctx, "tok")
+		require.NoError(t, err)
+		assert.Equal(t, "root@club.example", have.Admin)
+		assert.False(t, have.Done)
+		done := &AdminPending{Token: "tok", Done: true}
+		require.NoError(t, s.Commit(ctx, &Change{AdminPending: []*AdminPending{done}}))
+		require.ErrorIs(t, s.Commit(ctx, &Change{AdminPending: []*AdminPending{done}}), ErrConflict, "a token is used once")
+		_, err = s.AdminPendingByToken(ctx, "nope")
+		require.ErrorIs(t, err, ErrNotFound)
+	})
 }
 
 // TestBackupWhileWriting: a backup taken while commits go on is a sound
-// database holding every commit that finished before it began.
+// database holding every commit that finished before it began. A
+// PostgreSQL store refuses, naming pg_dump.
 func TestBackupWhileWriting(t *testing.T) {
-	ctx := context.Background()
-	s := open(t, t.TempDir())
-	var mu sync.Mutex
-	var committed []string // message ids whose commit returned
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for w := range 2 {
-		wg.Go(func() {
-			for i := 0; ; i++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				id := fmt.Sprintf("w%d-%d@example.org", w, i)
-				if err := s.Commit(ctx, &Change{MessageID: id, Outbox: []*Outgoing{mail("out-"+id, "bob@example.org")}}); err != nil {
-					t.Error(err)
-					return
-				}
-				mu.Lock()
-				committed = append(committed, id)
-				mu.Unlock()
-			}
-		})
-	}
-	for {
-		mu.Lock()
-		n := len(committed)
-		mu.Unlock()
-		if n >= 50 {
-			break
+	eachStore(t, func(t *testing.T, where string) {
+		ctx := context.Background()
+		s := open(t, where)
+		if s.Backend() == Postgres {
+			err := s.Backup(ctx, filepath.Join(t.TempDir(), DBFile))
+			require.ErrorIs(t, err, ErrPostgresBackup)
+			assert.ErrorContains(t, err, "pg_dump")
+			_, err = s.IntegrityCheck(ctx)
+			require.ErrorIs(t, err, ErrPostgresBackup)
+			return
 		}
-		time.Sleep(time.Millisecond)
-	}
-	mu.Lock()
-	before := append([]string(nil), committed...)
-	mu.Unlock()
-	dir := t.TempDir()
-	require.NoError(t, s.Backup(ctx, filepath.Join(dir, DBFile)))
-	close(stop)
-	wg.Wait()
+		var mu sync.Mutex
+		var committed []string // message ids whose commit returned
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		for w := range 2 {
+			wg.Go(func() {
+				for i := 0; ; i++ {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					id := fmt.Sprintf("w%d-%d@example.org", w, i)
+					if err := s.Commit(ctx, &Change{MessageID: id, Outbox: []*Outgoing{mail("out-"+id, "bob@example.org")}}); err != nil {
+						t.Error(err)
+						return
+					}
+					mu.Lock()
+					committed = append(committed, id)
+					mu.Unlock()
+				}
+			})
+		}
+		for {
+			mu.Lock()
+			n := len(committed)
+			mu.Unlock()
+			if n >= 50 {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+		mu.Lock()
+		before := append([]string(nil), committed...)
+		mu.Unlock()
+		dir := t.TempDir()
+		require.NoError(t, s.Backup(ctx, filepath.Join(dir, DBFile)))
+		close(stop)
+		wg.Wait()
 
-	b := open(t, dir)
-	problems, err := b.IntegrityCheck(ctx)
-	require.NoError(t, err)
-	assert.Empty(t, problems)
-	for _, id := range before {
-		seen, err := b.Seen(ctx, id)
+		b := open(t, dir)
+		problems, err := b.IntegrityCheck(ctx)
 		require.NoError(t, err)
-		require.True(t, seen, "%s was committed before the backup began", id)
-	}
+		assert.Empty(t, problems)
+		for _, id := range before {
+			seen, err := b.Seen(ctx, id)
+			require.NoError(t, err)
+			require.True(t, seen, "%s was committed before the backup began", id)
+		}
+	})
 }

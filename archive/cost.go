@@ -80,6 +80,23 @@ var stampSchema = func() string {
 	return b.String()
 }()
 
+// pgStampSchema is stampSchema on PostgreSQL: the triggers call one
+// function, per row as SQLite's do.
+var pgStampSchema = func() string {
+	var b strings.Builder
+	b.WriteString("CREATE TABLE stamp (id BIGINT PRIMARY KEY CHECK (id = 1), changes BIGINT NOT NULL);\n")
+	b.WriteString("INSERT INTO stamp (id, changes) VALUES (1, 0);\n")
+	b.WriteString("CREATE FUNCTION stamp_raise() RETURNS trigger LANGUAGE plpgsql AS $$\n" +
+		"BEGIN\n\tUPDATE stamp SET changes = changes + 1 WHERE id = 1;\n\tRETURN NULL;\nEND $$;\n")
+	for _, t := range stampTables {
+		for _, op := range []string{"INSERT", "UPDATE", "DELETE"} {
+			fmt.Fprintf(&b, "CREATE TRIGGER stamp_%s_%s AFTER %s ON %s FOR EACH ROW EXECUTE FUNCTION stamp_raise();\n",
+				t, strings.ToLower(op), op, t)
+		}
+	}
+	return b.String()
+}()
+
 // Stamp reads the store's stamp: two lookups by primary key.
 func (s *Store) Stamp(ctx context.Context) (Stamp, error) {
 	var st Stamp

@@ -17,88 +17,101 @@ import (
 // two cases) as the word once: the full-text query has one phrase, and the
 // games found are those of the word alone.
 func TestSearchRepeatedWordsOnce(t *testing.T) {
-	ctx := context.Background()
-	s := open(t, t.TempDir())
-	_, err := s.ImportFile(ctx, "corpus", corpus(t, 6, 4), lookup, nil)
-	require.NoError(t, err)
-	words := []string{"CASTLES"}
-	for range 3000 {
-		words = append(words, "castles")
-	}
-	f := Filter{Text: words}
-	require.NoError(t, f.Check(lookup))
-	assert.Equal(t, []string{"CASTLES"}, f.Text, "the words searched")
-	assert.Equal(t, `{tags} : "castles"`, f.match(), "the full-text query")
+	eachStore(t, func(t *testing.T, where string) {
+		ctx := context.Background()
+		s := open(t, where)
+		_, err := s.ImportFile(ctx, "corpus", corpus(t, 6, 4), lookup, nil)
+		require.NoError(t, err)
+		words := []string{"CASTLES"}
+		for range 3000 {
+			words = append(words, "castles")
+		}
+		f := Filter{Text: words}
+		require.NoError(t, f.Check(lookup))
+		assert.Equal(t, []string{"CASTLES"}, f.Text, "the words searched")
+		assert.Equal(t, []matchTerm{{"tags", "castles"}}, f.match(), "the full-text terms")
+		cond, args := s.matchSQL(f.match())
+		if s.Backend() == SQLite {
+			assert.Equal(t, []any{`{tags} : "castles"`}, args, "the full-text query")
+		} else {
+			assert.Equal(t, "f.tags LIKE ?", strings.Fields(cond)[0]+" "+strings.Fields(cond)[1]+" "+strings.Fields(cond)[2])
+			assert.Equal(t, []any{"%castles%"}, args, "the LIKE pattern")
+		}
 
-	ids := func(f Filter) []int64 {
-		var got []int64
-		require.NoError(t, s.Query(ctx, lookup, f, func(fd *Found) error { got = append(got, fd.ID); return nil }))
-		return got
-	}
-	want := ids(Filter{Text: []string{"castles"}})
-	assert.NotEmpty(t, want)
-	assert.Equal(t, want, ids(Filter{Text: words}))
+		ids := func(f Filter) []int64 {
+			var got []int64
+			require.NoError(t, s.Query(ctx, lookup, f, func(fd *Found) error { got = append(got, fd.ID); return nil }))
+			return got
+		}
+		want := ids(Filter{Text: []string{"castles"}})
+		assert.NotEmpty(t, want)
+		assert.Equal(t, want, ids(Filter{Text: words}))
+	})
 }
 
 // TestSearchWordsBounded refuses more than MaxSearchWords different words
 // and words longer than MaxSearchWordLen, saying what was expected.
 func TestSearchWordsBounded(t *testing.T) {
-	s := open(t, t.TempDir())
-	var words []string
-	for i := range MaxSearchWords + 1 {
-		words = append(words, fmt.Sprintf("word%d", i))
-	}
-	err := s.Query(context.Background(), lookup, Filter{Text: words}, func(*Found) error { return nil })
-	require.Error(t, err)
-	assert.Equal(t, "archive: search of 9 different words; expected at most 8", err.Error())
+	eachStore(t, func(t *testing.T, where string) {
+		s := open(t, where)
+		var words []string
+		for i := range MaxSearchWords + 1 {
+			words = append(words, fmt.Sprintf("word%d", i))
+		}
+		err := s.Query(context.Background(), lookup, Filter{Text: words}, func(*Found) error { return nil })
+		require.Error(t, err)
+		assert.Equal(t, "archive: search of 9 different words; expected at most 8", err.Error())
 
-	f := Filter{Text: words[:MaxSearchWords]}
-	require.NoError(t, f.Check(lookup))
-	assert.Len(t, f.Text, MaxSearchWords)
+		f := Filter{Text: words[:MaxSearchWords]}
+		require.NoError(t, f.Check(lookup))
+		assert.Len(t, f.Text, MaxSearchWords)
 
-	f = Filter{Text: []string{strings.Repeat("é", MaxSearchWordLen+1)}}
-	err = f.Check(lookup)
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "has 65 characters; expected at most 64")
-	f = Filter{Text: []string{strings.Repeat("é", MaxSearchWordLen)}}
-	assert.NoError(t, f.Check(lookup))
+		f = Filter{Text: []string{strings.Repeat("é", MaxSearchWordLen+1)}}
+		err = f.Check(lookup)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "has 65 characters; expected at most 64")
+		f = Filter{Text: []string{strings.Repeat("é", MaxSearchWordLen)}}
+		assert.NoError(t, f.Check(lookup))
+	})
 }
 
 // TestStampChangesWithEveryWrite: the stamp moves when a game is archived,
 // a game is created or changed, a tournament is created or changed; and
 // stays while nothing is written.
 func TestStampChangesWithEveryWrite(t *testing.T) {
-	ctx := context.Background()
-	s := open(t, t.TempDir())
-	last, err := s.Stamp(ctx)
-	require.NoError(t, err)
-	moved := func(what string) {
-		t.Helper()
-		st, err := s.Stamp(ctx)
+	eachStore(t, func(t *testing.T, where string) {
+		ctx := context.Background()
+		s := open(t, where)
+		last, err := s.Stamp(ctx)
 		require.NoError(t, err)
-		assert.NotEqual(t, last, st, "the stamp after %s", what)
-		again, err := s.Stamp(ctx)
+		moved := func(what string) {
+			t.Helper()
+			st, err := s.Stamp(ctx)
+			require.NoError(t, err)
+			assert.NotEqual(t, last, st, "the stamp after %s", what)
+			again, err := s.Stamp(ctx)
+			require.NoError(t, err)
+			assert.Equal(t, st, again, "the stamp with no write after %s", what)
+			last = st
+		}
+		_, err = s.ImportFile(ctx, "corpus", corpus(t, 1, 4), lookup, nil)
 		require.NoError(t, err)
-		assert.Equal(t, st, again, "the stamp with no write after %s", what)
-		last = st
-	}
-	_, err = s.ImportFile(ctx, "corpus", corpus(t, 1, 4), lookup, nil)
-	require.NoError(t, err)
-	moved("an import")
+		moved("an import")
 
-	g := newGame(t, s)
-	require.NoError(t, s.Commit(ctx, &Change{At: t0, Games: []*Game{g}}))
-	moved("a new game")
-	g.Status = Playing
-	require.NoError(t, s.Commit(ctx, &Change{At: t0, Games: []*Game{g}}))
-	moved("a game's change at the same instant")
+		g := newGame(t, s)
+		require.NoError(t, s.Commit(ctx, &Change{At: t0, Games: []*Game{g}}))
+		moved("a new game")
+		g.Status = Playing
+		require.NoError(t, s.Commit(ctx, &Change{At: t0, Games: []*Game{g}}))
+		moved("a game's change at the same instant")
 
-	tr := newTournament(t, s)
-	require.NoError(t, s.Commit(ctx, &Change{At: t0, Tournaments: []*Tournament{tr}}))
-	moved("a new tournament")
-	tr.Players[1].Joined = true
-	require.NoError(t, s.Commit(ctx, &Change{At: t0, Tournaments: []*Tournament{tr}}))
-	moved("a tournament's change")
+		tr := newTournament(t, s)
+		require.NoError(t, s.Commit(ctx, &Change{At: t0, Tournaments: []*Tournament{tr}}))
+		moved("a new tournament")
+		tr.Players[1].Joined = true
+		require.NoError(t, s.Commit(ctx, &Change{At: t0, Tournaments: []*Tournament{tr}}))
+		moved("a tournament's change")
+	})
 }
 
 // BenchmarkSearchRepeatedWord searches, in an archive of 20,000 short

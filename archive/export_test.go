@@ -38,43 +38,45 @@ func decorate(data []byte) []byte {
 // on an archive of 10,000 games of the five games and on games with
 // comments, annotations, NAGs and variations.
 func TestExportAsStoredIsExportRechecked(t *testing.T) {
-	if testing.Short() {
-		t.Skip("imports 10,000 games")
-	}
-	ctx := context.Background()
-	s := open(t, t.TempDir())
-	st, err := s.ImportFile(ctx, "corpus", corpus(t, 2000, 60), lookup, nil)
-	require.NoError(t, err)
-	require.Equal(t, 10000, st.Added)
-	decorated := decorate(corpus(t, 10, 40))
-	st, err = s.ImportFile(ctx, "decorated", decorated, lookup, func(ch *notation.Checked) {
-		require.True(t, ch.Valid(), "%v", ch.Problems)
-	})
-	require.NoError(t, err)
-	require.Equal(t, 50, st.Added)
-	require.Contains(t, export(t, s, Filter{}, PGN), "$3 {see (this) [x] 1-0} (")
-
-	for _, format := range []string{PGN, JSON} {
-		t.Run(format, func(t *testing.T) {
-			var stored, rechecked bytes.Buffer
-			n, err := s.Export(ctx, &stored, lookup, Filter{}, &ExportOptions{Format: format})
-			require.NoError(t, err)
-			m, err := s.Export(ctx, &rechecked, lookup, Filter{}, &ExportOptions{Format: format, Recheck: true,
-				Invalid: func(id int64, ps []*notation.Problem) { t.Errorf("game %d: %v", id, ps) }})
-			require.NoError(t, err)
-			assert.Equal(t, 10050, n)
-			assert.Equal(t, m, n)
-			if !bytes.Equal(stored.Bytes(), rechecked.Bytes()) {
-				a, b := strings.Split(stored.String(), "\n"), strings.Split(rechecked.String(), "\n")
-				for i := range min(len(a), len(b)) {
-					if a[i] != b[i] {
-						t.Fatalf("line %d differs:\nstored    %s\nrechecked %s", i+1, a[i], b[i])
-					}
-				}
-				t.Fatalf("stored export is %d lines, rechecked %d", len(a), len(b))
-			}
+	eachStore(t, func(t *testing.T, where string) {
+		if testing.Short() {
+			t.Skip("imports 10,000 games")
+		}
+		ctx := context.Background()
+		s := open(t, where)
+		st, err := s.ImportFile(ctx, "corpus", corpus(t, 2000, 60), lookup, nil)
+		require.NoError(t, err)
+		require.Equal(t, 10000, st.Added)
+		decorated := decorate(corpus(t, 10, 40))
+		st, err = s.ImportFile(ctx, "decorated", decorated, lookup, func(ch *notation.Checked) {
+			require.True(t, ch.Valid(), "%v", ch.Problems)
 		})
-	}
+		require.NoError(t, err)
+		require.Equal(t, 50, st.Added)
+		require.Contains(t, export(t, s, Filter{}, PGN), "$3 {see (this) [x] 1-0} (")
+
+		for _, format := range []string{PGN, JSON} {
+			t.Run(format, func(t *testing.T) {
+				var stored, rechecked bytes.Buffer
+				n, err := s.Export(ctx, &stored, lookup, Filter{}, &ExportOptions{Format: format})
+				require.NoError(t, err)
+				m, err := s.Export(ctx, &rechecked, lookup, Filter{}, &ExportOptions{Format: format, Recheck: true,
+					Invalid: func(id int64, ps []*notation.Problem) { t.Errorf("game %d: %v", id, ps) }})
+				require.NoError(t, err)
+				assert.Equal(t, 10050, n)
+				assert.Equal(t, m, n)
+				if !bytes.Equal(stored.Bytes(), rechecked.Bytes()) {
+					a, b := strings.Split(stored.String(), "\n"), strings.Split(rechecked.String(), "\n")
+					for i := range min(len(a), len(b)) {
+						if a[i] != b[i] {
+							t.Fatalf("line %d differs:\nstored    %s\nrechecked %s", i+1, a[i], b[i])
+						}
+					}
+					t.Fatalf("stored export is %d lines, rechecked %d", len(a), len(b))
+				}
+			})
+		}
+	})
 }
 
 func TestCanonicalPlies(t *testing.T) {

@@ -31,12 +31,8 @@ func (s *Store) Seen(ctx context.Context, messageID string) (bool, error) {
 // NewGameID reserves a new game id. Ids increase and are never reused,
 // even when the game that reserved one is never stored.
 func (s *Store) NewGameID(ctx context.Context) (int64, error) {
-	res, err := s.db.ExecContext(ctx, `INSERT INTO game_ids DEFAULT VALUES`)
-	if err != nil {
-		return 0, fmt.Errorf("archive: new game id: %w", err)
-	}
-	id, err := res.LastInsertId()
-	if err != nil {
+	var id int64
+	if err := s.db.QueryRowContext(ctx, `INSERT INTO game_ids DEFAULT VALUES RETURNING id`).Scan(&id); err != nil {
 		return 0, fmt.Errorf("archive: new game id: %w", err)
 	}
 	return id, nil
@@ -229,7 +225,7 @@ func (s *Store) commit(ctx context.Context, cs []*Change) error {
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx)
 	if err != nil {
 		return err
 	}
@@ -241,6 +237,9 @@ func (s *Store) commit(ctx context.Context, cs []*Change) error {
 			done[i].at = s.now()
 		}
 		if err := s.put(ctx, tx, c, &done[i]); err != nil {
+			if badText(err) {
+				err = fmt.Errorf("%w: text the PostgreSQL store cannot hold (a NUL character or bytes that are not UTF-8): %w", ErrInvalidChange, err)
+			}
 			if len(cs) > 1 {
 				return fmt.Errorf("change %d of %d: %w", i+1, len(cs), err)
 			}
@@ -256,6 +255,17 @@ func (s *Store) commit(ctx context.Context, cs []*Change) error {
 	return nil
 }
 
+// badText reports whether err is PostgreSQL's refusal of a text it cannot
+// hold (a NUL character, or bytes that are not UTF-8), which SQLite
+// stores as given: committing the change again fails the same way.
+func badText(err error) bool {
+	switch pgCode(err) {
+	case "22021", "22P05": // character_not_in_repertoire, untranslatable_character
+		return true
+	}
+	return false
+}
+
 // put writes one change within tx.
 func (s *Store) put(ctx context.Context, tx *sql.Tx, c *Change, d *stored) error {
 	at := d.at
@@ -267,7 +277,7 @@ func (s *Store) put(ctx context.Context, tx *sql.Tx, c *Change, d *stored) error
 		return nil
 	}
 	if c.MessageID != "" {
-		res, err := q.ExecContext(ctx, `INSERT OR IGNORE INTO processed (message_id, at) VALUES (?, ?)`, c.MessageID, unix(at))
+		res, err := q.ExecContext(ctx, `INSERT INTO processed (message_id, at) VALUES (?, ?) ON CONFLICT DO NOTHING`, c.MessageID, unix(at))
 		if err != nil {
 			return err
 		}
@@ -393,7 +403,7 @@ func putGame(ctx context.Context, tx querier, g *Game, at time.Time) error {
 			g.ID, g.Game, g.Status, string(opts), string(offers), g.Record, unix(g.TurnStart), unix(g.Deadline),
 			g.Reminded, unix(g.Due), g.Thread, unix(created), unix(at))
 		if err != nil {
-			if strings.Contains(err.Error(), "UNIQUE") {
+			if uniqueViolation(err) {
 				return fmt.Errorf("%w: game %d exists", ErrConflict, g.ID)
 			}
 			return err
@@ -441,7 +451,7 @@ func putPlayer(ctx context.Context, tx querier, p *Player) error {
 	if p.Version == 0 {
 		_, err := tx.ExecContext(ctx, `INSERT INTO players (address, name, vacation_until, vacation_year, vacation_days, mail, version)
 VALUES (?, ?, ?, ?, ?, ?, 1)`, addr, p.Address.Name, unix(p.VacationUntil), p.VacationYear, p.VacationDays, p.Mail)
-		if err != nil && strings.Contains(err.Error(), "UNIQUE") {
+		if uniqueViolation(err) {
 			return fmt.Errorf("%w: player %s", ErrConflict, addr)
 		}
 		return err

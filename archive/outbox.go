@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -21,11 +22,12 @@ var ErrInvalidChange = errors.New("archive: invalid change")
 // their low byte.
 const sqliteConstraint = 19
 
-// constraintFailed reports whether err is SQLite's refusal of a row that
-// breaks a constraint.
+// constraintFailed reports whether err is the refusal of a row that breaks
+// a constraint: SQLite's result code, PostgreSQL's SQLSTATE class 23
+// (integrity constraint violation).
 func constraintFailed(err error) bool {
 	var c interface{ Code() int }
-	return errors.As(err, &c) && c.Code()&0xff == sqliteConstraint
+	return errors.As(err, &c) && c.Code()&0xff == sqliteConstraint || strings.HasPrefix(pgCode(err), "23")
 }
 
 func putOutgoing(ctx context.Context, tx querier, o *Outgoing, at time.Time) (string, error) {
@@ -63,18 +65,15 @@ func putOutgoing(ctx context.Context, tx querier, o *Outgoing, at time.Time) (st
 	if len(o.Inline) > 0 {
 		inline, _ = json.Marshal(o.Inline)
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO outbox (message_id, game_id, from_addr, to_addrs, cc_addrs, reply_to, subject,
+	var id int64
+	err := tx.QueryRowContext(ctx, `INSERT INTO outbox (message_id, game_id, from_addr, to_addrs, cc_addrs, reply_to, subject,
 	date, in_reply_to, refs, body, status, attempts, next_attempt, last_error, sent_at, auto, html, inline)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)`,
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?) RETURNING id`,
 		o.MessageID, o.GameID, string(from), string(to), string(cc), replyTo, o.Subject, unix(o.Date), o.InReplyTo,
-		string(refs), o.Text, status, o.Attempts, unix(next), o.LastError, auto, o.HTML, inline)
+		string(refs), o.Text, status, o.Attempts, unix(next), o.LastError, auto, o.HTML, inline).Scan(&id)
 	if constraintFailed(err) {
 		return "", fmt.Errorf("%w: outgoing mail %s: %w", ErrInvalidChange, o.MessageID, err)
 	}
-	if err != nil {
-		return "", err
-	}
-	id, err := res.LastInsertId()
 	if err != nil {
 		return "", err
 	}
@@ -200,7 +199,7 @@ func (s *Store) SentBatch(ctx context.Context, ids []string) (missing []string, 
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.db.BeginTx(ctx, nil) // updates of existing rows only: no writer lock needed
 	if err != nil {
 		return nil, fmt.Errorf("archive: sent: %w", err)
 	}

@@ -13,21 +13,23 @@ import (
 // stored as it is: Commit says so with ErrInvalidChange (not a failure to
 // retry), and stores nothing of it.
 func TestOutboxDuplicateIsInvalidChange(t *testing.T) {
-	ctx := context.Background()
-	s := open(t, t.TempDir())
-	err := s.Commit(ctx, &Change{MessageID: "m1", Outbox: []*Outgoing{mail("a", "x@x"), mail("a", "y@y")}})
-	require.ErrorIs(t, err, ErrInvalidChange)
-	seen, err := s.Seen(ctx, "m1")
-	require.NoError(t, err)
-	assert.False(t, seen, "the message was marked processed")
-	n, err := s.Pending(ctx)
-	require.NoError(t, err)
-	assert.Zero(t, n, "mails queued by a refused change")
+	eachStore(t, func(t *testing.T, where string) {
+		ctx := context.Background()
+		s := open(t, where)
+		err := s.Commit(ctx, &Change{MessageID: "m1", Outbox: []*Outgoing{mail("a", "x@x"), mail("a", "y@y")}})
+		require.ErrorIs(t, err, ErrInvalidChange)
+		seen, err := s.Seen(ctx, "m1")
+		require.NoError(t, err)
+		assert.False(t, seen, "the message was marked processed")
+		n, err := s.Pending(ctx)
+		require.NoError(t, err)
+		assert.Zero(t, n, "mails queued by a refused change")
 
-	require.NoError(t, s.Commit(ctx, &Change{MessageID: "m2", Outbox: []*Outgoing{mail("b", "x@x")}}))
-	err = s.Commit(ctx, &Change{MessageID: "m3", Outbox: []*Outgoing{mail("b", "y@y")}})
-	require.ErrorIs(t, err, ErrInvalidChange)
+		require.NoError(t, s.Commit(ctx, &Change{MessageID: "m2", Outbox: []*Outgoing{mail("b", "x@x")}}))
+		err = s.Commit(ctx, &Change{MessageID: "m3", Outbox: []*Outgoing{mail("b", "y@y")}})
+		require.ErrorIs(t, err, ErrInvalidChange)
 
-	err = s.Commit(ctx, &Change{MessageID: "m4", Outbox: []*Outgoing{{MessageID: "c"}}})
-	require.ErrorIs(t, err, ErrInvalidChange, "a mail without a recipient")
+		err = s.Commit(ctx, &Change{MessageID: "m4", Outbox: []*Outgoing{{MessageID: "c"}}})
+		require.ErrorIs(t, err, ErrInvalidChange, "a mail without a recipient")
+	})
 }

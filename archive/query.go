@@ -207,16 +207,26 @@ type indexStmts struct {
 	index, sides, search, done *sql.Stmt
 }
 
-func prepareIndex(ctx context.Context, tx *sql.Tx) (*indexStmts, error) {
+func (s *Store) prepareIndex(ctx context.Context, tx *sql.Tx) (*indexStmts, error) {
 	var st indexStmts
 	var err error
-	if st.index, err = tx.PrepareContext(ctx, `INSERT OR REPLACE INTO archive_index (entry_id, event, event_key, date, day, round) VALUES (?, ?, ?, ?, ?, ?)`); err != nil {
+	if st.index, err = tx.PrepareContext(ctx, `INSERT INTO archive_index (entry_id, event, event_key, date, day, round) VALUES (?, ?, ?, ?, ?, ?)
+ON CONFLICT (entry_id) DO UPDATE SET event = excluded.event, event_key = excluded.event_key, date = excluded.date,
+	day = excluded.day, round = excluded.round`); err != nil {
 		return nil, err
 	}
-	if st.sides, err = tx.PrepareContext(ctx, `INSERT OR REPLACE INTO archive_sides (entry_id, seat, side, player, player_key, rank) VALUES (?, ?, ?, ?, ?, ?)`); err != nil {
+	if st.sides, err = tx.PrepareContext(ctx, `INSERT INTO archive_sides (entry_id, seat, side, player, player_key, rank) VALUES (?, ?, ?, ?, ?, ?)
+ON CONFLICT (entry_id, seat) DO UPDATE SET side = excluded.side, player = excluded.player, player_key = excluded.player_key,
+	rank = excluded.rank`); err != nil {
 		return nil, err
 	}
-	if st.search, err = tx.PrepareContext(ctx, `INSERT OR REPLACE INTO archive_search (rowid, tags, players) VALUES (?, ?, ?)`); err != nil {
+	// An fts5 table takes no ON CONFLICT clause; it replaces a row.
+	search := `INSERT OR REPLACE INTO archive_search (rowid, tags, players) VALUES (?, ?, ?)`
+	if s.pg {
+		search = `INSERT INTO archive_search (rowid, tags, players) VALUES (?, ?, ?)
+ON CONFLICT (rowid) DO UPDATE SET tags = excluded.tags, players = excluded.players`
+	}
+	if st.search, err = tx.PrepareContext(ctx, search); err != nil {
 		return nil, err
 	}
 	if st.done, err = tx.PrepareContext(ctx, `DELETE FROM archive_unindexed WHERE entry_id = ?`); err != nil {
@@ -252,7 +262,7 @@ func (s *Store) reindex(ctx context.Context, lookup notation.Lookup, limit int) 
 	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM archive_unindexed`).Scan(&n); err != nil || n == 0 {
 		return 0, err
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -285,7 +295,7 @@ FROM archive_unindexed u LEFT JOIN archive a ON a.id = u.entry_id ORDER BY u.ent
 	if err := rows.Close(); err != nil {
 		return 0, err
 	}
-	st, err := prepareIndex(ctx, tx)
+	st, err := s.prepareIndex(ctx, tx)
 	if err != nil {
 		return 0, err
 	}
@@ -318,7 +328,7 @@ func (s *Store) Query(ctx context.Context, lookup notation.Lookup, f Filter, eac
 	if err := s.Reindex(ctx, lookup); err != nil {
 		return err
 	}
-	where, args := f.where()
+	where, args := f.where(s.pg)
 	var text []string
 	for _, t := range f.Text {
 		text = append(text, strings.ToLower(t))
@@ -350,8 +360,9 @@ func (s *Store) Query(ctx context.Context, lookup notation.Lookup, f Filter, eac
 	}
 }
 
-// where is the SQL condition of a filter (all but Text) and its arguments.
-func (f *Filter) where() (string, []any) {
+// where is the SQL condition of a filter (all but Text) and its arguments,
+// on PostgreSQL (pg) or SQLite.
+func (f *Filter) where(pg bool) (string, []any) {
 	var conds []string
 	var args []any
 	if f.Game != "" {
@@ -363,7 +374,11 @@ func (f *Filter) where() (string, []any) {
 		args = append(args, strings.ToLower(f.Event))
 	}
 	if f.Player != "" {
-		conds = append(conds, `EXISTS (SELECT 1 FROM archive_sides s WHERE s.entry_id = a.id AND instr(s.player_key, ?) > 0)`)
+		has := `instr(s.player_key, ?) > 0`
+		if pg {
+			has = `strpos(s.player_key, ?) > 0`
+		}
+		conds = append(conds, `EXISTS (SELECT 1 FROM archive_sides s WHERE s.entry_id = a.id AND `+has+`)`)
 		args = append(args, strings.ToLower(f.Player))
 	}
 	if f.Since != "" {
@@ -371,7 +386,7 @@ func (f *Filter) where() (string, []any) {
 		args = append(args, f.Since)
 	}
 	if f.Public {
-		conds = append(conds, publicEntry)
+		conds = append(conds, publicEntry(pg))
 	}
 	if len(conds) == 0 {
 		return "", nil
@@ -380,10 +395,10 @@ func (f *Filter) where() (string, []any) {
 }
 
 // match is the full-text query of the filter's words and player, which
-// selects a superset of the games they select ("" when they make none):
+// selects a superset of the games they select (none when they make none):
 // where and matchText then compare exactly.
-func (f *Filter) match() string {
-	var terms []string
+func (f *Filter) match() []matchTerm {
+	var terms []matchTerm
 	for _, w := range f.Text {
 		if q, ok := matchQuery("tags", strings.ToLower(w)); ok {
 			terms = append(terms, q)
@@ -395,7 +410,7 @@ func (f *Filter) match() string {
 	if q, ok := nameQuery(f.Name); ok {
 		terms = append(terms, q)
 	}
-	return strings.Join(terms, " AND ")
+	return terms
 }
 
 func matchText(fd *Found, words []string) bool {
@@ -416,17 +431,18 @@ func matchText(fd *Found, words []string) bool {
 
 // page reads up to queryPage games with an id above args[0]; with a
 // full-text query, the games it finds (by the index, in id order).
-func (s *Store) page(ctx context.Context, match, where string, args []any) ([]*Found, error) {
+func (s *Store) page(ctx context.Context, match []matchTerm, where string, args []any) ([]*Found, error) {
 	const columns = `SELECT a.id, COALESCE(a.game_id, 0), a.game, a.result, a.tags, a.record, a.hash, a.rated, a.created,
 	i.event, i.date, i.round, a.canonical`
 	q := columns + `
 FROM archive a JOIN archive_index i ON i.entry_id = a.id
 WHERE a.id > ?` + where + ` ORDER BY a.id LIMIT ` + strconv.Itoa(queryPage)
-	if match != "" {
+	if len(match) > 0 {
+		cond, margs := s.matchSQL(match)
 		q = columns + `
 FROM archive_search f JOIN archive a ON a.id = f.rowid JOIN archive_index i ON i.entry_id = a.id
-WHERE archive_search MATCH ? AND f.rowid > ?` + where + ` ORDER BY f.rowid LIMIT ` + strconv.Itoa(queryPage)
-		args = append([]any{match}, args...)
+WHERE ` + cond + ` AND f.rowid > ?` + where + ` ORDER BY f.rowid LIMIT ` + strconv.Itoa(queryPage)
+		args = append(margs, args...)
 	}
 	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {

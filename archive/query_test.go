@@ -78,106 +78,112 @@ func ids(t *testing.T, s *Store, f Filter) []int64 {
 }
 
 func TestQueryFilters(t *testing.T) {
-	s := open(t, t.TempDir())
-	importText(t, s, clubCup)
-	for _, c := range []struct {
-		name string
-		f    Filter
-		want []int64
-	}{
-		{"all", Filter{}, []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}},
-		{"event, any case", Filter{Event: "club cup"}, []int64{1, 2, 3, 4, 5, 6, 7, 8, 10}},
-		{"event is not a substring", Filter{Event: "Club"}, nil},
-		{"game", Filter{Game: "RPP"}, []int64{7}},
-		{"player", Filter{Player: "ALICE"}, []int64{1, 3, 5, 7, 8, 9, 10}},
-		{"player substring of an address", Filter{Player: "dan@"}, []int64{2, 4, 5, 7}},
-		{"player and game", Filter{Player: "carol", Game: "castles"}, []int64{2, 3, 6}},
-		{"since", Filter{Since: "2026.03.08"}, []int64{3, 4, 5, 6, 7, 9}},
-		{"since counts unknown parts from their earliest day", Filter{Since: "2026.01.01"}, []int64{1, 2, 3, 4, 5, 6, 7, 8, 9}},
-		{"text", Filter{Text: []string{"DAN@", "time"}}, []int64{7}},
-		{"everything", Filter{Game: "castles", Event: "Club Cup", Player: "bob", Since: "2026.03.08", Text: []string{"3"}}, []int64{4, 6}},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			assert.Equal(t, c.want, ids(t, s, c.f))
-		})
-	}
+	eachStore(t, func(t *testing.T, where string) {
+		s := open(t, where)
+		importText(t, s, clubCup)
+		for _, c := range []struct {
+			name string
+			f    Filter
+			want []int64
+		}{
+			{"all", Filter{}, []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}},
+			{"event, any case", Filter{Event: "club cup"}, []int64{1, 2, 3, 4, 5, 6, 7, 8, 10}},
+			{"event is not a substring", Filter{Event: "Club"}, nil},
+			{"game", Filter{Game: "RPP"}, []int64{7}},
+			{"player", Filter{Player: "ALICE"}, []int64{1, 3, 5, 7, 8, 9, 10}},
+			{"player substring of an address", Filter{Player: "dan@"}, []int64{2, 4, 5, 7}},
+			{"player and game", Filter{Player: "carol", Game: "castles"}, []int64{2, 3, 6}},
+			{"since", Filter{Since: "2026.03.08"}, []int64{3, 4, 5, 6, 7, 9}},
+			{"since counts unknown parts from their earliest day", Filter{Since: "2026.01.01"}, []int64{1, 2, 3, 4, 5, 6, 7, 8, 9}},
+			{"text", Filter{Text: []string{"DAN@", "time"}}, []int64{7}},
+			{"everything", Filter{Game: "castles", Event: "Club Cup", Player: "bob", Since: "2026.03.08", Text: []string{"3"}}, []int64{4, 6}},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				assert.Equal(t, c.want, ids(t, s, c.f))
+			})
+		}
 
-	var fd7 *Found
-	require.NoError(t, s.Query(context.Background(), lookup, Filter{Game: "rpp"}, func(fd *Found) error {
-		fd7 = fd
-		return nil
-	}))
-	assert.Equal(t, "Club Cup", fd7.Event)
-	assert.Equal(t, "2026.03.22", fd7.Date)
-	assert.Equal(t, "4", fd7.Round)
-	assert.Equal(t, "R>G=B>Y", fd7.Result)
-	assert.Equal(t, []Side{{"R", "Alice <alice@example.org>", 1}, {"Y", "Bob <bob@example.org>", 4},
-		{"G", "Carol", 2}, {"B", "Dan <dan@example.org>", 2}}, fd7.Sides)
+		var fd7 *Found
+		require.NoError(t, s.Query(context.Background(), lookup, Filter{Game: "rpp"}, func(fd *Found) error {
+			fd7 = fd
+			return nil
+		}))
+		assert.Equal(t, "Club Cup", fd7.Event)
+		assert.Equal(t, "2026.03.22", fd7.Date)
+		assert.Equal(t, "4", fd7.Round)
+		assert.Equal(t, "R>G=B>Y", fd7.Result)
+		assert.Equal(t, []Side{{"R", "Alice <alice@example.org>", 1}, {"Y", "Bob <bob@example.org>", 4},
+			{"G", "Carol", 2}, {"B", "Dan <dan@example.org>", 2}}, fd7.Sides)
 
-	err := s.Query(context.Background(), lookup, Filter{Game: "chess"}, nil)
-	assert.ErrorContains(t, err, `unknown game "chess"`)
-	err = s.Query(context.Background(), lookup, Filter{Since: "2026-03-01"}, nil)
-	assert.ErrorContains(t, err, `bad date "2026-03-01"; expected YYYY.MM.DD`)
+		err := s.Query(context.Background(), lookup, Filter{Game: "chess"}, nil)
+		assert.ErrorContains(t, err, `unknown game "chess"`)
+		err = s.Query(context.Background(), lookup, Filter{Since: "2026-03-01"}, nil)
+		assert.ErrorContains(t, err, `bad date "2026-03-01"; expected YYYY.MM.DD`)
+	})
 }
 
 func TestQueryPages(t *testing.T) {
-	s := open(t, t.TempDir())
-	data := corpus(t, queryPage/5+7, 4) // more than a page
-	_, err := s.ImportFile(context.Background(), "c", data, lookup, nil)
-	require.NoError(t, err)
-	got := ids(t, s, Filter{})
-	require.Len(t, got, 5*(queryPage/5+7))
-	for i, id := range got {
-		require.Equal(t, int64(i+1), id)
-	}
-	got = ids(t, s, Filter{Game: "ziggurat", Player: "player 3"})
-	// Player 3 sits in seat 0 of games i%7 == 3 and seat 1 of i%7 == 2,
-	// 15 games each for i < 107.
-	assert.Len(t, got, 30)
+	eachStore(t, func(t *testing.T, where string) {
+		s := open(t, where)
+		data := corpus(t, queryPage/5+7, 4) // more than a page
+		_, err := s.ImportFile(context.Background(), "c", data, lookup, nil)
+		require.NoError(t, err)
+		got := ids(t, s, Filter{})
+		require.Len(t, got, 5*(queryPage/5+7))
+		for i, id := range got {
+			require.Equal(t, int64(i+1), id)
+		}
+		got = ids(t, s, Filter{Game: "ziggurat", Player: "player 3"})
+		// Player 3 sits in seat 0 of games i%7 == 3 and seat 1 of i%7 == 2,
+		// 15 games each for i < 107.
+		assert.Len(t, got, 30)
+	})
 }
 
 // TestRefereeEntriesAreIndexed: entries the referee commits (which cannot
 // index them) are indexed by the next query.
 func TestRefereeEntriesAreIndexed(t *testing.T) {
-	ctx := context.Background()
-	s := open(t, t.TempDir())
-	var e *Entry
-	notation.CheckFile("x", []byte(clubCup), lookup, func(ch *notation.Checked) {
-		if ch.Index == 7 {
-			e = EntryOf(ch.Game, t0)
-		}
+	eachStore(t, func(t *testing.T, where string) {
+		ctx := context.Background()
+		s := open(t, where)
+		var e *Entry
+		notation.CheckFile("x", []byte(clubCup), lookup, func(ch *notation.Checked) {
+			if ch.Index == 7 {
+				e = EntryOf(ch.Game, t0)
+			}
+		})
+		e.GameID, e.Rated = 42, false
+		require.NoError(t, s.Commit(ctx, &Change{MessageID: "m", Entries: []*Entry{e}}))
+		var n int
+		require.NoError(t, s.DB().QueryRow(`SELECT COUNT(*) FROM archive_unindexed`).Scan(&n))
+		assert.Equal(t, 1, n)
+
+		var found []*Found
+		require.NoError(t, s.Query(ctx, lookup, Filter{Player: "carol"}, func(fd *Found) error {
+			found = append(found, fd)
+			return nil
+		}))
+		require.Len(t, found, 1)
+		assert.Equal(t, int64(42), found[0].GameID)
+		assert.False(t, found[0].Rated)
+		assert.Equal(t, "Club Cup", found[0].Event)
+		assert.Len(t, found[0].Sides, 4)
+		require.NoError(t, s.DB().QueryRow(`SELECT COUNT(*) FROM archive_unindexed`).Scan(&n))
+		assert.Zero(t, n)
+
+		// An entry of a game the catalog does not know is indexed without
+		// sides.
+		require.NoError(t, s.Commit(ctx, &Change{Entries: []*Entry{{Game: "chess", Result: "1-0",
+			Tags: []Tag{{"Game", "chess"}, {"Event", "Club Cup"}, {"White", "Alice"}}, Record: "chess"}}}))
+		found = nil
+		require.NoError(t, s.Query(ctx, lookup, Filter{Event: "club cup"}, func(fd *Found) error {
+			found = append(found, fd)
+			return nil
+		}))
+		require.Len(t, found, 2)
+		assert.Equal(t, "chess", found[1].Game)
+		assert.Nil(t, found[1].Sides)
 	})
-	e.GameID, e.Rated = 42, false
-	require.NoError(t, s.Commit(ctx, &Change{MessageID: "m", Entries: []*Entry{e}}))
-	var n int
-	require.NoError(t, s.DB().QueryRow(`SELECT COUNT(*) FROM archive_unindexed`).Scan(&n))
-	assert.Equal(t, 1, n)
-
-	var found []*Found
-	require.NoError(t, s.Query(ctx, lookup, Filter{Player: "carol"}, func(fd *Found) error {
-		found = append(found, fd)
-		return nil
-	}))
-	require.Len(t, found, 1)
-	assert.Equal(t, int64(42), found[0].GameID)
-	assert.False(t, found[0].Rated)
-	assert.Equal(t, "Club Cup", found[0].Event)
-	assert.Len(t, found[0].Sides, 4)
-	require.NoError(t, s.DB().QueryRow(`SELECT COUNT(*) FROM archive_unindexed`).Scan(&n))
-	assert.Zero(t, n)
-
-	// An entry of a game the catalog does not know is indexed without
-	// sides.
-	require.NoError(t, s.Commit(ctx, &Change{Entries: []*Entry{{Game: "chess", Result: "1-0",
-		Tags: []Tag{{"Game", "chess"}, {"Event", "Club Cup"}, {"White", "Alice"}}, Record: "chess"}}}))
-	found = nil
-	require.NoError(t, s.Query(ctx, lookup, Filter{Event: "club cup"}, func(fd *Found) error {
-		found = append(found, fd)
-		return nil
-	}))
-	require.Len(t, found, 2)
-	assert.Equal(t, "chess", found[1].Game)
-	assert.Nil(t, found[1].Sides)
 }
 
 // TestMigrationIndexesOldEntries: games archived before the index existed

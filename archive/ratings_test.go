@@ -46,43 +46,44 @@ const rated = `[Game "castles"] [Date "2026.01.01"] [First "Alice"] [Second "Bob
 // 1500: every pair expects 0.5; Alice's mean pairwise result is +0.5
 // (1520), Bob's and Carol's 0 (-0.5 + 0 + 0.5: 1500), Dan's -0.5 (1480).
 func TestRatings(t *testing.T) {
-	ctx := context.Background()
-	s := open(t, t.TempDir())
-	importText(t, s, rated)
-	// A referee game that was not rated does not count either.
-	notation.CheckFile("x", []byte(`[Game "castles"] [First "Dan"] [Second "Alice"] [Termination "resign"] 0... @c3 1-0`), lookup,
-		func(ch *notation.Checked) {
-			e := EntryOf(ch.Game, t0)
-			e.GameID, e.Rated = 9, false
-			require.NoError(t, s.Commit(ctx, &Change{Entries: []*Entry{e}}))
-		})
+	eachStore(t, func(t *testing.T, where string) {
+		ctx := context.Background()
+		s := open(t, where)
+		importText(t, s, rated)
+		// A referee game that was not rated does not count either.
+		notation.CheckFile("x", []byte(`[Game "castles"] [First "Dan"] [Second "Alice"] [Termination "resign"] 0... @c3 1-0`), lookup,
+			func(ch *notation.Checked) {
+				e := EntryOf(ch.Game, t0)
+				e.GameID, e.Rated = 9, false
+				require.NoError(t, s.Commit(ctx, &Change{Entries: []*Entry{e}}))
+			})
 
-	lists, err := s.Ratings(ctx, lookup, "")
-	require.NoError(t, err)
-	require.Len(t, lists, 2)
-	castles, rpp := lists[0], lists[1]
-	assert.Equal(t, "castles", castles.Game)
-	assert.Equal(t, 3, castles.Games)
-	require.Len(t, castles.Players, 3)
-	for i, want := range []struct {
-		name   string
-		rating float64
-	}{{"Alice", 1518.795}, {"Bob", 1498.850}, {"Carol", 1482.355}} {
-		assert.Equal(t, want.name, castles.Players[i].Name)
-		assert.InDelta(t, want.rating, castles.Players[i].Rating, 0.01, want.name)
-		assert.Equal(t, 2, castles.Players[i].Games)
-	}
-	assert.Equal(t, "rpp", rpp.Game)
-	assert.Equal(t, 1, rpp.Games)
-	var got []string
-	for _, r := range rpp.Players {
-		got = append(got, fmt.Sprintf("%s %.3f %d", r.Name, r.Rating, r.Games))
-	}
-	assert.Equal(t, []string{"Alice 1520.000 1", "Bob 1500.000 1", "Carol 1500.000 1", "Dan 1480.000 1"}, got)
+		lists, err := s.Ratings(ctx, lookup, "")
+		require.NoError(t, err)
+		require.Len(t, lists, 2)
+		castles, rpp := lists[0], lists[1]
+		assert.Equal(t, "castles", castles.Game)
+		assert.Equal(t, 3, castles.Games)
+		require.Len(t, castles.Players, 3)
+		for i, want := range []struct {
+			name   string
+			rating float64
+		}{{"Alice", 1518.795}, {"Bob", 1498.850}, {"Carol", 1482.355}} {
+			assert.Equal(t, want.name, castles.Players[i].Name)
+			assert.InDelta(t, want.rating, castles.Players[i].Rating, 0.01, want.name)
+			assert.Equal(t, 2, castles.Players[i].Games)
+		}
+		assert.Equal(t, "rpp", rpp.Game)
+		assert.Equal(t, 1, rpp.Games)
+		var got []string
+		for _, r := range rpp.Players {
+			got = append(got, fmt.Sprintf("%s %.3f %d", r.Name, r.Rating, r.Games))
+		}
+		assert.Equal(t, []string{"Alice 1520.000 1", "Bob 1500.000 1", "Carol 1500.000 1", "Dan 1480.000 1"}, got)
 
-	var text, csv strings.Builder
-	require.NoError(t, WriteRatingsText(&text, lists))
-	assert.Equal(t, `castles: 3 players, 3 rated games
+		var text, csv strings.Builder
+		require.NoError(t, WriteRatingsText(&text, lists))
+		assert.Equal(t, `castles: 3 players, 3 rated games
 
 #  Player  Rating  Games
 1  Alice     1519      2
@@ -97,8 +98,8 @@ rpp: 4 players, 1 rated game
 3  Carol     1500      1
 4  Dan       1480      1
 `, text.String())
-	require.NoError(t, WriteRatingsCSV(&csv, lists))
-	assert.Equal(t, `Game,Rank,Player,Rating,Games
+		require.NoError(t, WriteRatingsCSV(&csv, lists))
+		assert.Equal(t, `Game,Rank,Player,Rating,Games
 castles,1,Alice,1518.8,2
 castles,2,Bob,1498.8,2
 castles,3,Carol,1482.4,2
@@ -108,36 +109,39 @@ rpp,3,Carol,1500.0,1
 rpp,4,Dan,1480.0,1
 `, csv.String())
 
-	only, err := s.Ratings(ctx, lookup, "rpp")
-	require.NoError(t, err)
-	require.Len(t, only, 1)
-	assert.Equal(t, rpp, only[0])
+		only, err := s.Ratings(ctx, lookup, "rpp")
+		require.NoError(t, err)
+		require.Len(t, only, 1)
+		assert.Equal(t, rpp, only[0])
+	})
 }
 
 // TestRatingsK: K is 40 for a player's first 10 rated games, 20 after.
 func TestRatingsK(t *testing.T) {
-	ctx := context.Background()
-	s := open(t, t.TempDir())
-	var b strings.Builder
-	for i := range 11 {
-		fmt.Fprintf(&b, "[Game \"castles\"] [Date \"2026.02.%02d\"] [First \"Alice\"] [Second \"Bob\"] [Termination \"resign\"] 0... @c3 1-0\n", i+1)
-	}
-	importText(t, s, b.String())
-	var a, bob float64
-	for range 10 {
-		e := Expected(a+1500, bob+1500)
-		a, bob = a+40*(1-e), bob-40*(1-e)
-	}
-	// After ten wins (by the recurrence above): Alice 1627.989, Bob
-	// 1372.011. The eleventh: Alice expects 1/(1+10^(-255.977/400)) =
-	// 0.813586 and gains 20 x 0.186414 = 3.728 (not 40 x: 7.457).
-	assert.InDelta(t, 1627.989, a+1500, 0.001)
-	lists, err := s.Ratings(ctx, lookup, "castles")
-	require.NoError(t, err)
-	require.Len(t, lists, 1)
-	assert.InDelta(t, 1631.717, lists[0].Players[0].Rating, 0.001)
-	assert.InDelta(t, 1368.283, lists[0].Players[1].Rating, 0.001)
-	assert.Equal(t, 11, lists[0].Players[0].Games)
+	eachStore(t, func(t *testing.T, where string) {
+		ctx := context.Background()
+		s := open(t, where)
+		var b strings.Builder
+		for i := range 11 {
+			fmt.Fprintf(&b, "[Game \"castles\"] [Date \"2026.02.%02d\"] [First \"Alice\"] [Second \"Bob\"] [Termination \"resign\"] 0... @c3 1-0\n", i+1)
+		}
+		importText(t, s, b.String())
+		var a, bob float64
+		for range 10 {
+			e := Expected(a+1500, bob+1500)
+			a, bob = a+40*(1-e), bob-40*(1-e)
+		}
+		// After ten wins (by the recurrence above): Alice 1627.989, Bob
+		// 1372.011. The eleventh: Alice expects 1/(1+10^(-255.977/400)) =
+		// 0.813586 and gains 20 x 0.186414 = 3.728 (not 40 x: 7.457).
+		assert.InDelta(t, 1627.989, a+1500, 0.001)
+		lists, err := s.Ratings(ctx, lookup, "castles")
+		require.NoError(t, err)
+		require.Len(t, lists, 1)
+		assert.InDelta(t, 1631.717, lists[0].Players[0].Rating, 0.001)
+		assert.InDelta(t, 1368.283, lists[0].Players[1].Rating, 0.001)
+		assert.Equal(t, 11, lists[0].Players[0].Games)
+	})
 }
 
 func TestExpected(t *testing.T) {

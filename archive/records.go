@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -159,7 +160,7 @@ func (im *Importer) Flush(ctx context.Context) error {
 }
 
 func (im *Importer) commit(ctx context.Context, es []*Entry) (added int, err error) {
-	tx, err := im.s.db.BeginTx(ctx, nil)
+	tx, err := im.s.begin(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -167,12 +168,12 @@ func (im *Importer) commit(ctx context.Context, es []*Entry) (added int, err err
 	// canonical: the record is the canonical form of a game checked on the
 	// way in, which export writes as stored.
 	ins, err := tx.PrepareContext(ctx, `INSERT INTO archive (game_id, game, result, tags, record, hash, rated, created, canonical)
-VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, 1) ON CONFLICT (hash) DO NOTHING`)
+VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, 1) ON CONFLICT (hash) DO NOTHING RETURNING id`)
 	if err != nil {
 		return 0, err
 	}
 	defer ins.Close()
-	st, err := prepareIndex(ctx, tx)
+	st, err := im.s.prepareIndex(ctx, tx)
 	if err != nil {
 		return 0, err
 	}
@@ -183,18 +184,11 @@ VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, 1) ON CONFLICT (hash) DO NOTHING`)
 		if err != nil {
 			return 0, err
 		}
-		res, err := ins.ExecContext(ctx, e.Game, e.Result, string(tags), e.Record, e.Hash, e.Rated, unix(e.Created))
-		if err != nil {
-			return 0, err
-		}
-		n, err := res.RowsAffected()
-		if err != nil {
-			return 0, err
-		}
-		if n == 0 {
+		err = ins.QueryRowContext(ctx, e.Game, e.Result, string(tags), e.Record, e.Hash, e.Rated, unix(e.Created)).Scan(&ids[i])
+		if errors.Is(err, sql.ErrNoRows) {
 			continue // archived already (or earlier in this batch)
 		}
-		if ids[i], err = res.LastInsertId(); err != nil {
+		if err != nil {
 			return 0, err
 		}
 		if err := putIndex(ctx, st, ids[i], e.Game, e.Result, e.Tags, im.lookup); err != nil {

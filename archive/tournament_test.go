@@ -21,13 +21,14 @@ import (
 // (Dan) + 1x2 (Bob) = 5; Dan 0.5x5.5 + 0.5x2.5 + 1x2 = 6; Bob 1x2 (Dan) +
 // 1x2.5 (Carol) = 4.5, so Dan ranks above Bob.
 func TestCrosstable(t *testing.T) {
-	s := open(t, t.TempDir())
-	importText(t, s, clubCup)
-	xt, err := s.Crosstable(context.Background(), lookup, "club cup", Filter{})
-	require.NoError(t, err)
-	var text, csv strings.Builder
-	require.NoError(t, xt.WriteText(&text))
-	assert.Equal(t, `Club Cup: 4 players, 7 games
+	eachStore(t, func(t *testing.T, where string) {
+		s := open(t, where)
+		importText(t, s, clubCup)
+		xt, err := s.Crosstable(context.Background(), lookup, "club cup", Filter{})
+		require.NoError(t, err)
+		var text, csv strings.Builder
+		require.NoError(t, xt.WriteText(&text))
+		assert.Equal(t, `Club Cup: 4 players, 7 games
 
 #  Player  1   2   3   4   Games  Score     SB
 1  Alice   X   11  =1  11      4    5.5  12.00
@@ -35,26 +36,26 @@ func TestCrosstable(t *testing.T) {
 3  Dan     =0  0=  X   01      4    2.0   6.00
 4  Bob     00  10  10  X       4    2.0   4.50
 `, text.String())
-	require.NoError(t, xt.WriteCSV(&csv))
-	assert.Equal(t, `Rank,Player,1,2,3,4,Games,Score,SB
+		require.NoError(t, xt.WriteCSV(&csv))
+		assert.Equal(t, `Rank,Player,1,2,3,4,Games,Score,SB
 1,Alice,,2.0,1.5,2.0,4,5.5,12.00
 2,Carol,0.0,,1.5,1.0,4,2.5,5.00
 3,Dan,0.5,0.5,,1.0,4,2.0,6.00
 4,Bob,0.0,1.0,1.0,,4,2.0,4.50
 `, csv.String())
-	assert.Equal(t, "alice@example.org", xt.Players[0].Key)
-	assert.Equal(t, "carol", xt.Players[1].Key)
-	assert.Equal(t, 5.5, xt.Players[0].Score())
-	assert.Equal(t, 4.5, xt.Players[3].TieBreak())
+		assert.Equal(t, "alice@example.org", xt.Players[0].Key)
+		assert.Equal(t, "carol", xt.Players[1].Key)
+		assert.Equal(t, 5.5, xt.Players[0].Score())
+		assert.Equal(t, 4.5, xt.Players[3].TieBreak())
 
-	// The castles games alone: Alice 2.5 (SB 1x2 Bob + 1x1 Carol + 0.5x0.5
-	// Dan = 3.25), Bob 2 (1x1 Carol + 1x0.5 Dan = 1.5), Carol 1 (1x0.5 Dan),
-	// Dan 0.5 (0.5x2.5 Alice = 1.25).
-	xt, err = s.Crosstable(context.Background(), lookup, "Club Cup", Filter{Game: "castles"})
-	require.NoError(t, err)
-	text.Reset()
-	require.NoError(t, xt.WriteText(&text))
-	assert.Equal(t, `Club Cup: 4 players, 6 games
+		// The castles games alone: Alice 2.5 (SB 1x2 Bob + 1x1 Carol + 0.5x0.5
+		// Dan = 3.25), Bob 2 (1x1 Carol + 1x0.5 Dan = 1.5), Carol 1 (1x0.5 Dan),
+		// Dan 0.5 (0.5x2.5 Alice = 1.25).
+		xt, err = s.Crosstable(context.Background(), lookup, "Club Cup", Filter{Game: "castles"})
+		require.NoError(t, err)
+		text.Reset()
+		require.NoError(t, xt.WriteText(&text))
+		assert.Equal(t, `Club Cup: 4 players, 6 games
 
 #  Player  1  2  3  4  Games  Score    SB
 1  Alice   X  1  1  =      3    2.5  3.25
@@ -63,27 +64,29 @@ func TestCrosstable(t *testing.T) {
 4  Dan     =  0  0  X      3    0.5  1.25
 `, text.String())
 
-	// No game: an empty table.
-	xt, err = s.Crosstable(context.Background(), lookup, "Nowhere", Filter{})
-	require.NoError(t, err)
-	assert.Empty(t, xt.Players)
-	assert.Zero(t, xt.Games)
+		// No game: an empty table.
+		xt, err = s.Crosstable(context.Background(), lookup, "Nowhere", Filter{})
+		require.NoError(t, err)
+		assert.Empty(t, xt.Players)
+		assert.Zero(t, xt.Games)
+	})
 }
 
 // TestCrosstableSharedRanks: equal score and tie-break share a rank.
 func TestCrosstableSharedRanks(t *testing.T) {
-	s := open(t, t.TempDir())
-	importText(t, s, `[Game "castles"] [Event "Pairs"] [First "Bob"] [Second "Alice"] [Termination "resign"]
+	eachStore(t, func(t *testing.T, where string) {
+		s := open(t, where)
+		importText(t, s, `[Game "castles"] [Event "Pairs"] [First "Bob"] [Second "Alice"] [Termination "resign"]
 0... @c3 0-1
 
 [Game "castles"] [Event "Pairs"] [First "Carol"] [Second "Dan"] [Termination "resign"]
 0... @c3 1-0
 `)
-	xt, err := s.Crosstable(context.Background(), lookup, "Pairs", Filter{})
-	require.NoError(t, err)
-	var text strings.Builder
-	require.NoError(t, xt.WriteText(&text))
-	assert.Equal(t, `Pairs: 4 players, 2 games
+		xt, err := s.Crosstable(context.Background(), lookup, "Pairs", Filter{})
+		require.NoError(t, err)
+		var text strings.Builder
+		require.NoError(t, xt.WriteText(&text))
+		assert.Equal(t, `Pairs: 4 players, 2 games
 
 #  Player  1  2  3  4  Games  Score    SB
 1  Alice   X  .  1  .      1    1.0  0.00
@@ -91,4 +94,5 @@ func TestCrosstableSharedRanks(t *testing.T) {
 3  Bob     0  .  X  .      1    0.0  0.00
 3  Dan     .  0  .  X      1    0.0  0.00
 `, text.String())
+	})
 }

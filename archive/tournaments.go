@@ -189,12 +189,8 @@ func (t *Tournament) Player(addr string) int {
 
 // NewTournamentID reserves a new tournament id; ids are never reused.
 func (s *Store) NewTournamentID(ctx context.Context) (int64, error) {
-	res, err := s.db.ExecContext(ctx, `INSERT INTO tournament_ids DEFAULT VALUES`)
-	if err != nil {
-		return 0, fmt.Errorf("archive: new tournament id: %w", err)
-	}
-	id, err := res.LastInsertId()
-	if err != nil {
+	var id int64
+	if err := s.db.QueryRowContext(ctx, `INSERT INTO tournament_ids DEFAULT VALUES RETURNING id`).Scan(&id); err != nil {
 		return 0, fmt.Errorf("archive: new tournament id: %w", err)
 	}
 	return id, nil
@@ -371,7 +367,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)`,
 			t.ID, t.Name, t.Game, t.Format, t.Rounds, t.Days, t.Rated, t.Seats, strings.ToLower(t.Director.Addr), t.Director.Name,
 			t.DirectorToken, t.Status, t.Seed, unix(t.DigestDue), unix(created), unix(at))
 		if err != nil {
-			if strings.Contains(err.Error(), "UNIQUE") {
+			if uniqueViolation(err) {
 				return fmt.Errorf("%w: tournament %d exists", ErrConflict, t.ID)
 			}
 			return err
@@ -401,7 +397,7 @@ WHERE id = ? AND version = ?`,
 		_, err := tx.ExecContext(ctx, `INSERT INTO tournament_players (tournament_id, seed, address, name, token, joined, withdrawn, digest)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, t.ID, i, strings.ToLower(p.Address.Addr), p.Address.Name, p.Token, p.Joined, p.Withdrawn, p.Digest)
 		if err != nil {
-			if strings.Contains(err.Error(), "UNIQUE") {
+			if uniqueViolation(err) {
 				return fmt.Errorf("tournament %d: %s entered twice", t.ID, p.Address.Addr)
 			}
 			return err

@@ -48,89 +48,95 @@ func refereeEntries(t *testing.T, s *Store, private ...int) map[int]int64 {
 // referee games out of every query, crosstable and rating the web reads;
 // without it (the operator's commands) they are there.
 func TestPublicFilterLeavesOutPrivateGames(t *testing.T) {
-	ctx := context.Background()
-	s := open(t, t.TempDir())
-	entries := refereeEntries(t, s, 2, 4)
-	assert.Len(t, ids(t, s, Filter{}), 10)
-	got := ids(t, s, Filter{Public: true})
-	assert.Len(t, got, 8)
-	assert.NotContains(t, got, entries[2])
-	assert.NotContains(t, got, entries[4])
+	eachStore(t, func(t *testing.T, where string) {
+		ctx := context.Background()
+		s := open(t, where)
+		entries := refereeEntries(t, s, 2, 4)
+		assert.Len(t, ids(t, s, Filter{}), 10)
+		got := ids(t, s, Filter{Public: true})
+		assert.Len(t, got, 8)
+		assert.NotContains(t, got, entries[2])
+		assert.NotContains(t, got, entries[4])
 
-	// Game 2 (Carol against Dan) and 4 (Bob against Dan): Dan's only
-	// other games are 5 (a draw with Alice) and 7 (rpp).
-	all, err := s.Crosstable(ctx, lookup, "Club Cup", Filter{})
-	require.NoError(t, err)
-	pub, err := s.Crosstable(ctx, lookup, "Club Cup", Filter{Public: true})
-	require.NoError(t, err)
-	assert.Equal(t, all.Games-2, pub.Games)
-	for _, st := range pub.Players {
-		if st.Key == "dan@example.org" {
-			assert.Equal(t, 2, st.Games, "Dan's public games")
+		// Game 2 (Carol against Dan) and 4 (Bob against Dan): Dan's only
+		// other games are 5 (a draw with Alice) and 7 (rpp).
+		all, err := s.Crosstable(ctx, lookup, "Club Cup", Filter{})
+		require.NoError(t, err)
+		pub, err := s.Crosstable(ctx, lookup, "Club Cup", Filter{Public: true})
+		require.NoError(t, err)
+		assert.Equal(t, all.Games-2, pub.Games)
+		for _, st := range pub.Players {
+			if st.Key == "dan@example.org" {
+				assert.Equal(t, 2, st.Games, "Dan's public games")
+			}
 		}
-	}
 
-	lists, err := s.RatingsOf(ctx, lookup, Filter{Game: "castles", Public: true})
-	require.NoError(t, err)
-	full, err := s.Ratings(ctx, lookup, "castles")
-	require.NoError(t, err)
-	require.Len(t, lists, 1)
-	assert.Equal(t, full[0].Games-2, lists[0].Games)
+		lists, err := s.RatingsOf(ctx, lookup, Filter{Game: "castles", Public: true})
+		require.NoError(t, err)
+		full, err := s.Ratings(ctx, lookup, "castles")
+		require.NoError(t, err)
+		require.Len(t, lists, 1)
+		assert.Equal(t, full[0].Games-2, lists[0].Games)
 
-	hs, err := s.RatingHistories(ctx, lookup, Filter{Public: true})
-	require.NoError(t, err)
-	for _, h := range hs {
-		for _, p := range h.Points {
-			assert.NotEqual(t, entries[2], p.EntryID)
-			assert.NotEqual(t, entries[4], p.EntryID)
+		hs, err := s.RatingHistories(ctx, lookup, Filter{Public: true})
+		require.NoError(t, err)
+		for _, h := range hs {
+			for _, p := range h.Points {
+				assert.NotEqual(t, entries[2], p.EntryID)
+				assert.NotEqual(t, entries[4], p.EntryID)
+			}
 		}
-	}
+	})
 }
 
 // TestRecentGamesShown: the web's lists hold neither private games nor
 // requests their inviter has not confirmed.
 func TestRecentGamesShown(t *testing.T) {
-	ctx := context.Background()
-	s := open(t, t.TempDir())
-	add := func(edit func(*Game)) *Game {
-		g := newGame(t, s)
-		edit(g)
-		require.NoError(t, s.Commit(ctx, &Change{At: t0, Games: []*Game{g}}))
-		return g
-	}
-	plain := add(func(g *Game) {})
-	private := add(func(g *Game) { g.Options.Private = true })
-	unconfirmed := add(func(g *Game) {
-		g.Options.Inviter = "ALICE@example.org"
-		g.Seats[0].Joined = false
+	eachStore(t, func(t *testing.T, where string) {
+		ctx := context.Background()
+		s := open(t, where)
+		add := func(edit func(*Game)) *Game {
+			g := newGame(t, s)
+			edit(g)
+			require.NoError(t, s.Commit(ctx, &Change{At: t0, Games: []*Game{g}}))
+			return g
+		}
+		plain := add(func(g *Game) {})
+		private := add(func(g *Game) { g.Options.Private = true })
+		unconfirmed := add(func(g *Game) {
+			g.Options.Inviter = "ALICE@example.org"
+			g.Seats[0].Joined = false
+		})
+		confirmed := add(func(g *Game) { g.Options.Inviter = "alice@example.org" })
+		gs, err := s.RecentGames(ctx, []string{Invited}, 10)
+		require.NoError(t, err)
+		var got []int64
+		for _, g := range gs {
+			got = append(got, g.ID)
+		}
+		assert.ElementsMatch(t, []int64{plain.ID, confirmed.ID}, got)
+		for _, g := range []*Game{plain, private, unconfirmed, confirmed} {
+			assert.Equal(t, g == plain || g == confirmed, Shown(g), "Shown(game %d)", g.ID)
+		}
 	})
-	confirmed := add(func(g *Game) { g.Options.Inviter = "alice@example.org" })
-	gs, err := s.RecentGames(ctx, []string{Invited}, 10)
-	require.NoError(t, err)
-	var got []int64
-	for _, g := range gs {
-		got = append(got, g.ID)
-	}
-	assert.ElementsMatch(t, []int64{plain.ID, confirmed.ID}, got)
-	for _, g := range []*Game{plain, private, unconfirmed, confirmed} {
-		assert.Equal(t, g == plain || g == confirmed, Shown(g), "Shown(game %d)", g.ID)
-	}
 }
 
 // TestNameFilter: Filter.Name matches the start of a public name, never
 // an address, and finds a name written in look-alike forms.
 func TestNameFilter(t *testing.T) {
-	s := open(t, t.TempDir())
-	importText(t, s, clubCup)
-	alice := ids(t, s, Filter{Name: "alice"})
-	assert.Equal(t, []int64{1, 3, 5, 7, 8, 9, 10}, alice, "Alice, named or by her address's local part")
-	assert.Equal(t, alice, ids(t, s, Filter{Name: "Al"}), "a prefix")
-	assert.Equal(t, alice, ids(t, s, Filter{Name: "ＡＬＩＣＥ"}), "full-width letters")
-	assert.Equal(t, alice, ids(t, s, Filter{Name: "al\u200bice"}), "a zero-width space")
-	for _, addr := range []string{"alice@", "@example", "example.org", "lice"} {
-		assert.Empty(t, ids(t, s, Filter{Name: addr}), "Name %q", addr)
-	}
-	assert.NotEmpty(t, ids(t, s, Filter{Player: "example.org"}), "the operator's Player filter still reads addresses")
+	eachStore(t, func(t *testing.T, where string) {
+		s := open(t, where)
+		importText(t, s, clubCup)
+		alice := ids(t, s, Filter{Name: "alice"})
+		assert.Equal(t, []int64{1, 3, 5, 7, 8, 9, 10}, alice, "Alice, named or by her address's local part")
+		assert.Equal(t, alice, ids(t, s, Filter{Name: "Al"}), "a prefix")
+		assert.Equal(t, alice, ids(t, s, Filter{Name: "ＡＬＩＣＥ"}), "full-width letters")
+		assert.Equal(t, alice, ids(t, s, Filter{Name: "al\u200bice"}), "a zero-width space")
+		for _, addr := range []string{"alice@", "@example", "example.org", "lice"} {
+			assert.Empty(t, ids(t, s, Filter{Name: addr}), "Name %q", addr)
+		}
+		assert.NotEmpty(t, ids(t, s, Filter{Player: "example.org"}), "the operator's Player filter still reads addresses")
+	})
 }
 
 func TestPublicName(t *testing.T) {
@@ -155,38 +161,42 @@ func TestPublicName(t *testing.T) {
 // (anyone may have asked for it, under any name) is not shown; one taking
 // entries, running or finished is.
 func TestShownTournamentsNamed(t *testing.T) {
-	ctx := context.Background()
-	s := open(t, t.TempDir())
-	var want []int64
-	for _, status := range []string{"proposed", Entering, Running, Finished} {
-		tr := newTournament(t, s)
-		tr.Status = status
-		require.NoError(t, s.Commit(ctx, &Change{At: t0, Tournaments: []*Tournament{tr}}))
-		if status != "proposed" {
-			want = append(want, tr.ID)
+	eachStore(t, func(t *testing.T, where string) {
+		ctx := context.Background()
+		s := open(t, where)
+		var want []int64
+		for _, status := range []string{"proposed", Entering, Running, Finished} {
+			tr := newTournament(t, s)
+			tr.Status = status
+			require.NoError(t, s.Commit(ctx, &Change{At: t0, Tournaments: []*Tournament{tr}}))
+			if status != "proposed" {
+				want = append(want, tr.ID)
+			}
 		}
-	}
-	shown, err := s.ShownTournamentsNamed(ctx, "autumn cup")
-	require.NoError(t, err)
-	var got []int64
-	for _, tr := range shown {
-		got = append(got, tr.ID)
-	}
-	assert.Equal(t, want, got)
+		shown, err := s.ShownTournamentsNamed(ctx, "autumn cup")
+		require.NoError(t, err)
+		var got []int64
+		for _, tr := range shown {
+			got = append(got, tr.ID)
+		}
+		assert.Equal(t, want, got)
+	})
 }
 
 // TestPublicTextSearch: with Filter.Public the words search the tags as a
 // stranger sees them, so that no address can be read out letter by
 // letter.
 func TestPublicTextSearch(t *testing.T) {
-	s := open(t, t.TempDir())
-	importText(t, s, clubCup)
-	assert.NotEmpty(t, ids(t, s, Filter{Text: []string{"example.org"}}), "the operator's search reads addresses")
-	for _, w := range []string{"example.org", "@ex", "dan@", "alice@example.org"} {
-		assert.Empty(t, ids(t, s, Filter{Text: []string{w}, Public: true}), "Text %q", w)
-	}
-	assert.Equal(t, ids(t, s, Filter{Text: []string{"dan"}}), ids(t, s, Filter{Text: []string{"dan"}, Public: true}), "names are found")
-	assert.Equal(t, []int64{3, 7}, ids(t, s, Filter{Text: []string{"alice", "carol"}, Public: true}), "alice@example.org (game 3) is alice")
+	eachStore(t, func(t *testing.T, where string) {
+		s := open(t, where)
+		importText(t, s, clubCup)
+		assert.NotEmpty(t, ids(t, s, Filter{Text: []string{"example.org"}}), "the operator's search reads addresses")
+		for _, w := range []string{"example.org", "@ex", "dan@", "alice@example.org"} {
+			assert.Empty(t, ids(t, s, Filter{Text: []string{w}, Public: true}), "Text %q", w)
+		}
+		assert.Equal(t, ids(t, s, Filter{Text: []string{"dan"}}), ids(t, s, Filter{Text: []string{"dan"}, Public: true}), "names are found")
+		assert.Equal(t, []int64{3, 7}, ids(t, s, Filter{Text: []string{"alice", "carol"}, Public: true}), "alice@example.org (game 3) is alice")
+	})
 }
 
 func TestPublicTag(t *testing.T) {

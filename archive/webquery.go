@@ -31,13 +31,37 @@ func (s *Store) RecentGames(ctx context.Context, statuses []string, limit int) (
 	}
 	args = append(args, limit)
 	return s.games(ctx, s.db, `SELECT `+gameColumns+` FROM games
-WHERE status IN (`+marks+`) AND `+shownGame+` ORDER BY updated DESC, id DESC LIMIT ?`, args...)
+WHERE status IN (`+marks+`) AND `+s.shownGame()+` ORDER BY updated DESC, id DESC LIMIT ?`, args...)
 }
 
 // shownGame is the SQL condition of Shown on a row of games.
-const shownGame = `COALESCE(json_extract(games.options, '$.private'), 0) = 0
+func (s *Store) shownGame() string {
+	return notPrivate(s.pg, "games.options") + `
 AND NOT EXISTS (SELECT 1 FROM seats st WHERE st.game_id = games.id AND st.joined = 0
-	AND lower(trim(st.address)) = lower(trim(COALESCE(json_extract(games.options, '$.inviter'), ''))))`
+	AND lower(trim(st.address)) = lower(trim(COALESCE(` + jsonText(s.pg, "games.options", "inviter") + `, ''))))`
+}
+
+// jsonText is the SQL of the text value of a key of a JSON object column
+// (NULL when it has none); json_extract on SQLite, ->> on PostgreSQL,
+// comparing by bytes as the text columns do.
+func jsonText(pg bool, column, key string) string {
+	if pg {
+		return "((" + column + "::jsonb ->> '" + key + "') COLLATE \"C\")"
+	}
+	return "json_extract(" + column + ", '$." + key + "')"
+}
+
+// jsonText is the package's jsonText on the store's backend.
+func (s *Store) jsonText(column, key string) string { return jsonText(s.pg, column, key) }
+
+// notPrivate is the SQL condition that the options column of a game do
+// not make it private. SQLite's json_extract gives JSON's true as 1.
+func notPrivate(pg bool, column string) string {
+	if pg {
+		return "COALESCE((" + column + "::jsonb -> 'private') = 'true'::jsonb, false) = false"
+	}
+	return "COALESCE(json_extract(" + column + ", '$.private'), 0) = 0"
+}
 
 // Shown reports whether anyone may see a referee game (on the web): a
 // game created private is seen by its players and confirmed watchers
@@ -60,8 +84,10 @@ func Shown(g *Game) bool {
 
 // publicEntry is the SQL condition of Filter.Public on an archive row a:
 // an imported game, or a referee game not created private.
-const publicEntry = `NOT EXISTS (SELECT 1 FROM games g WHERE g.id = a.game_id
-	AND COALESCE(json_extract(g.options, '$.private'), 0) != 0)`
+func publicEntry(pg bool) string {
+	return `NOT EXISTS (SELECT 1 FROM games g WHERE g.id = a.game_id
+	AND NOT (` + notPrivate(pg, "g.options") + `))`
+}
 
 // ShownTournamentsNamed is TournamentsNamed for the web: the tournaments
 // of the name that their director has confirmed by token, those taking
@@ -366,11 +392,11 @@ func namedSide(fd *Found, k string) bool {
 // Filter.Name selects, for a name of plain letters, digits and single
 // spaces, which a tag holds as written; none for another name (namedSide
 // then reads every game).
-func nameQuery(name string) (string, bool) {
+func nameQuery(name string) (matchTerm, bool) {
 	k := nameKey(name)
 	for _, r := range k {
 		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == ' ' || r == '.' || r == '-' || r == '_' || r == '\'') {
-			return "", false
+			return matchTerm{}, false
 		}
 	}
 	return matchQuery("players", k)
