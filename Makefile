@@ -9,11 +9,13 @@ build:
 	$(GO) build -o bin/pbem ./cmd/pbem
 
 # The one test command (README, .ci/run): installs what the tests need
-# (Dovecot for the mail integration test, when run as root), then runs every test.
+# (Dovecot for the mail integration test, PostgreSQL for the store's tests
+# on its second backend, when run as root), then runs every test.
 test:
 	./.ci/dovecot.sh
+	./.ci/postgres.sh
 	$(GO) vet ./...
-	./.ci/chromium.sh && PBEM_REQUIRE_DOVECOT=1 PBEM_REQUIRE_CHROMIUM=1 $(GO) test ./...
+	./.ci/chromium.sh && PBEM_REQUIRE_DOVECOT=1 PBEM_REQUIRE_CHROMIUM=1 PBEM_REQUIRE_POSTGRES=1 $(GO) test ./...
 
 # Benchmarks on one core; figures are reported, never asserted.
 bench:
