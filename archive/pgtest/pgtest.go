@@ -70,7 +70,6 @@ var (
 	once    sync.Once
 	cluster *Cluster
 	failure error // why there is no cluster
-	absent  bool  // failure is: PostgreSQL is not installed
 )
 
 // Main runs the package's tests (m.Run) and then stops the cluster if one
@@ -90,7 +89,26 @@ func Main(m *testing.M) {
 // start.
 func URL(t testing.TB) string {
 	t.Helper()
-	c := get(t)
+	return get(t).URL(t)
+}
+
+// Start starts a cluster of the test's own, stopped when the test ends:
+// for a package whose tests cannot call Main (a second or so to start,
+// where URL shares one cluster). It skips or fails as URL does.
+func Start(t testing.TB) *Cluster {
+	t.Helper()
+	c, err := start()
+	if err != nil {
+		fail(t, err, absentErr(err))
+	}
+	t.Cleanup(c.Stop)
+	return c
+}
+
+// URL is the package's URL on this cluster: a new, empty schema, dropped
+// when the test ends.
+func (c *Cluster) URL(t testing.TB) string {
+	t.Helper()
 	url, drop, err := c.NewSchema()
 	if err != nil {
 		t.Fatalf("pgtest: %v", err)
@@ -107,9 +125,22 @@ func URL(t testing.TB) string {
 func get(t testing.TB) *Cluster {
 	t.Helper()
 	once.Do(func() { cluster, failure = start() })
-	if failure == nil {
-		return cluster
+	if failure != nil {
+		fail(t, failure, absentErr(failure))
 	}
+	return cluster
+}
+
+// errAbsent is the error of start when PostgreSQL is not installed.
+var errAbsent = errors.New("PostgreSQL not found (no initdb and postgres under /usr/lib/postgresql/*/bin or on the PATH)")
+
+func absentErr(err error) bool { return errors.Is(err, errAbsent) }
+
+// fail skips the test for a PostgreSQL not installed (fails it if
+// PBEM_REQUIRE_POSTGRES is set), and fails it for a cluster that would
+// not start.
+func fail(t testing.TB, failure error, absent bool) {
+	t.Helper()
 	if absent {
 		if os.Getenv(RequireEnv) != "" {
 			t.Fatalf("pgtest: %v, and %s is set: run .ci/postgres.sh (apt-get install postgresql)", failure, RequireEnv)
@@ -117,7 +148,6 @@ func get(t testing.TB) *Cluster {
 		t.Skipf("pgtest: %v (apt-get install postgresql; set %s to fail instead)", failure, RequireEnv)
 	}
 	t.Fatalf("pgtest: %v", failure)
-	return nil
 }
 
 // Binaries returns the directory of initdb and postgres, or "" if there
@@ -152,8 +182,7 @@ func isExec(p string) bool {
 func start() (*Cluster, error) {
 	bin := Binaries()
 	if bin == "" {
-		absent = true
-		return nil, errors.New("PostgreSQL not found (no initdb and postgres under /usr/lib/postgresql/*/bin or on the PATH)")
+		return nil, errAbsent
 	}
 	cred, err := credential()
 	if err != nil {
