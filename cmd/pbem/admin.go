@@ -121,12 +121,12 @@ func runAdmin(c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "pbem admin: %v\n", err)
 		return 2
 	}
-	if _, err := os.Stat(cfg.DataDir); err != nil {
+	if _, err := os.Stat(cfg.DataDir); err != nil && !cfg.postgres() {
 		fmt.Fprintf(c.stderr, "pbem admin: data directory: %v; expected the data_dir of a referee (--data DIR)\n", err)
 		return 1
 	}
 	ctx := context.Background()
-	store, err := archive.Open(ctx, cfg.DataDir, nil)
+	store, err := archive.OpenStore(ctx, cfg.storeAddress(), nil)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "pbem admin: %v\n", err)
 		return 1

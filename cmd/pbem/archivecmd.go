@@ -88,7 +88,7 @@ func (c *cli) archiveUsage(w io.Writer) {
 func (c *cli) archiveFlags(sub archiveCommand, args []string) (a *archiveArgs, code int, done bool) {
 	fset := flag.NewFlagSet("pbem archive "+sub.name, flag.ContinueOnError)
 	a = &archiveArgs{name: sub.name}
-	a.data = fset.String("data", archive.DefaultDir, "the data directory `DIR` holding the archive (the referee's store)")
+	a.data = fset.String("data", archive.DefaultDir, "the data directory `DIR` holding the archive (the referee's store), or the postgres:// URL of a PostgreSQL store")
 	switch sub.name {
 	case "export", "list", "search":
 		fset.StringVar(&a.filter.Game, "game", "", "only games of the game `G` (a game id, see pbem games)")
@@ -136,12 +136,12 @@ func (c *cli) archiveFail(a *archiveArgs, format string, args ...any) int {
 // refuse a data directory without a database, which is most likely a
 // mistyped --data.
 func (c *cli) archiveOpen(a *archiveArgs, create bool) (*archive.Store, int) {
-	if !create {
+	if !create && !archive.IsPostgresURL(*a.data) {
 		if _, err := os.Stat(filepath.Join(*a.data, archive.DBFile)); errors.Is(err, fs.ErrNotExist) {
 			return nil, c.archiveFail(a, "no archive in %s (archive games with pbem archive import, or give --data DIR)", *a.data)
 		}
 	}
-	s, err := archive.Open(context.Background(), *a.data, nil)
+	s, err := archive.OpenStore(context.Background(), *a.data, nil)
 	if err != nil {
 		return nil, c.archiveFail(a, "%v", err)
 	}

@@ -26,6 +26,10 @@ import (
 // sent from the log, never sent twice. The journals are append-only, and a
 // record torn by the copy is cut off when they are replayed.
 
+// errPostgresBackup refuses pbem backup and restore of a PostgreSQL store,
+// which is the operator's to back up.
+var errPostgresBackup = fmt.Errorf("the store is PostgreSQL (store: in the configuration); back it up with pg_dump and restore it with pg_restore (or psql), and copy the data directory's mail/ and %s beside it if they are in use", acceptedLog)
+
 // backupSide is the directory beside a backup file.
 func backupSide(file string) string { return file + ".d" }
 
@@ -55,6 +59,10 @@ func runBackup(c *cli, args []string) int {
 	file, cfg, code, done := backupFlags(c, "backup", args)
 	if done {
 		return code
+	}
+	if cfg.postgres() {
+		fmt.Fprintf(c.stderr, "pbem backup: %v\n", errPostgresBackup)
+		return 1
 	}
 	n, err := backup(context.Background(), cfg.DataDir, file)
 	if err != nil {
@@ -122,6 +130,10 @@ func runRestore(c *cli, args []string) int {
 	file, cfg, code, done := backupFlags(c, "restore", args)
 	if done {
 		return code
+	}
+	if cfg.postgres() {
+		fmt.Fprintf(c.stderr, "pbem restore: %v\n", errPostgresBackup)
+		return 1
 	}
 	kept, err := restore(context.Background(), cfg.DataDir, file, time.Now())
 	if err != nil {

@@ -18,7 +18,9 @@ import (
 // the environment (PBEM_IMAP_PASSWORD, PBEM_SMTP_PASSWORD) unless the file
 // names other variables. Without a file, serve runs on embedded servers.
 type Config struct {
-	// DataDir holds the SQLite store (default ./pbem-data).
+	// DataDir holds the SQLite store (default ./pbem-data), and the
+	// embedded mail servers' mail and the SMTP sender's log whatever the
+	// store.
 	DataDir string `yaml:"data_dir"`
 	// Referee is the referee's own mailbox address (plus-addressing must
 	// reach it: referee+12.k7x9q@host) and display name.
@@ -107,6 +109,11 @@ type Config struct {
 	// each command is carried out once its admin answers the token mailed
 	// to that address.
 	Admins []string `yaml:"admins"`
+	// Store is where the referee's store is: empty for SQLite in DataDir
+	// (the default), or a postgres:// (postgresql://) URL for a
+	// PostgreSQL database. Its password may be left out of the file: pgx
+	// reads PGPASSWORD and ~/.pgpass as libpq does.
+	Store string `yaml:"store"`
 }
 
 // Defaults of imap.batch and smtp.connections.
@@ -185,6 +192,18 @@ func loadConfig(path string) (*Config, error) {
 	}
 	return &c, nil
 }
+
+// storeAddress is where the store is, for archive.OpenStore: the
+// PostgreSQL URL of store, else the data directory (SQLite).
+func (c *Config) storeAddress() string {
+	if c.Store != "" {
+		return c.Store
+	}
+	return c.DataDir
+}
+
+// postgres reports whether the store is PostgreSQL.
+func (c *Config) postgres() bool { return archive.IsPostgresURL(c.Store) }
 
 func (c *Config) defaults() {
 	if c.DataDir == "" {
@@ -389,6 +408,9 @@ func publicHTTP(addr string) bool {
 
 func (c *Config) check() error {
 	var errs []error
+	if c.Store != "" && !archive.IsPostgresURL(c.Store) {
+		errs = append(errs, fmt.Errorf("store %q: expected a postgres://USER@HOST/DATABASE URL (PostgreSQL), or no store: SQLite in data_dir", c.Store))
+	}
 	for _, l := range []struct {
 		key string
 		v   int

@@ -191,7 +191,7 @@ func (s *server) start(ctx context.Context) error {
 		return err
 	}
 	s.unlock = unlock
-	store, err := archive.Open(ctx, s.cfg.DataDir, nil)
+	store, err := archive.OpenStore(ctx, s.cfg.storeAddress(), nil)
 	if err != nil {
 		return err
 	}
