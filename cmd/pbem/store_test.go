@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -8,7 +10,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"pbem/archive"
 	"pbem/archive/pgtest"
+	"pbem/notation"
+	"pbem/referee"
 )
 
 // TestStoreConfig: no store is SQLite in data_dir; a postgres URL is
@@ -89,4 +94,42 @@ func TestCommandsOnPostgres(t *testing.T) {
 	code, out, errs = run(t, "", "admin", "--config", f, "audit")
 	require.Equal(t, 0, code, errs)
 	assert.Contains(t, out, "block spam@example.org")
+}
+
+// TestDemoPlaysByMailOnPostgres is TestDemoPlaysByMail with store: a
+// PostgreSQL URL: pbem serve referees both games by mail, and the store
+// it leaves in PostgreSQL holds them, the finished one archived.
+func TestDemoPlaysByMailOnPostgres(t *testing.T) {
+	where := pgtest.Start(t).URL(t)
+	var codecs []notation.Codec
+	for _, id := range []string{"castles", "rpp"} {
+		c, err := referee.Lookup(id)
+		require.NoError(t, err)
+		codecs = append(codecs, c)
+	}
+	cfg := testConfig(t)
+	cfg.Store = where
+	var out bytes.Buffer
+	require.NoError(t, demo(context.Background(), cfg, &out, codecs, 3, 7))
+	text := out.String()
+	for _, want := range []string{
+		"Result 0-1, by resignation",
+		"carol@pbem.local -> referee@pbem.local: G:",
+		"[Game \"rpp\"]",
+	} {
+		assert.Contains(t, text, want)
+	}
+	assert.NotContains(t, text, "internal error")
+	_, err := os.Stat(filepath.Join(cfg.DataDir, archive.DBFile))
+	assert.True(t, os.IsNotExist(err), "a SQLite store was made in data_dir")
+
+	s, err := archive.OpenStore(context.Background(), where, nil)
+	require.NoError(t, err)
+	defer s.Close()
+	games, err := s.FindGames(context.Background(), archive.GameFilter{})
+	require.NoError(t, err)
+	assert.Len(t, games, 2)
+	es, err := s.Entries(context.Background(), 0, 10)
+	require.NoError(t, err)
+	assert.NotEmpty(t, es, "the finished games are archived")
 }
