@@ -2,7 +2,6 @@ package archive
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,16 +18,18 @@ import (
 // store of version K is made by migrations 1 to K and the fixtures
 // testdata/schema/vN.sql of N <= K, each written in its version's schema
 // (what a later version added has its defaults in the earlier stores).
+// The fixtures are plain INSERTs, which PostgreSQL runs as SQLite does.
 func TestMigrationsFromEveryVersion(t *testing.T) {
+	eachStore(t, func(t *testing.T, where string) { migrationsFromEveryVersion(t, where) })
+}
+
+func migrationsFromEveryVersion(t *testing.T, where string) {
 	ctx := context.Background()
 	for k := 1; k < len(migrations); k++ {
 		t.Run(fmt.Sprintf("from v%d", migrations[k-1].version), func(t *testing.T) {
-			dir := t.TempDir()
-			db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, DBFile))
-			require.NoError(t, err)
-			old := &Store{db: db, path: dir, now: func() time.Time { return t0 }}
-			_, err = db.Exec(`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied INTEGER NOT NULL)`)
-			require.NoError(t, err)
+			dir := fresh(t, where)
+			old := bareStore(t, dir)
+			db := old.db
 			require.NoError(t, old.migrateTo(ctx, migrations[:k]))
 			have := map[int]bool{}
 			for _, m := range migrations[:k] {
@@ -114,9 +115,11 @@ func TestMigrationsFromEveryVersion(t *testing.T) {
 			require.NoError(t, err)
 			require.Len(t, as, len(before)+1)
 			assert.Equal(t, "abort 1", as[len(as)-1].Action)
-			problems, err := s.IntegrityCheck(ctx)
-			require.NoError(t, err)
-			assert.Empty(t, problems)
+			if s.Backend() == SQLite {
+				problems, err := s.IntegrityCheck(ctx)
+				require.NoError(t, err)
+				assert.Empty(t, problems)
+			}
 		})
 	}
 }

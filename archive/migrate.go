@@ -234,6 +234,14 @@ func (s *Store) Version(ctx context.Context) (int, error) {
 }
 
 func (s *Store) migrate(ctx context.Context) error {
+	if err := s.migrationsTable(ctx); err != nil {
+		return err
+	}
+	return s.migrateTo(ctx, migrations)
+}
+
+// migrationsTable creates schema_migrations if it is not there.
+func (s *Store) migrationsTable(ctx context.Context) error {
 	const table = `CREATE TABLE IF NOT EXISTS schema_migrations (
 	version INTEGER PRIMARY KEY,
 	name    TEXT    NOT NULL,
@@ -248,7 +256,7 @@ func (s *Store) migrate(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("archive: migrations table: %w", err)
 	}
-	return s.migrateTo(ctx, migrations)
+	return nil
 }
 
 // createMigrationsPG creates the migrations table under the writer lock:

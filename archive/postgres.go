@@ -55,6 +55,20 @@ func (s *Store) Backend() string {
 // openPostgres connects to the database of the URL, checks that it
 // answers, and migrates it.
 func openPostgres(ctx context.Context, rawURL string, opts *Options) (*Store, error) {
+	s, err := connectPostgres(ctx, rawURL, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.migrate(ctx); err != nil {
+		s.db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// connectPostgres connects to the database of the URL and checks that it
+// answers.
+func connectPostgres(ctx context.Context, rawURL string, opts *Options) (*Store, error) {
 	o := options(opts)
 	shown := redact(rawURL)
 	cfg, err := pgx.ParseConfig(rawURL)
@@ -75,12 +89,7 @@ func openPostgres(ctx context.Context, rawURL string, opts *Options) (*Store, er
 		msg := strings.Join(strings.Fields(err.Error()), " ") // pgx writes one line per address tried
 		return nil, fmt.Errorf("archive: store %s: cannot connect: %s; expected a PostgreSQL server that answers at this address and lets the user in", shown, msg)
 	}
-	s := &Store{db: db, path: shown, now: o.Now, pg: true}
-	if err := s.migrate(ctx); err != nil {
-		db.Close()
-		return nil, err
-	}
-	return s, nil
+	return &Store{db: db, path: shown, now: o.Now, pg: true}, nil
 }
 
 // unwrapParse drops pgx's repetition of the whole URL (whose password it

@@ -2,9 +2,7 @@ package archive
 
 import (
 	"context"
-	"database/sql"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -189,24 +187,20 @@ func TestRefereeEntriesAreIndexed(t *testing.T) {
 // TestMigrationIndexesOldEntries: games archived before the index existed
 // are indexed after the migration.
 func TestMigrationIndexesOldEntries(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
-	db, err := sql.Open("sqlite", "file:"+dir+"/"+DBFile)
-	require.NoError(t, err)
-	s := &Store{db: db, path: dir, now: func() time.Time { return t0 }}
-	defer s.Close()
-	_, err = db.Exec(`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied INTEGER NOT NULL)`)
-	require.NoError(t, err)
-	require.NoError(t, s.migrateTo(ctx, migrations[:1]))
-	var e *Entry
-	notation.CheckFile("x", []byte(clubCup), lookup, func(ch *notation.Checked) {
-		if ch.Index == 1 {
-			e = EntryOf(ch.Game, t0)
-		}
+	eachStore(t, func(t *testing.T, where string) {
+		ctx := context.Background()
+		s := bareStore(t, where)
+		require.NoError(t, s.migrateTo(ctx, migrations[:1]))
+		var e *Entry
+		notation.CheckFile("x", []byte(clubCup), lookup, func(ch *notation.Checked) {
+			if ch.Index == 1 {
+				e = EntryOf(ch.Game, t0)
+			}
+		})
+		require.NoError(t, s.Commit(ctx, &Change{Entries: []*Entry{e}}))
+		require.NoError(t, s.migrateTo(ctx, migrations))
+		assert.Equal(t, []int64{1}, ids(t, s, Filter{Player: "bob", Event: "Club Cup", Since: "2026.03.01"}))
 	})
-	require.NoError(t, s.Commit(ctx, &Change{Entries: []*Entry{e}}))
-	require.NoError(t, s.migrateTo(ctx, migrations))
-	assert.Equal(t, []int64{1}, ids(t, s, Filter{Player: "bob", Event: "Club Cup", Since: "2026.03.01"}))
 }
 
 func TestDay(t *testing.T) {

@@ -1,7 +1,13 @@
 package archive
 
 import (
+	"context"
+	"database/sql"
+	"path/filepath"
 	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
 
 	"pbem/archive/pgtest"
 )
@@ -11,9 +17,11 @@ import (
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
 // backends are the stores every test of a store runs against: SQLite in a
-// temporary directory, and PostgreSQL in a new database of the private
+// temporary directory, and PostgreSQL in a new schema of the private
 // cluster (skipped when PostgreSQL is not installed, unless
-// PBEM_REQUIRE_POSTGRES is set).
+// PBEM_REQUIRE_POSTGRES is set). Tests of SQLite itself (the default
+// directory, its settings, the fts5 plan, VACUUM INTO) keep to SQLite, and
+// say so; the benchmarks measure SQLite, the default store.
 var backends = []struct {
 	name  string
 	where func(t testing.TB) string // a fresh store's address
@@ -29,6 +37,27 @@ func eachStore(t *testing.T, f func(t *testing.T, where string)) {
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) { f(t, b.where(t)) })
 	}
+}
+
+// bareStore connects to the store at where (a fresh one) without
+// migrating it, but for an empty schema_migrations: tests build old
+// schemas on it with migrateTo. Closed when the test ends.
+func bareStore(t *testing.T, where string) *Store {
+	t.Helper()
+	ctx := context.Background()
+	var s *Store
+	if IsPostgresURL(where) {
+		var err error
+		s, err = connectPostgres(ctx, where, &Options{Now: func() time.Time { return t0 }})
+		require.NoError(t, err)
+	} else {
+		db, err := sql.Open("sqlite", "file:"+filepath.Join(where, DBFile))
+		require.NoError(t, err)
+		s = &Store{db: db, path: where, now: func() time.Time { return t0 }}
+	}
+	t.Cleanup(func() { s.Close() })
+	require.NoError(t, s.migrationsTable(ctx))
+	return s
 }
 
 // fresh is the address of another fresh store on the backend of where.
