@@ -50,12 +50,24 @@ type errNoCompact struct{ why string }
 
 func (e errNoCompact) Error() string { return "not compacted: " + e.why }
 
-// simMessage is a message of the simulated state.
+// simMessage is a message of the simulated state: its bytes, or (the
+// state a running journal keeps, see online.go) where they are in the
+// journal's file.
 type simMessage struct {
 	uid   imap.UID
 	flags []imap.Flag // as given, canonical (lower case) unique
 	t     time.Time
 	raw   []byte
+	off   int64 // with raw nil: the bytes are n at off in the file
+	n     int
+}
+
+// size is the length of the message's bytes.
+func (m *simMessage) size() int {
+	if m.raw != nil {
+		return len(m.raw)
+	}
+	return m.n
 }
 
 type simMailbox struct {
@@ -99,8 +111,10 @@ func (m *simMessage) setFlags(op imap.StoreFlagsOp, flags []imap.Flag) {
 
 func (m *simMessage) deleted() bool { return slices.Contains(m.flags, canon(imap.FlagDeleted)) }
 
-func (mb *simMailbox) add(raw []byte, flags []imap.Flag, t time.Time) {
-	m := &simMessage{uid: mb.next, t: t, raw: raw}
+// add adds a message like from (its bytes, or their place, and its date)
+// with flags.
+func (mb *simMailbox) add(from simMessage, flags []imap.Flag) {
+	m := &simMessage{uid: mb.next, t: from.t, raw: from.raw, off: from.off, n: from.n}
 	m.setFlags(imap.StoreFlagsAdd, flags)
 	mb.next++
 	mb.msgs = append(mb.msgs, m)
@@ -124,7 +138,7 @@ func (a *simAccount) apply(rec *record) error {
 		if mb == nil {
 			return errNoCompact{"append to a missing mailbox"}
 		}
-		mb.add(rec.raw, rec.Flags, rec.Time)
+		mb.add(simMessage{t: rec.Time, raw: rec.raw, off: rec.rawOff, n: rec.rawLen}, rec.Flags)
 		return nil
 	case "skip":
 		mb := a.mailboxes[rec.Mailbox]
@@ -168,7 +182,7 @@ func (a *simAccount) apply(rec *record) error {
 		if dest == nil || dest == mb {
 			return errNoCompact{rec.Op + " to a missing mailbox"}
 		}
-		mb.each(rec.UIDs, func(m *simMessage) { dest.add(m.raw, m.flags, m.t) })
+		mb.each(rec.UIDs, func(m *simMessage) { dest.add(*m, m.flags) })
 		if rec.Op == "move" {
 			mb.msgs = slices.DeleteFunc(mb.msgs, func(m *simMessage) bool { return rec.UIDs.Contains(m.uid) })
 		}
@@ -182,9 +196,98 @@ func (a *simAccount) apply(rec *record) error {
 	return errNoCompact{"operation " + rec.Op}
 }
 
-// readRecords calls fn with each whole record of r and its offset; it
+// simState is the mail of a journal, simulated from its records in
+// order: the deliveries waiting for their ack, the accounts, the keys of
+// the acked deliveries.
+type simState struct {
+	accts   map[string]*simAccount
+	pending map[int64]*record // appends without their ack yet, by offset
+	keys    []string          // of the acked deliveries, in order
+	// refs: messages are kept by their place in the file, not their
+	// bytes, and a boot record drops the deliveries left without an ack,
+	// as the replay does (the state a running journal keeps); without,
+	// such a boot leaves the journal as it is (compact).
+	refs bool
+}
+
+func newSimState(refs bool) *simState {
+	return &simState{accts: map[string]*simAccount{}, pending: map[int64]*record{}, refs: refs}
+}
+
+func (st *simState) acct(name string) *simAccount {
+	a := st.accts[name]
+	if a == nil {
+		a = newSimAccount()
+		st.accts[name] = a
+	}
+	return a
+}
+
+// feed applies the record rec found at offset at of the file, ending at
+// next.
+func (st *simState) feed(at, next int64, rec *record) error {
+	if st.refs && rec.raw != nil {
+		r := *rec
+		r.raw, r.rawOff, r.rawLen = nil, next-int64(len(rec.raw)), len(rec.raw)
+		rec = &r
+	}
+	switch rec.Op {
+	case "append":
+		st.pending[at] = rec
+		return nil
+	case "ack", "drop":
+		if rec.At == nil {
+			return errNoCompact{"an ack without its delivery's offset"}
+		}
+		d := st.pending[*rec.At]
+		if d == nil {
+			return errNoCompact{"an ack of no delivery"}
+		}
+		delete(st.pending, *rec.At)
+		if rec.Op == "drop" {
+			return nil
+		}
+		if d.Key != "" {
+			st.keys = append(st.keys, d.Key)
+			if len(st.keys) > 2*recentDeliveries {
+				st.keys = append(st.keys[:0], st.keys[len(st.keys)-recentDeliveries:]...)
+			}
+		}
+		return st.acct(d.Acct).apply(d)
+	case "boot":
+		if len(st.pending) > 0 {
+			if !st.refs {
+				return errNoCompact{"deliveries settled by a boot"}
+			}
+			clear(st.pending)
+		}
+		return nil
+	case "recent":
+		st.keys = append(st.keys, rec.Keys...)
+		return nil
+	case "rename":
+		return errNoCompact{"a rename"}
+	}
+	return st.acct(rec.Acct).apply(rec)
+}
+
+// live is about what the mail of st takes in a snapshot.
+func (st *simState) live() int64 {
+	var n int64
+	for _, a := range st.accts {
+		for _, mb := range a.mailboxes {
+			for _, m := range mb.msgs {
+				n += int64(m.size()) + 256
+			}
+		}
+	}
+	return n
+}
+
+// readRecords calls fn with each whole record of r, its offset and the
+// offset after it; it
 // stops at the end or at a torn or damaged record, as replay does.
-func readRecords(r io.Reader, fn func(at int64, rec *record) error) (end int64, err error) {
+func readRecords(r io.Reader, fn func(at, next int64, rec *record) error) (end int64, err error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	var head [8]byte
 	for {
@@ -208,10 +311,11 @@ func readRecords(r io.Reader, fn func(at int64, rec *record) error) (end int64, 
 			return end, fmt.Errorf("record at %d: %w", end, err)
 		}
 		rec.raw = raw
-		if err := fn(end, &rec); err != nil {
+		next := end + int64(len(head)+len(payload))
+		if err := fn(end, next, &rec); err != nil {
 			return end, err
 		}
-		end += int64(len(head) + len(payload))
+		end = next
 	}
 }
 
@@ -232,52 +336,9 @@ func compact(path string) (before, after int64, err error) {
 		return before, before, err
 	}
 	defer f.Close()
-	accts := map[string]*simAccount{}
-	acct := func(name string) *simAccount {
-		a := accts[name]
-		if a == nil {
-			a = newSimAccount()
-			accts[name] = a
-		}
-		return a
-	}
-	pending := map[int64]*record{}
-	var keys []string // of the acked deliveries, in order
-	_, err = readRecords(f, func(at int64, rec *record) error {
-		switch rec.Op {
-		case "append":
-			pending[at] = rec
-			return nil
-		case "ack", "drop":
-			if rec.At == nil {
-				return errNoCompact{"an ack without its delivery's offset"}
-			}
-			d := pending[*rec.At]
-			if d == nil {
-				return errNoCompact{"an ack of no delivery"}
-			}
-			delete(pending, *rec.At)
-			if rec.Op == "drop" {
-				return nil
-			}
-			if d.Key != "" {
-				keys = append(keys, d.Key)
-			}
-			return acct(d.Acct).apply(d)
-		case "boot":
-			if len(pending) > 0 {
-				return errNoCompact{"deliveries settled by a boot"}
-			}
-			return nil
-		case "recent":
-			keys = append(keys, rec.Keys...)
-			return nil
-		case "rename":
-			return errNoCompact{"a rename"}
-		}
-		return acct(rec.Acct).apply(rec)
-	})
-	if err == nil && len(pending) > 0 {
+	sim := newSimState(false)
+	_, err = readRecords(f, sim.feed)
+	if err == nil && len(sim.pending) > 0 {
 		err = errNoCompact{"deliveries without their ack"}
 	}
 	if err != nil {
@@ -286,15 +347,8 @@ func compact(path string) (before, after int64, err error) {
 		}
 		return before, before, err
 	}
-	var live int64
-	for _, a := range accts {
-		for _, mb := range a.mailboxes {
-			for _, m := range mb.msgs {
-				live += int64(len(m.raw)) + 256
-			}
-		}
-	}
-	if before < compactRatio*live {
+	accts, keys := sim.accts, sim.keys
+	if before < compactRatio*sim.live() {
 		return before, before, nil
 	}
 	tmp := path + ".compact"
@@ -304,11 +358,7 @@ func compact(path string) (before, after int64, err error) {
 	}
 	defer os.Remove(tmp) // gone once renamed
 	j := &journal{f: out, path: tmp}
-	w := func(rec *record) error {
-		_, _, err := j.write(rec)
-		return err
-	}
-	if err := writeSnapshot(accts, keys, w); err != nil {
+	if err := writeSnapshot(accts, keys, j.write); err != nil {
 		out.Close()
 		return before, before, err
 	}
@@ -328,7 +378,14 @@ func compact(path string) (before, after int64, err error) {
 
 // writeSnapshot writes the records that rebuild accts, then the keys of
 // the last deliveries.
-func writeSnapshot(accts map[string]*simAccount, keys []string, w func(*record) error) error {
+// A message kept by its place in the file (raw nil) must have its bytes
+// read into raw first; each message's place in the snapshot is noted in
+// it (off, n) and raw dropped, so the state goes on from the snapshot.
+func writeSnapshot(accts map[string]*simAccount, keys []string, write func(*record) (at, end int64, err error)) error {
+	w := func(rec *record) error {
+		_, _, err := write(rec)
+		return err
+	}
 	for _, name := range slices.Sorted(maps.Keys(accts)) {
 		a := accts[name]
 		byValidity := map[uint32]string{}
@@ -368,9 +425,11 @@ func writeSnapshot(accts map[string]*simAccount, keys []string, w func(*record) 
 				if err := skip(m.uid); err != nil {
 					return err
 				}
-				if err := w(&record{Op: "put", Acct: name, Mailbox: mbName, Flags: m.flags, Time: m.t, raw: m.raw}); err != nil {
+				_, end, err := write(&record{Op: "put", Acct: name, Mailbox: mbName, Flags: m.flags, Time: m.t, raw: m.raw})
+				if err != nil {
 					return err
 				}
+				m.off, m.n = end-int64(len(m.raw)), len(m.raw)
 				next = m.uid + 1
 			}
 			if err := skip(mb.next); err != nil {

@@ -148,6 +148,10 @@ type record struct {
 	Key     string      `json:"key,omitempty"`  // append over SMTP: its deliveryKey, for Servers.Delivered
 	Keys    []string    `json:"keys,omitempty"` // recent: the keys of the last deliveries (compact.go)
 	raw     []byte
+	// rawOff and rawLen, in a simulated state that keeps messages by
+	// their place (simState.refs), are where raw was in the file.
+	rawOff int64
+	rawLen int
 }
 
 // openJournal replays the journals in dir into accts (the journals of
