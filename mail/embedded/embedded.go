@@ -207,6 +207,11 @@ func Start(opts *Options) (*Servers, error) {
 			acct.j = j
 		}
 		s.log.Debug("mailboxes restored", "changes", n)
+		j.startCompactor(s.log)
+		if err := bound.recount(); err != nil {
+			s.closeJournals()
+			return nil, fmt.Errorf("embedded: %w", err)
+		}
 		if err := bound.evict(); err != nil {
 			s.closeJournals()
 			return nil, fmt.Errorf("embedded: %w", err)

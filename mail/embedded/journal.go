@@ -114,6 +114,21 @@ type journal struct {
 	durable  int64         // offset up to which the file is fsynced
 	syncDone chan struct{} // closed when the running fsync ends; nil: none runs
 	err      error         // a write or fsync failed, or Close: nothing more is journaled
+
+	// Offsets given out (end, durable, a delivery's) go on growing
+	// across the compactions of a running journal (online.go): base is
+	// the offset of the file's first byte. The file's own records (an
+	// ack's At) hold offsets in the file.
+	base atomic.Int64
+	// gate is held read by a delivery from its record to its ack, and
+	// for writing by an online compaction, which so finds none under way.
+	gate sync.RWMutex
+	boot string // the machine's boot that writes the journal
+	// sim is the mail the file holds (under wmu), kept as records are
+	// written, for the online compaction (nil: not kept).
+	sim  *simState
+	wrap func(journalFile) journalFile // the file's wrapper (tests)
+	comp *compactor                    // nil: no online compaction
 }
 
 // account is one mailbox owner: its in-memory mail and the journal.
@@ -167,7 +182,7 @@ func openJournal(dir string, accts map[string]*account, wrap func(journalFile) j
 		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 			continue
 		}
-		j, n, err := openFile(path, boot, func(*record) *account { return acct }, "")
+		j, n, err := openFile(path, boot, func(*record) *account { return acct }, "", nil)
 		total += n
 		if err != nil {
 			return nil, total, err
@@ -178,13 +193,13 @@ func openJournal(dir string, accts map[string]*account, wrap func(journalFile) j
 	if _, _, err := compact(path); err != nil {
 		return nil, total, fmt.Errorf("embedded: journal %s: compact: %w", path, err)
 	}
-	j, n, err := openFile(path, boot, func(rec *record) *account { return accts[rec.Acct] }, "shared")
+	j, n, err := openFile(path, boot, func(rec *record) *account { return accts[rec.Acct] }, "shared", newSimState(true))
 	total += n
 	if err != nil {
 		return nil, total, err
 	}
 	if wrap != nil {
-		j.f = wrap(j.f)
+		j.f, j.wrap = wrap(j.f), wrap
 	}
 	return j, total, nil
 }
@@ -193,12 +208,21 @@ func openJournal(dir string, accts map[string]*account, wrap func(journalFile) j
 // record to the account route gives (nil: skipped), cuts a torn tail,
 // settles the deliveries left without an ack and returns the journal open
 // for appending. Acks written name their account when shared is not "".
-func openFile(path, boot string, route func(*record) *account, shared string) (*journal, int, error) {
+// With sim, the journal keeps the state of its mail from then on (see
+// journal.sim), unless the file holds what a snapshot cannot reproduce.
+func openFile(path, boot string, route func(*record) *account, shared string, sim *simState) (*journal, int, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, 0, fmt.Errorf("embedded: journal: %w", err)
 	}
-	n, good, kept, err := replay(f, boot, route)
+	var feed func(at, next int64, rec *record) error
+	if sim != nil {
+		feed = sim.feed
+	}
+	n, good, kept, simErr, err := replay(f, boot, route, feed)
+	if simErr != nil {
+		sim = nil
+	}
 	if err == nil {
 		// Cut a torn last record, then append after the good ones.
 		err = f.Truncate(good)
@@ -213,7 +237,7 @@ func openFile(path, boot string, route func(*record) *account, shared string) (*
 		f.Close()
 		return nil, n, fmt.Errorf("embedded: journal %s: %w", path, err)
 	}
-	j := &journal{f: f, path: path, durable: good}
+	j := &journal{f: f, path: path, durable: good, boot: boot, sim: sim}
 	j.end.Store(good)
 	// The deliveries kept for a reboot were added last: their acks say
 	// so. The boot record settles the ones left without (dropped).
@@ -258,7 +282,10 @@ type delivery struct {
 // that wrote them is not boot (kept lists them), and dropped otherwise.
 // One that cannot be applied any more (its mailbox is gone) is dropped
 // too.
-func replay(r io.Reader, boot string, route func(*record) *account) (n int, good int64, kept []delivery, err error) {
+//
+// feed, if set, is given each record as well, with its offset and the
+// offset after it, until it fails (simErr).
+func replay(r io.Reader, boot string, route func(*record) *account, feed func(at, next int64, rec *record) error) (n int, good int64, kept []delivery, simErr, err error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	var head [8]byte
 	lastBoot := ""
@@ -282,9 +309,12 @@ func replay(r io.Reader, boot string, route func(*record) *account) (n int, good
 		meta, raw, _ := bytes.Cut(payload, []byte{0})
 		var rec record
 		if err := json.Unmarshal(meta, &rec); err != nil {
-			return n, good, nil, fmt.Errorf("record %d: %w", n+1, err)
+			return n, good, nil, nil, fmt.Errorf("record %d: %w", n+1, err)
 		}
 		rec.raw = raw
+		if feed != nil && simErr == nil {
+			simErr = feed(good, good+int64(len(head)+len(payload)), &rec)
+		}
 		switch rec.Op {
 		case "append":
 			pending[good] = delivery{good, &rec, route(&rec)}
@@ -295,12 +325,12 @@ func replay(r io.Reader, boot string, route func(*record) *account) (n int, good
 			}
 			d, ok := pending[at]
 			if !ok {
-				return n, good, nil, fmt.Errorf("record %d (%s of offset %d): no delivery without an ack there", n+1, rec.Op, at)
+				return n, good, nil, nil, fmt.Errorf("record %d (%s of offset %d): no delivery without an ack there", n+1, rec.Op, at)
 			}
 			delete(pending, at)
 			if rec.Op == "ack" && d.acct != nil {
 				if err := d.acct.apply(d.rec); err != nil {
-					return n, good, nil, fmt.Errorf("record %d (ack of append %s %s at offset %d): %w", n+1, d.rec.Acct, d.rec.Mailbox, at, err)
+					return n, good, nil, nil, fmt.Errorf("record %d (ack of append %s %s at offset %d): %w", n+1, d.rec.Acct, d.rec.Mailbox, at, err)
 				}
 			}
 		case "boot":
@@ -309,7 +339,7 @@ func replay(r io.Reader, boot string, route func(*record) *account) (n int, good
 		default:
 			if acct := route(&rec); acct != nil {
 				if err := acct.apply(&rec); err != nil {
-					return n, good, nil, fmt.Errorf("record %d (%s %s %s): %w", n+1, rec.Op, rec.Acct, rec.Mailbox, err)
+					return n, good, nil, nil, fmt.Errorf("record %d (%s %s %s): %w", n+1, rec.Op, rec.Acct, rec.Mailbox, err)
 				}
 			}
 		}
@@ -324,7 +354,11 @@ func replay(r io.Reader, boot string, route func(*record) *account) (n int, good
 			}
 		}
 	}
-	return n, good, kept, nil
+	if simErr == nil && feed != nil && len(kept) > 0 {
+		// the kept deliveries are acked after the records read
+		simErr = errNoCompact{"deliveries kept from before a reboot"}
+	}
+	return n, good, kept, simErr, nil
 }
 
 // apply redoes one journaled change on the in-memory account.
@@ -334,7 +368,7 @@ func (acct *account) apply(rec *record) error {
 	case "append", "put":
 		data, err := u.Append(rec.Mailbox, literal{bytes.NewReader(rec.raw), int64(len(rec.raw))}, &imap.AppendOptions{Flags: rec.Flags, Time: rec.Time})
 		if err == nil {
-			acct.ledger.note(acct, rec.Mailbox, data.UID, int64(len(rec.raw)))
+			acct.ledger.note(acct, rec.Mailbox, data.UID, int64(len(rec.raw)), rec.Time)
 			if rec.Op == "append" {
 				acct.recent.add(rec.Key)
 			}
@@ -431,6 +465,16 @@ func (j *journal) log(rec *record) error {
 // offset and the offset after it. After a failed write the journal's
 // tail is unknown: every later change fails.
 func (j *journal) write(rec *record) (at, end int64, err error) {
+	if rec.At != nil && (rec.Op == "ack" || rec.Op == "drop") {
+		// the delivery's offset as given out, in the file: no
+		// compaction runs between a delivery and its ack (gate)
+		if b := j.base.Load(); b != 0 {
+			r := *rec
+			inFile := *rec.At - b
+			r.At = &inFile
+			rec = &r
+		}
+	}
 	meta, err := json.Marshal(rec)
 	if err != nil {
 		return 0, 0, err
@@ -456,6 +500,14 @@ func (j *journal) write(rec *record) (at, end int64, err error) {
 	}
 	end = at + int64(len(buf))
 	j.end.Store(end)
+	if j.sim != nil {
+		base := j.base.Load()
+		if err := j.sim.feed(at-base, end-base, rec); err != nil {
+			j.sim = nil // a journal a snapshot cannot reproduce: left as it is
+		} else if j.comp != nil {
+			j.comp.wrote(end - base)
+		}
+	}
 	return at, end, nil
 }
 
@@ -516,6 +568,7 @@ func (j *journal) synced(end int64) error {
 // close waits for a running write and fsync, closes the file and stops
 // the journal.
 func (j *journal) close() {
+	j.comp.close()
 	j.wmu.Lock()
 	defer j.wmu.Unlock()
 	j.smu.Lock()
@@ -577,6 +630,11 @@ func (acct *account) deliver(mailbox string, raw []byte, flags []imap.Flag, t ti
 	if t.IsZero() {
 		t = time.Now()
 	}
+	if acct.j != nil {
+		// no online compaction between the record and its ack
+		acct.j.gate.RLock()
+		defer acct.j.gate.RUnlock()
+	}
 	if _, err := acct.user.Status(mailbox, &imap.StatusOptions{}); err != nil {
 		return nil, err // no such mailbox: nothing to journal
 	}
@@ -606,7 +664,7 @@ func (acct *account) deliver(mailbox string, raw []byte, flags []imap.Flag, t ti
 	// The mailbox exists and acct.mu is held: Append cannot fail.
 	data, err := acct.user.Append(mailbox, literal{bytes.NewReader(raw), int64(len(raw))}, &imap.AppendOptions{Flags: flags, Time: t})
 	if err == nil {
-		acct.ledger.note(acct, mailbox, data.UID, int64(len(raw)))
+		acct.ledger.note(acct, mailbox, data.UID, int64(len(raw)), t)
 		acct.recent.add(key)
 		if err := acct.trim(mailbox); err != nil {
 			return nil, err

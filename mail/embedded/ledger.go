@@ -1,7 +1,9 @@
 package embedded
 
 import (
+	"slices"
 	"sync"
+	"time"
 
 	"github.com/emersion/go-imap/v2"
 	"github.com/emersion/go-imap/v2/imapserver"
@@ -32,16 +34,17 @@ type noted struct {
 	mailbox string
 	uid     imap.UID
 	size    int64
+	t       time.Time // the message's date (its delivery)
 }
 
 // note counts a message added to a player's mailbox. A nil ledger (no
 // bound) notes nothing.
-func (l *ledger) note(acct *account, mailbox string, uid imap.UID, size int64) {
+func (l *ledger) note(acct *account, mailbox string, uid imap.UID, size int64, t time.Time) {
 	if l == nil || uid == 0 {
 		return
 	}
 	l.mu.Lock()
-	l.q = append(l.q, noted{acct, mailbox, uid, size})
+	l.q = append(l.q, noted{acct, mailbox, uid, size, t})
 	l.held += size
 	l.mu.Unlock()
 }
@@ -67,6 +70,54 @@ func (l *ledger) over() []noted {
 		l.head = 0
 	}
 	return out
+}
+
+// recount keeps in the ledger only the messages still held, oldest
+// first: a start notes every message its journal adds, also those it
+// expunges later on, which would count against the bound and push out
+// the mail kept.
+func (l *ledger) recount() error {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	type box struct {
+		acct    *account
+		mailbox string
+	}
+	there := map[box]map[imap.UID]bool{}
+	kept := l.q[:0]
+	l.held = 0
+	for _, n := range l.q[l.head:] {
+		b := box{n.acct, n.mailbox}
+		uids, ok := there[b]
+		if !ok {
+			uids = map[imap.UID]bool{}
+			sess := imapmemserver.NewUserSession(n.acct.user)
+			if _, err := sess.Select(n.mailbox, nil); err == nil {
+				data, err := sess.Search(imapserver.NumKindUID, &imap.SearchCriteria{}, &imap.SearchOptions{})
+				if err != nil {
+					sess.Close()
+					return err
+				}
+				for _, uid := range data.AllUIDs() {
+					uids[uid] = true
+				}
+			}
+			sess.Close()
+			there[b] = uids
+		}
+		if uids[n.uid] {
+			delete(uids, n.uid) // noted once
+			kept = append(kept, n)
+			l.held += n.size
+		}
+	}
+	clear(l.q[len(kept):])
+	l.q, l.head = kept, 0
+	slices.SortStableFunc(l.q, func(a, b noted) int { return a.t.Compare(b.t) })
+	return nil
 }
 
 // bytes is what the ledger counts as held.
