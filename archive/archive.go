@@ -36,6 +36,34 @@
 // transaction, as SQLite's busy timeout does, and the caller tries again.
 // Backups of a PostgreSQL store are the operator's (pg_dump): Backup and
 // IntegrityCheck are for SQLite only.
+//
+// # Leadership and fencing
+//
+// Several referee instances may share one PostgreSQL store; one of them,
+// the leader, writes. The leader holds a lease, the one row of the table
+// leader: its holder, an epoch raised by every new holder, and when it
+// expires, by the database's clock (never the machines'). Acquire takes
+// the lease when it has expired; Renew extends it while the epoch is
+// still the holder's. A leader calls Fence with its epoch: from then on
+// every write transaction of the Store checks, inside the transaction and
+// after its writer lock, that the lease's epoch is still that one (on
+// PostgreSQL the row is read FOR SHARE, so that a takeover's UPDATE waits
+// for the commits in flight, and every later commit of the former leader
+// sees the new epoch), and fails with ErrNotLeader, having written
+// nothing, when it is not. A paused or partitioned former leader can
+// therefore never commit once another has taken over.
+//
+// The check sits where write transactions begin (Store.begin), so no
+// write path of the package skips it; only the schema's migrations, the
+// archive's search index (rows derived from entries already stored, which
+// any instance may fill in, as the web pages' queries do) and the
+// reservation of new ids (NewGameID, NewTournamentID: a number taken
+// decides nothing) are written unfenced. Single-statement writes (the outbox's marks, Prune)
+// run in a transaction of their own while the Store is fenced.
+//
+// On SQLite the table exists (the migrations are the same) but one
+// process holds the data directory, so pbem serve neither takes the lease
+// there nor fences its store.
 package archive
 
 import (
@@ -47,6 +75,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
@@ -94,6 +123,10 @@ type Store struct {
 	// sleeps 1 to 100 ms between tries. Other writers (and other
 	// processes) still meet the busy timeout.
 	wmu sync.Mutex
+	// fence is the epoch of the lease the Store's writes are fenced at,
+	// plus one: 0 (the zero value) is not fenced, 1 a standby's (every
+	// write refused). See Fence.
+	fence atomic.Int64
 
 	// failAt, when set (tests), is called at each step of Commit and fails
 	// the commit when it returns an error.

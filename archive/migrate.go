@@ -74,6 +74,7 @@ ALTER TABLE outbox ADD COLUMN inline BLOB;
 ALTER TABLE players ADD COLUMN mail TEXT NOT NULL DEFAULT '';
 `, ""},
 	{10, "a change counter the web's kept pages compare, moved by every write its pages read", stampSchema, pgStampSchema},
+	{11, "the leadership lease of several referee instances on one store", leaderSchema, pgLeaderSchema},
 }
 
 // schema1 is migration 1: the referee's tables and the archive.
@@ -262,7 +263,7 @@ func (s *Store) migrationsTable(ctx context.Context) error {
 // createMigrationsPG creates the migrations table under the writer lock:
 // two processes creating it at once would otherwise collide.
 func (s *Store) createMigrationsPG(ctx context.Context, table string) error {
-	tx, err := s.begin(ctx)
+	tx, err := s.beginTx(ctx, txUnfenced)
 	if err != nil {
 		return err
 	}
@@ -293,7 +294,7 @@ func (s *Store) migrateTo(ctx context.Context, steps []migration) error {
 }
 
 func (s *Store) apply(ctx context.Context, m migration) error {
-	tx, err := s.begin(ctx)
+	tx, err := s.beginTx(ctx, txUnfenced)
 	if err != nil {
 		return fmt.Errorf("archive: migration %d: %w", m.version, err)
 	}

@@ -199,7 +199,7 @@ func (s *Store) SentBatch(ctx context.Context, ids []string) (missing []string, 
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	tx, err := s.db.BeginTx(ctx, nil) // updates of existing rows only: no writer lock needed
+	tx, err := s.beginTx(ctx, txMarks) // updates of existing rows only: no writer lock needed
 	if err != nil {
 		return nil, fmt.Errorf("archive: sent: %w", err)
 	}
@@ -239,7 +239,7 @@ WHERE id = ? AND status = 'pending'`, lastErr, id)
 func (s *Store) setStatus(ctx context.Context, what, query string, args ...any) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	res, err := s.q(nil).ExecContext(ctx, query, args...)
+	res, err := s.exec1(ctx, query, args...)
 	if err != nil {
 		return fmt.Errorf("archive: %s: %w", what, err)
 	}
@@ -262,7 +262,7 @@ func (s *Store) Prune(ctx context.Context, before time.Time) (int64, error) {
 		`DELETE FROM processed WHERE at < ?`,
 		`DELETE FROM outbox WHERE status = 'sent' AND sent_at < ?`,
 	} {
-		res, err := s.db.ExecContext(ctx, q, unix(before))
+		res, err := s.exec1(ctx, q, unix(before))
 		if err != nil {
 			return total, fmt.Errorf("archive: prune: %w", err)
 		}
@@ -293,4 +293,22 @@ func (s *Store) OldestPending(ctx context.Context) (date time.Time, ok bool, err
 		return time.Time{}, false, nil
 	}
 	return fromUnix(d.Int64), true, nil
+}
+
+// exec1 runs a write of one statement: as it is, or, when the Store is
+// fenced (Fence), in a transaction of its own that checks the fence first.
+func (s *Store) exec1(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if _, fenced := s.Fenced(); !fenced {
+		return s.q(nil).ExecContext(ctx, query, args...)
+	}
+	tx, err := s.beginTx(ctx, txMarks)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	res, err := s.q(tx).ExecContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return res, tx.Commit()
 }

@@ -127,19 +127,50 @@ func redact(raw string) string {
 // BEGIN IMMEDIATE makes them go.
 const writerLock = 0x7062656d_61726368 // "pbemarch"
 
-// begin starts a write transaction. On PostgreSQL it first takes the
-// writer lock (released at its commit or rollback), so that the
-// transaction, at READ COMMITTED, sees no other writer's commits while it
-// runs: what it reads stays as it read it until it commits.
-func (s *Store) begin(ctx context.Context) (*sql.Tx, error) {
+// txKind is what a write transaction is, for begin.
+type txKind int
+
+const (
+	// txWrite takes the writer lock and is fenced (Fence): every write
+	// of the referee's.
+	txWrite txKind = iota
+	// txMarks is fenced without the writer lock: updates of existing
+	// rows only (the outbox's marks), which no other writer's reads
+	// depend on.
+	txMarks
+	// txUnfenced takes the writer lock but is not fenced: the schema's
+	// migrations (the lease's table may not exist yet) and the archive's
+	// search index, derived from rows already stored, which any
+	// instance may fill in.
+	txUnfenced
+)
+
+// begin starts a write transaction (txWrite). It is the one place where
+// the package's write transactions begin (beginTx).
+func (s *Store) begin(ctx context.Context) (*sql.Tx, error) { return s.beginTx(ctx, txWrite) }
+
+// beginTx starts a write transaction of the kind. On PostgreSQL it first
+// takes the writer lock (released at its commit or rollback), unless it
+// is txMarks, so that the transaction, at READ COMMITTED, sees no other
+// writer's commits while it runs: what it reads stays as it read it until
+// it commits. Then, unless it is txUnfenced, it checks the fence
+// (checkFence): a Store whose epoch is no longer the lease's gets
+// ErrNotLeader and writes nothing.
+func (s *Store) beginTx(ctx context.Context, kind txKind) (*sql.Tx, error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
-	if s.pg {
+	if s.pg && kind != txMarks {
 		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, int64(writerLock)); err != nil {
 			tx.Rollback()
 			return nil, fmt.Errorf("waiting for the writer lock: %w", err)
+		}
+	}
+	if kind != txUnfenced {
+		if err := s.checkFence(ctx, tx); err != nil {
+			tx.Rollback()
+			return nil, err
 		}
 	}
 	return tx, nil

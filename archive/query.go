@@ -262,7 +262,7 @@ func (s *Store) reindex(ctx context.Context, lookup notation.Lookup, limit int) 
 	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM archive_unindexed`).Scan(&n); err != nil || n == 0 {
 		return 0, err
 	}
-	tx, err := s.begin(ctx)
+	tx, err := s.beginTx(ctx, txUnfenced) // derived rows: a standby's queries index too
 	if err != nil {
 		return 0, err
 	}
