@@ -688,3 +688,44 @@ func firstDifference(x, y string) string {
 	}
 	return fmt.Sprintf("%d words, then %d", len(wx), len(wy))
 }
+
+// PostgresState is what a PostgreSQL database holds before a copy into it.
+type PostgresState struct {
+	// Tables is how many tables its schema (the first of the search path)
+	// has: 0 for an empty database.
+	Tables int
+	// Version is the pbem schema version of those tables (0: none, or
+	// tables that are not a pbem store's).
+	Version int
+}
+
+// InspectPostgres connects to the PostgreSQL database at url and says
+// what it holds, creating and migrating nothing.
+func InspectPostgres(ctx context.Context, url string) (PostgresState, error) {
+	var st PostgresState
+	s, err := connectPostgres(ctx, url, nil)
+	if err != nil {
+		return st, err
+	}
+	defer s.Close()
+	err = s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = current_schema()`).Scan(&st.Tables)
+	if err != nil {
+		return st, fmt.Errorf("archive: %s: tables: %w", s.path, err)
+	}
+	var has bool
+	err = s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM information_schema.tables
+WHERE table_schema = current_schema() AND table_name = 'schema_migrations')`).Scan(&has)
+	if err != nil {
+		return st, fmt.Errorf("archive: %s: tables: %w", s.path, err)
+	}
+	if has {
+		if st.Version, err = s.Version(ctx); err != nil {
+			return st, err
+		}
+	}
+	return st, nil
+}
+
+// Redacted is a store's address with its password hidden (xxxxx), for
+// messages.
+func Redacted(where string) string { return redact(where) }

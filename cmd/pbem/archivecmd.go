@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"pbem/archive"
 	"pbem/notation"
@@ -33,6 +34,7 @@ func archiveCommands() []archiveCommand {
 		{"crosstable", "EVENT [--game G] [--format text|csv]", "the results of an event: players against players, score, Sonneborn-Berger", runArchiveCrosstable},
 		{"ratings", "[--game G] [--format text|csv]", "Elo ratings per game, recomputed from the rated games of the archive", runArchiveRatings},
 		siteCommand,
+		migrateCommand,
 	}
 }
 
@@ -57,6 +59,8 @@ func runArchive(c *cli, args []string) int {
 		return 0
 	case siteCommand.name:
 		return runArchiveSite(c, args[1:])
+	case migrateCommand.name:
+		return runArchiveMigrate(c, args[1:])
 	}
 	for _, sub := range archiveCommands() {
 		if sub.name == args[0] {
@@ -378,5 +382,134 @@ func runArchiveRatings(c *cli, a *archiveArgs) int {
 	if err != nil {
 		return c.archiveFail(a, "%v", err)
 	}
+	return 0
+}
+
+// migrateCommand is the entry of pbem archive migrate in the subcommand
+// list (runArchive dispatches it before the shared flags: it has no
+// --data, but a store on each side).
+var migrateCommand = archiveCommand{"migrate", "--from DATA_DIR --to postgres://... [--force]",
+	"move a club's whole store from SQLite in DATA_DIR into an empty PostgreSQL database, ids kept, then check it game by game", nil}
+
+// runArchiveMigrate is `pbem archive migrate --from DIR --to URL`: every
+// table of the SQLite store copied into PostgreSQL (archive.CopyStore),
+// then both read back and compared (archive.CompareStores). Exit status 0
+// when the stores are the same, 1 when they differ or the copy failed, 2
+// for a usage error.
+func runArchiveMigrate(c *cli, args []string) int {
+	fs := flag.NewFlagSet("pbem archive migrate", flag.ContinueOnError)
+	from := fs.String("from", "", "the data directory `DATA_DIR` of the SQLite store to copy (not changed, but brought to this pbem's schema)")
+	to := fs.String("to", "", "the `URL` (postgres://USER@HOST[:PORT]/DATABASE) of an empty PostgreSQL database to copy it into")
+	force := fs.Bool("force", false, "copy into a database that holds a pbem store of this pbem's schema version with no rows (one a pbem started on, say), instead of an empty one")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: pbem archive %s %s\n\n%s.\n\n"+
+			"pbem serve must not run on DATA_DIR meanwhile (its lock is taken). The copy is one\n"+
+			"transaction: a copy that fails leaves the database as it was. Exit status 1\n"+
+			"when the check finds a difference, naming the first game that differs.\n\nOptions:\n",
+			migrateCommand.name, migrateCommand.args, migrateCommand.summary)
+		fs.PrintDefaults()
+	}
+	a := &archiveArgs{name: migrateCommand.name}
+	for _, arg := range args {
+		if arg == "--" {
+			break
+		}
+		if arg == "-h" || arg == "-help" || arg == "--help" || arg == "--h" {
+			fs.SetOutput(c.stdout)
+			fs.Usage()
+			return 0
+		}
+	}
+	pos, code, done := c.parse(fs, args)
+	if done {
+		return code
+	}
+	switch {
+	case len(pos) > 0:
+		return c.archiveFail(a, "unexpected argument %q; migrate takes only options", pos[0])
+	case *from == "" || *to == "":
+		return c.archiveFail(a, "expected --from DATA_DIR and --to postgres://...")
+	case archive.IsPostgresURL(*from):
+		return c.archiveFail(a, "--from %s: expected the data directory of a SQLite store", *from)
+	case !archive.IsPostgresURL(*to):
+		return c.archiveFail(a, "--to %s: expected a postgres:// URL", *to)
+	}
+	if _, err := os.Stat(filepath.Join(*from, archive.DBFile)); err != nil {
+		return c.archiveFail(a, "--from %s: no store there (%s): %v", *from, archive.DBFile, err)
+	}
+	fail := func(format string, args ...any) int {
+		c.archiveFail(a, format, args...)
+		return 1
+	}
+	// The referee must not write the source while it is copied: hold the
+	// lock pbem serve holds.
+	unlock, err := lockData(*from)
+	if err != nil {
+		if errors.Is(err, errLocked) {
+			return fail("%v; stop pbem serve first", err)
+		}
+		return fail("%v", err)
+	}
+	defer unlock()
+
+	ctx := context.Background()
+	st, err := archive.InspectPostgres(ctx, *to)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if st.Tables > 0 {
+		what := fmt.Sprintf("%d tables", st.Tables)
+		if st.Version > 0 {
+			what += fmt.Sprintf(", a pbem store of schema version %d", st.Version)
+		}
+		switch {
+		case !*force:
+			return fail("--to %s is not empty (%s); expected an empty database (--force copies into a pbem store of schema version %d that holds no rows)",
+				archive.Redacted(*to), what, archive.SchemaVersion())
+		case st.Version != archive.SchemaVersion():
+			return fail("--to %s holds %s; --force expected a pbem store of this pbem's schema version, %d", archive.Redacted(*to), what, archive.SchemaVersion())
+		}
+	}
+	src, err := archive.Open(ctx, *from, nil)
+	if err != nil {
+		return fail("%v", err)
+	}
+	defer src.Close()
+	dst, err := archive.OpenStore(ctx, *to, nil)
+	if err != nil {
+		return fail("%v", err)
+	}
+	defer dst.Close()
+	out := bufio.NewWriter(c.stdout)
+	defer out.Flush()
+	rep, err := archive.CopyStore(ctx, src, dst)
+	if err != nil {
+		if errors.Is(err, archive.ErrTargetNotEmpty) {
+			return fail("--to %s: %v; nothing was copied", dst.Path(), strings.TrimPrefix(err.Error(), "archive: "))
+		}
+		return fail("%v; nothing was copied", err)
+	}
+	fmt.Fprintf(out, "copied %d rows of %d tables from %s to %s in %v\n", rep.Rows, len(rep.Tables), src.Path(), dst.Path(), rep.Elapsed.Round(time.Millisecond))
+	for _, t := range rep.Tables {
+		fmt.Fprintf(out, "  %-20s %8d\n", t.Name, t.Rows)
+	}
+	began := time.Now()
+	cmp, err := archive.CompareStores(ctx, src, dst)
+	if err != nil {
+		out.Flush()
+		return fail("checking the copy: %v", err)
+	}
+	if !cmp.Equal() {
+		out.Flush()
+		for _, d := range cmp.Differences {
+			fmt.Fprintf(c.stderr, "pbem archive migrate: %s\n", d)
+		}
+		first := "no game differs (another table does)"
+		if cmp.FirstGame != 0 {
+			first = fmt.Sprintf("the first game that differs is %d", cmp.FirstGame)
+		}
+		return fail("the copy in %s differs from %s: %s; do not use it (drop its tables and migrate again)", dst.Path(), src.Path(), first)
+	}
+	fmt.Fprintf(out, "checked %d games and %d tables in %v: the same in both\n", cmp.Games, len(cmp.Tables), time.Since(began).Round(time.Millisecond))
 	return 0
 }
