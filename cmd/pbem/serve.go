@@ -134,6 +134,7 @@ type server struct {
 	sender  *mail.Sender
 	poller  *mail.Poller
 	bots    *botWorker
+	elect   *elector          // the lease of several instances on PostgreSQL; nil on SQLite
 	mails   *embedded.Servers // nil with a configured mailbox
 	http    net.Listener
 	started time.Time
@@ -196,6 +197,12 @@ func (s *server) start(ctx context.Context) error {
 		return err
 	}
 	s.store = store
+	if store.Backend() == archive.Postgres {
+		// Several instances may share the store: this one writes only
+		// while it holds the lease (run), fenced by its epoch.
+		store.Fence(0)
+		s.elect = newElector(store, s.log)
+	}
 	ro := refereeOptions(s.cfg)
 	ro.Logger = s.log
 	s.ref, err = referee.New(store, ro)
@@ -239,7 +246,7 @@ func (s *server) start(ctx context.Context) error {
 		// Any other server: a copy of every reply in the referee's own
 		// mailbox says which ones it took.
 		so.CopyTo, so.CopyWait = s.copyAddress(), s.cfg.SMTP.CopyWait
-		so.Copies = func(ctx context.Context, ids []string) (map[string]bool, error) { return s.poller.FindCopies(ctx, ids) }
+		so.Copies = s.findCopies
 		po.IsCopy = s.isCopy
 		po.CopySettled = func(id string) bool { return s.sender.Settled(id) }
 	}
@@ -282,12 +289,14 @@ func (s *server) run(ctx context.Context, ready func(*server)) error {
 	hs := &http.Server{Handler: s.mux(), ReadHeaderTimeout: 5 * time.Second}
 	s.bots = newBotWorker(s.ref, s.log, s.sender.Wake)
 	wg.Go(func() { hs.Serve(s.http) })
-	wg.Go(func() { s.sender.Run(ctx) })
-	wg.Go(func() { s.ticks(ctx) })
-	wg.Go(func() { s.poller.Run(ctx, handler{s}) })
-	wg.Go(func() { s.bots.Run(ctx) })
 	wg.Go(func() { s.reloads(ctx) })
-	s.bots.Wake() // bots to move since before a restart
+	if s.elect != nil {
+		// The mailbox, the referee's writes and the outbox are the
+		// leader's; until then this instance serves the web pages.
+		wg.Go(func() { s.elect.run(ctx, s.lead) })
+	} else {
+		wg.Go(func() { s.lead(ctx, nil) })
+	}
 	if ready != nil {
 		ready(s)
 	}
@@ -295,8 +304,7 @@ func (s *server) run(ctx context.Context, ready func(*server)) error {
 	sc, scancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer scancel()
 	hs.Shutdown(sc)
-	wg.Wait()
-	s.drain()
+	wg.Wait() // lead drained the outbox if this instance led
 	s.log.Info("pbem serve stopped")
 	return nil
 }
@@ -460,11 +468,12 @@ func (s *server) health(ctx context.Context, now time.Time) []string {
 	if err := s.store.DB().PingContext(ctx); err != nil {
 		bad = append(bad, "store unavailable: "+err.Error())
 	}
-	if since, down := s.poller.Down(); down && now.Sub(since) > s.cfg.IMAP.PollInterval {
+	leading, _ := s.leadership()
+	if since, down := s.poller.Down(); leading && down && now.Sub(since) > s.cfg.IMAP.PollInterval {
 		bad = append(bad, fmt.Sprintf("imap: no session with %s for %s (since %s)",
 			s.cfg.IMAP.Addr, now.Sub(since).Round(time.Second), since.UTC().Format(time.RFC3339)))
 	}
-	if n, after := s.poller.Stuck(); n > 0 {
+	if n, after := s.poller.Stuck(); leading && n > 0 {
 		bad = append(bad, fmt.Sprintf("imap: %d message(s) in the inbox failed more than %d times (still retried)", n, after))
 	}
 	if oldest, ok, err := s.store.OldestPending(ctx); err == nil && ok && now.Sub(oldest) > s.outboxGrace() {
@@ -506,6 +515,11 @@ func (s *server) mux() *http.ServeMux {
 		if tickErr != nil {
 			body["tick_error"] = tickErr.Error()
 		}
+		leading, epoch := s.leadership()
+		body["leader"] = leading // a standby serves the web pages only
+		if s.elect != nil {
+			body["epoch"] = epoch
+		}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(code)
 		json.NewEncoder(w).Encode(body)
@@ -528,6 +542,12 @@ func (s *server) mux() *http.ServeMux {
 			{"pbem_referee_conflicts_total", "Commits retried after a concurrent change.", st.Conflicts},
 		} {
 			fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s counter\n%s %d\n", c.name, c.help, c.name, c.name, c.v)
+		}
+		leading, epoch := s.leadership()
+		fmt.Fprintf(w, "# HELP pbem_leader Whether this instance leads (reads the mailbox, writes, sends).\n# TYPE pbem_leader gauge\npbem_leader %d\n", b2i(leading))
+		fmt.Fprintf(w, "# HELP pbem_leader_epoch The epoch of the lease this instance holds or last held (0: SQLite, no lease).\n# TYPE pbem_leader_epoch gauge\npbem_leader_epoch %d\n", epoch)
+		if s.elect != nil {
+			fmt.Fprintf(w, "# HELP pbem_leader_terms_total Terms of leadership this instance began.\n# TYPE pbem_leader_terms_total counter\npbem_leader_terms_total %d\n", s.elect.terms.Load())
 		}
 		if n, err := s.store.Pending(r.Context()); err == nil {
 			fmt.Fprintf(w, "# HELP pbem_outbox_pending Replies waiting for delivery.\n# TYPE pbem_outbox_pending gauge\npbem_outbox_pending %d\n", n)
@@ -653,4 +673,11 @@ func addrs(as []archive.Address) []mail.Address {
 		out[i] = addr(a)
 	}
 	return out
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
