@@ -11,6 +11,7 @@ import (
 	"image/png"
 	"maps"
 	"math"
+	"runtime"
 	"slices"
 	"sync"
 
@@ -310,6 +311,11 @@ func drawPNG(l *engine.Layout, o *Options, cell int, plain bool) (data []byte, e
 	if w <= 0 || h <= 0 || w > MaxPixels || h > MaxPixels {
 		return nil, fmt.Errorf("picture: a board of %dx%d pixels; want 1 to %d each way", w, h, MaxPixels)
 	}
+	// as many drawn at once as there are CPUs: more would only hold more
+	// pixels and encoders (a megabyte each) at a time, which the
+	// collector then drops and the next drawing makes again
+	drawing <- struct{}{}
+	defer func() { <-drawing }()
 	defer func() {
 		if r := recover(); r != nil {
 			data, err = nil, fmt.Errorf("picture: drawing failed: %v", r)
@@ -333,6 +339,9 @@ func drawPNG(l *engine.Layout, o *Options, cell int, plain bool) (data []byte, e
 	}
 	return bytes.Clone(buf.Bytes()), nil
 }
+
+// drawing holds a place for each PNG being drawn.
+var drawing = make(chan struct{}, runtime.GOMAXPROCS(0))
 
 // outputs lends the buffers PNGs are encoded into.
 var outputs sync.Pool
