@@ -33,27 +33,29 @@ func batchRequests(h *harness) []referee.Request {
 // TestHandleBatch: a batch handled at once stores and answers exactly what
 // the same requests handled one by one do.
 func TestHandleBatch(t *testing.T) {
-	one, all := started(t, nil), started(t, nil)
-	for _, q := range batchRequests(one) {
-		if err := one.ref.Handle(one.ctx, q); err != nil {
-			t.Fatalf("Handle: %v", err)
+	eachStore(t, func(t *testing.T, db store) {
+		one, all := started(t, db, nil), started(t, db, nil)
+		for _, q := range batchRequests(one) {
+			if err := one.ref.Handle(one.ctx, q); err != nil {
+				t.Fatalf("Handle: %v", err)
+			}
 		}
-	}
-	for i, err := range all.ref.HandleBatch(all.ctx, batchRequests(all)) {
-		if err != nil {
-			t.Errorf("HandleBatch, request %d: %v", i, err)
+		for i, err := range all.ref.HandleBatch(all.ctx, batchRequests(all)) {
+			if err != nil {
+				t.Errorf("HandleBatch, request %d: %v", i, err)
+			}
 		}
-	}
-	if got, want := all.record(1), one.record(1); got != want || want != "1. +2 +1 2. +1 *" {
-		t.Errorf("record after the batch = %q, one by one %q; want both %q", got, want, "1. +2 +1 2. +1 *")
-	}
-	if got, want := all.mails(), one.mails(); got != want {
-		t.Errorf("mails after the batch differ from one by one:\n%s\n---- want\n%s", got, want)
-	}
-	st := all.ref.Stats()
-	if st.Handled != 3+4 || st.Duplicates != 1 {
-		t.Errorf("Stats = %+v, want 7 handled (3 to start the game) and 1 duplicate", st)
-	}
+		if got, want := all.record(1), one.record(1); got != want || want != "1. +2 +1 2. +1 *" {
+			t.Errorf("record after the batch = %q, one by one %q; want both %q", got, want, "1. +2 +1 2. +1 *")
+		}
+		if got, want := all.mails(), one.mails(); got != want {
+			t.Errorf("mails after the batch differ from one by one:\n%s\n---- want\n%s", got, want)
+		}
+		st := all.ref.Stats()
+		if st.Handled != 3+4 || st.Duplicates != 1 {
+			t.Errorf("Stats = %+v, want 7 handled (3 to start the game) and 1 duplicate", st)
+		}
+	})
 }
 
 // batchConflict is a store whose CommitBatch fails with ErrConflict the
@@ -77,32 +79,34 @@ func (b *batchConflict) CommitBatch(ctx context.Context, cs []*archive.Change) e
 // TestHandleBatchConflict: a batch that cannot be committed is handled
 // again message by message, and each is applied once.
 func TestHandleBatchConflict(t *testing.T) {
-	h := started(t, nil)
-	ref, err := referee.New(&batchConflict{Store: h.store, n: 1}, &referee.Options{Address: "referee@pbem.example", Lookup: testLookup, Clock: h.clock})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, err := range ref.HandleBatch(h.ctx, batchRequests(h)) {
+	eachStore(t, func(t *testing.T, db store) {
+		h := started(t, db, nil)
+		ref, err := referee.New(&batchConflict{Store: h.store, n: 1}, &referee.Options{Address: "referee@pbem.example", Lookup: testLookup, Clock: h.clock})
 		if err != nil {
-			t.Errorf("request %d: %v", i, err)
+			t.Fatal(err)
 		}
-	}
-	if got := h.record(1); got != "1. +2 +1 2. +1 *" {
-		t.Errorf("record = %q, want %q", got, "1. +2 +1 2. +1 *")
-	}
-	// Handled again (a crash before the poller marked them), nothing
-	// changes.
-	for i, err := range ref.HandleBatch(h.ctx, batchRequests(h)) {
-		if err != nil {
-			t.Errorf("again, request %d: %v", i, err)
+		for i, err := range ref.HandleBatch(h.ctx, batchRequests(h)) {
+			if err != nil {
+				t.Errorf("request %d: %v", i, err)
+			}
 		}
-	}
-	if got := h.record(1); got != "1. +2 +1 2. +1 *" {
-		t.Errorf("record after the batch again = %q", got)
-	}
-	if st := ref.Stats(); st.Handled != 4 || st.Duplicates < 5 {
-		t.Errorf("Stats = %+v, want 4 handled and at least 5 duplicates", st)
-	}
+		if got := h.record(1); got != "1. +2 +1 2. +1 *" {
+			t.Errorf("record = %q, want %q", got, "1. +2 +1 2. +1 *")
+		}
+		// Handled again (a crash before the poller marked them), nothing
+		// changes.
+		for i, err := range ref.HandleBatch(h.ctx, batchRequests(h)) {
+			if err != nil {
+				t.Errorf("again, request %d: %v", i, err)
+			}
+		}
+		if got := h.record(1); got != "1. +2 +1 2. +1 *" {
+			t.Errorf("record after the batch again = %q", got)
+		}
+		if st := ref.Stats(); st.Handled != 4 || st.Duplicates < 5 {
+			t.Errorf("Stats = %+v, want 4 handled and at least 5 duplicates", st)
+		}
+	})
 }
 
 // TestTranscriptsBatched replays the requests of every transcript through
@@ -110,101 +114,103 @@ func TestHandleBatchConflict(t *testing.T) {
 // batch), and checks that the referee mails exactly what it mails when it
 // handles them one by one, and stores the same games.
 func TestTranscriptsBatched(t *testing.T) {
-	const batchOf = 4
-	files, err := filepath.Glob("testdata/*.txtar")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no transcripts: %v", err)
-	}
-	for _, file := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
-			t.Parallel()
-			data, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			files := parseTxtar(data).files
-			opts := map[string]string{}
-			if len(files) > 0 && files[0].name == "options" {
-				for _, l := range strings.Split(strings.TrimSpace(files[0].data), "\n") {
-					k, v, _ := strings.Cut(l, ":")
-					opts[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	eachStore(t, func(t *testing.T, db store) {
+		const batchOf = 4
+		files, err := filepath.Glob("testdata/*.txtar")
+		if err != nil || len(files) == 0 {
+			t.Fatalf("no transcripts: %v", err)
+		}
+		for _, file := range files {
+			t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
+				t.Parallel()
+				data, err := os.ReadFile(file)
+				if err != nil {
+					t.Fatal(err)
 				}
-				files = files[1:]
-			}
-			if game, ok := opts["requires"]; ok {
-				delete(opts, "requires")
-				if _, err := referee.Lookup(game); err != nil {
-					t.Skipf("%s is not in the catalog yet", game)
+				files := parseTxtar(data).files
+				opts := map[string]string{}
+				if len(files) > 0 && files[0].name == "options" {
+					for _, l := range strings.Split(strings.TrimSpace(files[0].data), "\n") {
+						k, v, _ := strings.Cut(l, ":")
+						opts[strings.TrimSpace(k)] = strings.TrimSpace(v)
+					}
+					files = files[1:]
 				}
-			}
-			one, all := newHarness(t, opts), newHarness(t, opts)
-			var want, got []string
-			var batch []referee.Request
-			flush := func() {
-				if len(batch) == 0 {
-					return
-				}
-				all.clock.set(all.now)
-				for i, err := range all.ref.HandleBatch(all.ctx, batch) {
-					if err != nil {
-						t.Errorf("HandleBatch: request %s: %v", batch[i].MessageID, err)
+				if game, ok := opts["requires"]; ok {
+					delete(opts, "requires")
+					if _, err := referee.Lookup(game); err != nil {
+						t.Skipf("%s is not in the catalog yet", game)
 					}
 				}
-				batch = nil
-				got = append(got, splitMails(all.mails())...)
-			}
-			for _, f := range files {
-				name, kind, _ := strings.Cut(f.name, ".")
-				switch kind {
-				case "out", "dump":
-					continue
-				case "in":
-					req := one.request(name, f.data)
-					one.clock.set(one.now)
-					if err := one.ref.Handle(one.ctx, req); err != nil {
-						t.Fatalf("step %s: %v", name, err)
+				one, all := newHarness(t, db, opts), newHarness(t, db, opts)
+				var want, got []string
+				var batch []referee.Request
+				flush := func() {
+					if len(batch) == 0 {
+						return
 					}
-					want = append(want, splitMails(one.mails())...)
-					batch = append(batch, req)
-					all.now = one.now
-					if len(batch) == batchOf {
+					all.clock.set(all.now)
+					for i, err := range all.ref.HandleBatch(all.ctx, batch) {
+						if err != nil {
+							t.Errorf("HandleBatch: request %s: %v", batch[i].MessageID, err)
+						}
+					}
+					batch = nil
+					got = append(got, splitMails(all.mails())...)
+				}
+				for _, f := range files {
+					name, kind, _ := strings.Cut(f.name, ".")
+					switch kind {
+					case "out", "dump":
+						continue
+					case "in":
+						req := one.request(name, f.data)
+						one.clock.set(one.now)
+						if err := one.ref.Handle(one.ctx, req); err != nil {
+							t.Fatalf("step %s: %v", name, err)
+						}
+						want = append(want, splitMails(one.mails())...)
+						batch = append(batch, req)
+						all.now = one.now
+						if len(batch) == batchOf {
+							flush()
+						}
+					default:
 						flush()
+						all.now = one.now
+						want = append(want, splitMails(one.step(name, kind, f.data))...)
+						got = append(got, splitMails(all.step(name, kind, f.data))...)
 					}
-				default:
-					flush()
-					all.now = one.now
-					want = append(want, splitMails(one.step(name, kind, f.data))...)
-					got = append(got, splitMails(all.step(name, kind, f.data))...)
 				}
-			}
-			flush()
-			slices.Sort(want)
-			slices.Sort(got)
-			if strings.Join(got, "\n") != strings.Join(want, "\n") {
-				t.Errorf("mails differ when the requests come in batches (-one by one +batched):\n%s",
-					diff(strings.Join(want, "\n"), strings.Join(got, "\n")))
-			}
-			for id := int64(1); ; id++ {
-				a, errA := one.store.Game(one.ctx, id)
-				b, errB := all.store.Game(all.ctx, id)
-				if errA != nil || errB != nil {
-					if (errA == nil) != (errB == nil) {
-						t.Errorf("game %d: one by one %v, batched %v", id, errA, errB)
-					}
-					if errors.Is(errA, archive.ErrNotFound) && id > 50 {
-						break
-					}
-					if errA != nil && !errors.Is(errA, archive.ErrNotFound) {
-						t.Fatal(errA)
-					}
-					continue
+				flush()
+				slices.Sort(want)
+				slices.Sort(got)
+				if strings.Join(got, "\n") != strings.Join(want, "\n") {
+					t.Errorf("mails differ when the requests come in batches (-one by one +batched):\n%s",
+						diff(strings.Join(want, "\n"), strings.Join(got, "\n")))
 				}
-				if a.Record != b.Record || a.Status != b.Status {
-					t.Errorf("game %d: one by one %s %q, batched %s %q", id, a.Status, a.Record, b.Status, b.Record)
+				for id := int64(1); ; id++ {
+					a, errA := one.store.Game(one.ctx, id)
+					b, errB := all.store.Game(all.ctx, id)
+					if errA != nil || errB != nil {
+						if (errA == nil) != (errB == nil) {
+							t.Errorf("game %d: one by one %v, batched %v", id, errA, errB)
+						}
+						if errors.Is(errA, archive.ErrNotFound) && id > 50 {
+							break
+						}
+						if errA != nil && !errors.Is(errA, archive.ErrNotFound) {
+							t.Fatal(errA)
+						}
+						continue
+					}
+					if a.Record != b.Record || a.Status != b.Status {
+						t.Errorf("game %d: one by one %s %q, batched %s %q", id, a.Status, a.Record, b.Status, b.Record)
+					}
 				}
-			}
-		})
-	}
+			})
+		}
+	})
 }
 
 // splitMails cuts the output of harness.mails into one string per mail.

@@ -18,26 +18,28 @@ import (
 // the game ends or 40 plies, then a resignation. Every ply must be
 // accepted and the archived record must pass the record checker.
 func TestEveryGameByCommands(t *testing.T) {
-	games := referee.Games()
-	if len(games) == 0 {
-		t.Skip("the catalog is empty")
-	}
-	for _, c := range games {
-		id := c.Rules().ID()
-		for _, n := range []int{2, 3} {
-			if _, err := c.Rules().Sides(engine.Options{Players: n}); err != nil {
-				continue
-			}
-			t.Run(fmt.Sprintf("%s/%d", id, n), func(t *testing.T) {
-				t.Parallel()
-				playByCommands(t, c, n)
-			})
+	eachStore(t, func(t *testing.T, db store) {
+		games := referee.Games()
+		if len(games) == 0 {
+			t.Skip("the catalog is empty")
 		}
-	}
+		for _, c := range games {
+			id := c.Rules().ID()
+			for _, n := range []int{2, 3} {
+				if _, err := c.Rules().Sides(engine.Options{Players: n}); err != nil {
+					continue
+				}
+				t.Run(fmt.Sprintf("%s/%d", id, n), func(t *testing.T) {
+					t.Parallel()
+					playByCommands(t, db, c, n)
+				})
+			}
+		}
+	})
 }
 
-func playByCommands(t *testing.T, c notation.Codec, n int) {
-	h := newHarness(t, map[string]string{"rate-limit": "1000000"})
+func playByCommands(t *testing.T, db store, c notation.Codec, n int) {
+	h := newHarness(t, db, map[string]string{"rate-limit": "1000000"})
 	// The catalog's own lookup, not the test one.
 	ref, err := referee.New(h.store, &referee.Options{Address: "referee@pbem.example", Clock: h.clock, RateLimit: 1000000})
 	if err != nil {

@@ -42,71 +42,75 @@ func (f *invalidStore) Commit(ctx context.Context, c *archive.Change) error {
 // the message aside); a failure of the store stays temporary
 // (TestStoreFailureLosesNothing).
 func TestInvalidChangeIsAnsweredOnce(t *testing.T) {
-	h := started(t, nil)
-	bad := &invalidStore{Store: h.store, invalid: 1}
-	ref, err := referee.New(bad, &referee.Options{Address: "referee@pbem.example", Lookup: testLookup, Clock: h.clock})
-	if err != nil {
-		t.Fatal(err)
-	}
-	req := h.request("m1", h.expand("from: Alice <alice@example.org>\nto: {plus 1 alice@example.org}\n\n+2\n"))
-	if err := ref.Handle(h.ctx, req); err != nil {
-		t.Fatalf("Handle = %v, want nil (answered and committed)", err)
-	}
-	if seen, _ := h.store.Seen(h.ctx, "<m1@test.example>"); !seen {
-		t.Error("the message was not marked processed: it would be retried for ever")
-	}
-	if got := h.record(1); got != "*" {
-		t.Errorf("record = %q, want no ply applied", got)
-	}
-	mails := h.mails()
-	if n := strings.Count(mails, ">>> To:"); n != 1 || !strings.Contains(mails, "To: Alice <alice@example.org>") ||
-		!strings.Contains(strings.Join(strings.Fields(mails), " "), "could not be processed, and nothing of it was applied") {
-		t.Errorf("mails = %s\nwant one to Alice: could not be processed, nothing applied", mails)
-	}
-	if st := ref.Stats(); st.Unprocessable != 1 {
-		t.Errorf("Stats().Unprocessable = %d, want 1", st.Unprocessable)
-	}
-	if err := ref.Handle(h.ctx, req); err != nil {
-		t.Fatalf("Handle again = %v", err)
-	}
-	if got := h.mails(); got != "(no mail)\n" {
-		t.Errorf("handled again, mails:\n%s", got)
-	}
+	eachStore(t, func(t *testing.T, db store) {
+		h := started(t, db, nil)
+		bad := &invalidStore{Store: h.store, invalid: 1}
+		ref, err := referee.New(bad, &referee.Options{Address: "referee@pbem.example", Lookup: testLookup, Clock: h.clock})
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := h.request("m1", h.expand("from: Alice <alice@example.org>\nto: {plus 1 alice@example.org}\n\n+2\n"))
+		if err := ref.Handle(h.ctx, req); err != nil {
+			t.Fatalf("Handle = %v, want nil (answered and committed)", err)
+		}
+		if seen, _ := h.store.Seen(h.ctx, "<m1@test.example>"); !seen {
+			t.Error("the message was not marked processed: it would be retried for ever")
+		}
+		if got := h.record(1); got != "*" {
+			t.Errorf("record = %q, want no ply applied", got)
+		}
+		mails := h.mails()
+		if n := strings.Count(mails, ">>> To:"); n != 1 || !strings.Contains(mails, "To: Alice <alice@example.org>") ||
+			!strings.Contains(strings.Join(strings.Fields(mails), " "), "could not be processed, and nothing of it was applied") {
+			t.Errorf("mails = %s\nwant one to Alice: could not be processed, nothing applied", mails)
+		}
+		if st := ref.Stats(); st.Unprocessable != 1 {
+			t.Errorf("Stats().Unprocessable = %d, want 1", st.Unprocessable)
+		}
+		if err := ref.Handle(h.ctx, req); err != nil {
+			t.Fatalf("Handle again = %v", err)
+		}
+		if got := h.mails(); got != "(no mail)\n" {
+			t.Errorf("handled again, mails:\n%s", got)
+		}
 
-	bad.invalid = 2
-	req = h.request("m2", h.expand("from: Alice <alice@example.org>\nto: {plus 1 alice@example.org}\n\n+2\n"))
-	err = ref.Handle(h.ctx, req)
-	var perm interface{ Permanent() bool }
-	if !errors.As(err, &perm) || !perm.Permanent() {
-		t.Fatalf("Handle, its answer refused too = %v, want a permanent error", err)
-	}
-	if !errors.Is(err, archive.ErrInvalidChange) {
-		t.Errorf("Handle = %v, want it to wrap ErrInvalidChange", err)
-	}
-	if seen, _ := h.store.Seen(h.ctx, "<m2@test.example>"); seen {
-		t.Error("a message stored with nothing was marked processed")
-	}
+		bad.invalid = 2
+		req = h.request("m2", h.expand("from: Alice <alice@example.org>\nto: {plus 1 alice@example.org}\n\n+2\n"))
+		err = ref.Handle(h.ctx, req)
+		var perm interface{ Permanent() bool }
+		if !errors.As(err, &perm) || !perm.Permanent() {
+			t.Fatalf("Handle, its answer refused too = %v, want a permanent error", err)
+		}
+		if !errors.Is(err, archive.ErrInvalidChange) {
+			t.Errorf("Handle = %v, want it to wrap ErrInvalidChange", err)
+		}
+		if seen, _ := h.store.Seen(h.ctx, "<m2@test.example>"); seen {
+			t.Error("a message stored with nothing was marked processed")
+		}
+	})
 }
 
 // TestTemporaryFailureIsNotPermanent: a failure of the store (a full
 // disk) is returned as it is, never as a permanent error, so that the
 // message is tried again.
 func TestTemporaryFailureIsNotPermanent(t *testing.T) {
-	h := started(t, nil)
-	flaky := &flakyStore{Store: h.store, fail: 1}
-	ref, err := referee.New(flaky, &referee.Options{Address: "referee@pbem.example", Lookup: testLookup, Clock: h.clock})
-	if err != nil {
-		t.Fatal(err)
-	}
-	req := h.request("m1", h.expand("from: Alice <alice@example.org>\nto: {plus 1 alice@example.org}\n\n+2\n"))
-	err = ref.Handle(h.ctx, req)
-	var perm interface{ Permanent() bool }
-	if !errors.Is(err, errDiskFull) || errors.As(err, &perm) {
-		t.Fatalf("Handle = %v, want the temporary %v", err, errDiskFull)
-	}
-	if st := ref.Stats(); st.Unprocessable != 0 {
-		t.Errorf("Stats().Unprocessable = %d, want 0", st.Unprocessable)
-	}
+	eachStore(t, func(t *testing.T, db store) {
+		h := started(t, db, nil)
+		flaky := &flakyStore{Store: h.store, fail: 1}
+		ref, err := referee.New(flaky, &referee.Options{Address: "referee@pbem.example", Lookup: testLookup, Clock: h.clock})
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := h.request("m1", h.expand("from: Alice <alice@example.org>\nto: {plus 1 alice@example.org}\n\n+2\n"))
+		err = ref.Handle(h.ctx, req)
+		var perm interface{ Permanent() bool }
+		if !errors.Is(err, errDiskFull) || errors.As(err, &perm) {
+			t.Fatalf("Handle = %v, want the temporary %v", err, errDiskFull)
+		}
+		if st := ref.Stats(); st.Unprocessable != 0 {
+			t.Errorf("Stats().Unprocessable = %d, want 0", st.Unprocessable)
+		}
+	})
 }
 
 // TestTwoRepliesToOneAddress: two answers to one address in one message
@@ -115,29 +119,31 @@ func TestTemporaryFailureIsNotPermanent(t *testing.T) {
 // standings of a Swiss of more rounds than entrants, before it starts,
 // are answered too.
 func TestTwoRepliesToOneAddress(t *testing.T) {
-	h := newHarness(t, nil)
-	h.send("from: Dora <dora@example.org>\n\ntournament new \"Open\" castles swiss rounds=9\n")
-	h.send("from: Dora <dora@example.org>\nsubject: Re: [pbem T1 {ttoken 1 director}] tournament: confirm\n\ntournament confirm T1\n")
-	out := h.send("from: Mallory <mallory@example.org>\n\ntournament standings T1\ntournament standings T1\n")
-	if n := strings.Count(out, "has not started; 0 players joined"); n != 2 {
-		t.Fatalf("two standings, %d answers:\n%s", n, out)
-	}
-	var ids []string
-	for _, l := range strings.Split(out, "\n") {
-		if id, ok := strings.CutPrefix(l, "Message-ID: "); ok {
-			ids = append(ids, id)
+	eachStore(t, func(t *testing.T, db store) {
+		h := newHarness(t, db, nil)
+		h.send("from: Dora <dora@example.org>\n\ntournament new \"Open\" castles swiss rounds=9\n")
+		h.send("from: Dora <dora@example.org>\nsubject: Re: [pbem T1 {ttoken 1 director}] tournament: confirm\n\ntournament confirm T1\n")
+		out := h.send("from: Mallory <mallory@example.org>\n\ntournament standings T1\ntournament standings T1\n")
+		if n := strings.Count(out, "has not started; 0 players joined"); n != 2 {
+			t.Fatalf("two standings, %d answers:\n%s", n, out)
 		}
-	}
-	if len(ids) != 2 || ids[0] == ids[1] {
-		t.Errorf("Message-IDs %q, want two different", ids)
-	}
+		var ids []string
+		for _, l := range strings.Split(out, "\n") {
+			if id, ok := strings.CutPrefix(l, "Message-ID: "); ok {
+				ids = append(ids, id)
+			}
+		}
+		if len(ids) != 2 || ids[0] == ids[1] {
+			t.Errorf("Message-IDs %q, want two different", ids)
+		}
+	})
 }
 
 // tournamentOf starts a confirmed tournament T1 directed by
 // dora@example.org.
-func tournamentOf(t *testing.T, format string) *harness {
+func tournamentOf(t *testing.T, db store, format string) *harness {
 	t.Helper()
-	h := newHarness(t, map[string]string{"rate-limit-total": "100000"})
+	h := newHarness(t, db, map[string]string{"rate-limit-total": "100000"})
 	h.send("from: Dora <dora@example.org>\n\ntournament new \"Open\" castles " + format + "\n")
 	out := h.send("from: Dora <dora@example.org>\nsubject: Re: [pbem T1 {ttoken 1 director}] tournament: confirm\n\ntournament confirm T1\n")
 	if !strings.Contains(out, "You direct tournament T1") {
@@ -157,14 +163,16 @@ func (h *harness) join(addr string) string {
 // do not fill a tournament: only confirmed entries count against its
 // cap of 200.
 func TestForgedJoinsDoNotFillTournament(t *testing.T) {
-	h := tournamentOf(t, "roundrobin")
-	for i := range referee.MaxEntries {
-		h.send(fmt.Sprintf("from: victim%d@example.org\n\njoin T1\n", i))
-	}
-	h.mails()
-	if out := h.join("ann@example.org"); !strings.Contains(out, "You joined tournament T1") {
-		t.Fatalf("a real join after %d forged ones:\n%s", referee.MaxEntries, out)
-	}
+	eachStore(t, func(t *testing.T, db store) {
+		h := tournamentOf(t, db, "roundrobin")
+		for i := range referee.MaxEntries {
+			h.send(fmt.Sprintf("from: victim%d@example.org\n\njoin T1\n", i))
+		}
+		h.mails()
+		if out := h.join("ann@example.org"); !strings.Contains(out, "You joined tournament T1") {
+			t.Fatalf("a real join after %d forged ones:\n%s", referee.MaxEntries, out)
+		}
+	})
 }
 
 // TestTablesEntriesBounded: a tables tournament of tables of 4 takes at
@@ -172,18 +180,20 @@ func TestForgedJoinsDoNotFillTournament(t *testing.T) {
 // field, runs on the mail that opens a round); the next join is refused
 // with what the limit is.
 func TestTablesEntriesBounded(t *testing.T) {
-	most := referee.MaxTablesSeats / 4
-	h := newHarness(t, map[string]string{"rate-limit-total": "100000"})
-	h.send("from: Dora <dora@example.org>\n\ntournament new \"Open\" toy tables rounds=3 players=4\n")
-	h.send("from: Dora <dora@example.org>\nsubject: Re: [pbem T1 {ttoken 1 director}] tournament: confirm\n\ntournament confirm T1\n")
-	for i := range most {
-		if out := h.join(fmt.Sprintf("p%d@example.org", i)); !strings.Contains(out, "You joined tournament T1") {
-			t.Fatalf("join %d:\n%s", i, out)
+	eachStore(t, func(t *testing.T, db store) {
+		most := referee.MaxTablesSeats / 4
+		h := newHarness(t, db, map[string]string{"rate-limit-total": "100000"})
+		h.send("from: Dora <dora@example.org>\n\ntournament new \"Open\" toy tables rounds=3 players=4\n")
+		h.send("from: Dora <dora@example.org>\nsubject: Re: [pbem T1 {ttoken 1 director}] tournament: confirm\n\ntournament confirm T1\n")
+		for i := range most {
+			if out := h.join(fmt.Sprintf("p%d@example.org", i)); !strings.Contains(out, "You joined tournament T1") {
+				t.Fatalf("join %d:\n%s", i, out)
+			}
 		}
-	}
-	out := h.send("from: late@example.org\n\njoin T1\n")
-	want := fmt.Sprintf("Tournament T1 is full: %d players joined, as many as it may have.", most)
-	if !strings.Contains(strings.Join(strings.Fields(out), " "), want) {
-		t.Fatalf("join past the cap:\n%s\nwant %q", out, want)
-	}
+		out := h.send("from: late@example.org\n\njoin T1\n")
+		want := fmt.Sprintf("Tournament T1 is full: %d players joined, as many as it may have.", most)
+		if !strings.Contains(strings.Join(strings.Fields(out), " "), want) {
+			t.Fatalf("join past the cap:\n%s\nwant %q", out, want)
+		}
+	})
 }

@@ -36,40 +36,42 @@ var htmlGames = []struct {
 // turn it is; and a mail with its picture stays well under Gmail's 102 KB
 // clipping limit.
 func TestHTMLMail(t *testing.T) {
-	for _, gm := range htmlGames {
-		t.Run(gm.name, func(t *testing.T) {
-			h := newHarness(t, nil)
-			startGame(t, h, gm.name, gm.args, gm.players)
-			// every mail sent, from the outbox (the harness has marked
-			// them sent)
-			var due []archive.Outgoing
-			for id := 1; ; id++ {
-				o, err := h.store.Outgoing(h.ctx, fmt.Sprint(id))
-				if errors.Is(err, archive.ErrNotFound) {
-					break
+	eachStore(t, func(t *testing.T, db store) {
+		for _, gm := range htmlGames {
+			t.Run(gm.name, func(t *testing.T) {
+				h := newHarness(t, db, nil)
+				startGame(t, h, gm.name, gm.args, gm.players)
+				// every mail sent, from the outbox (the harness has marked
+				// them sent)
+				var due []archive.Outgoing
+				for id := 1; ; id++ {
+					o, err := h.store.Outgoing(h.ctx, fmt.Sprint(id))
+					if errors.Is(err, archive.ErrNotFound) {
+						break
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+					due = append(due, o)
 				}
-				if err != nil {
-					t.Fatal(err)
+				boards, largest := 0, 0
+				for _, o := range due {
+					checkHTML(t, &o)
+					if len(o.Inline) > 0 {
+						boards++
+					}
+					largest = max(largest, mailSize(&o))
 				}
-				due = append(due, o)
-			}
-			boards, largest := 0, 0
-			for _, o := range due {
-				checkHTML(t, &o)
-				if len(o.Inline) > 0 {
-					boards++
+				if boards == 0 {
+					t.Fatalf("no mail of the started game shows the board as a picture (%d mails)", len(due))
 				}
-				largest = max(largest, mailSize(&o))
-			}
-			if boards == 0 {
-				t.Fatalf("no mail of the started game shows the board as a picture (%d mails)", len(due))
-			}
-			if largest > 80<<10 {
-				t.Errorf("the largest mail is %d bytes, want it well under 102 KB", largest)
-			}
-			t.Logf("%s: %d mails, %d with a board, the largest about %d bytes", gm.name, len(due), boards, largest)
-		})
-	}
+				if largest > 80<<10 {
+					t.Errorf("the largest mail is %d bytes, want it well under 102 KB", largest)
+				}
+				t.Logf("%s: %d mails, %d with a board, the largest about %d bytes", gm.name, len(due), boards, largest)
+			})
+		}
+	})
 }
 
 // startGame starts a game of name (the game before any "-") with
@@ -101,7 +103,7 @@ func BenchmarkBoardReply(b *testing.B) {
 	for _, gm := range htmlGames {
 		for _, mode := range []string{"text", "html"} {
 			b.Run(gm.name+"/"+mode, func(b *testing.B) {
-				h := newHarness(b, nil)
+				h := newHarness(b, sqliteOnly, nil)
 				startGame(b, h, gm.name, gm.args, gm.players)
 				if mode == "text" {
 					ref, err := referee.New(h.store, &referee.Options{Address: "referee@pbem.example", Lookup: testLookup, Games: testGames,
@@ -134,24 +136,26 @@ func BenchmarkBoardReply(b *testing.B) {
 // TestHTMLLinksTheGame: with a web address, the HTML part links the
 // game's page.
 func TestHTMLLinksTheGame(t *testing.T) {
-	h := newHarness(t, map[string]string{"web-base-url": "https://pbem.example"})
-	startGame(t, h, "castles", "", nil)
-	found := false
-	for id := 1; ; id++ {
-		o, err := h.store.Outgoing(h.ctx, fmt.Sprint(id))
-		if err != nil {
-			break
-		}
-		if len(o.Inline) > 0 {
-			found = true
-			if !strings.Contains(o.HTML, `<a href="https://pbem.example/g/1">https://pbem.example/g/1</a>`) {
-				t.Errorf("the board mail to %s does not link the game's page:\n%s", o.To[0].Addr, o.HTML)
+	eachStore(t, func(t *testing.T, db store) {
+		h := newHarness(t, db, map[string]string{"web-base-url": "https://pbem.example"})
+		startGame(t, h, "castles", "", nil)
+		found := false
+		for id := 1; ; id++ {
+			o, err := h.store.Outgoing(h.ctx, fmt.Sprint(id))
+			if err != nil {
+				break
+			}
+			if len(o.Inline) > 0 {
+				found = true
+				if !strings.Contains(o.HTML, `<a href="https://pbem.example/g/1">https://pbem.example/g/1</a>`) {
+					t.Errorf("the board mail to %s does not link the game's page:\n%s", o.To[0].Addr, o.HTML)
+				}
 			}
 		}
-	}
-	if !found {
-		t.Fatal("no board mail")
-	}
+		if !found {
+			t.Fatal("no board mail")
+		}
+	})
 }
 
 // mailSize estimates the size of o as sent: text, HTML in quoted-printable
@@ -208,84 +212,88 @@ func checkHTML(t *testing.T, o *archive.Outgoing) {
 // html" brings it back; anything else is refused, saying what is
 // expected.
 func TestMailChoice(t *testing.T) {
-	h := newHarness(t, nil)
-	startGame(t, h, "castles", "", nil)
-	last := func(to string) archive.Outgoing {
-		t.Helper()
-		var found archive.Outgoing
-		for id := 1; ; id++ {
-			o, err := h.store.Outgoing(h.ctx, fmt.Sprint(id))
-			if errors.Is(err, archive.ErrNotFound) {
-				break
+	eachStore(t, func(t *testing.T, db store) {
+		h := newHarness(t, db, nil)
+		startGame(t, h, "castles", "", nil)
+		last := func(to string) archive.Outgoing {
+			t.Helper()
+			var found archive.Outgoing
+			for id := 1; ; id++ {
+				o, err := h.store.Outgoing(h.ctx, fmt.Sprint(id))
+				if errors.Is(err, archive.ErrNotFound) {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if o.To[0].Addr == to {
+					found = o
+				}
 			}
-			if err != nil {
-				t.Fatal(err)
+			if found.MessageID == "" {
+				t.Fatalf("no mail to %s", to)
 			}
-			if o.To[0].Addr == to {
-				found = o
-			}
+			return found
 		}
-		if found.MessageID == "" {
-			t.Fatalf("no mail to %s", to)
+		if o := last("alice@example.org"); o.HTML == "" {
+			t.Fatal("before any choice, Alice's mail has no HTML part")
 		}
-		return found
-	}
-	if o := last("alice@example.org"); o.HTML == "" {
-		t.Fatal("before any choice, Alice's mail has no HTML part")
-	}
-	out := h.send("from: Alice <alice@example.org>\nto: {plus 1 alice@example.org}\n\nmail text\n")
-	if !strings.Contains(out, "plain text only from now on") {
-		t.Fatalf("mail text answered:\n%s", out)
-	}
-	if o := last("alice@example.org"); o.HTML != "" || len(o.Inline) > 0 {
-		t.Error("the answer to mail text has an HTML part")
-	}
-	h.send("from: Alice <alice@example.org>\nto: {plus 1 alice@example.org}\n\nshow\n")
-	if o := last("alice@example.org"); o.HTML != "" {
-		t.Error("after mail text, the board comes with an HTML part")
-	}
-	h.send("from: Bob <bob@example.org>\nto: {plus 1 bob@example.org}\n\nshow\n")
-	if o := last("bob@example.org"); o.HTML == "" || len(o.Inline) != 1 {
-		t.Error("Bob's board lost its HTML part when Alice chose text")
-	}
-	out = h.send("from: Alice <alice@example.org>\nto: {plus 1 alice@example.org}\n\nmail pictures\n")
-	if !strings.Contains(out, "Expected: mail text (plain text only) or mail html") {
-		t.Errorf("mail pictures answered:\n%s", out)
-	}
-	h.send("from: Alice <alice@example.org>\nto: {plus 1 alice@example.org}\n\nmail html\n\nshow\n")
-	if o := last("alice@example.org"); o.HTML == "" || len(o.Inline) != 1 {
-		t.Error("after mail html, the board has no picture")
-	}
+		out := h.send("from: Alice <alice@example.org>\nto: {plus 1 alice@example.org}\n\nmail text\n")
+		if !strings.Contains(out, "plain text only from now on") {
+			t.Fatalf("mail text answered:\n%s", out)
+		}
+		if o := last("alice@example.org"); o.HTML != "" || len(o.Inline) > 0 {
+			t.Error("the answer to mail text has an HTML part")
+		}
+		h.send("from: Alice <alice@example.org>\nto: {plus 1 alice@example.org}\n\nshow\n")
+		if o := last("alice@example.org"); o.HTML != "" {
+			t.Error("after mail text, the board comes with an HTML part")
+		}
+		h.send("from: Bob <bob@example.org>\nto: {plus 1 bob@example.org}\n\nshow\n")
+		if o := last("bob@example.org"); o.HTML == "" || len(o.Inline) != 1 {
+			t.Error("Bob's board lost its HTML part when Alice chose text")
+		}
+		out = h.send("from: Alice <alice@example.org>\nto: {plus 1 alice@example.org}\n\nmail pictures\n")
+		if !strings.Contains(out, "Expected: mail text (plain text only) or mail html") {
+			t.Errorf("mail pictures answered:\n%s", out)
+		}
+		h.send("from: Alice <alice@example.org>\nto: {plus 1 alice@example.org}\n\nmail html\n\nshow\n")
+		if o := last("alice@example.org"); o.HTML == "" || len(o.Inline) != 1 {
+			t.Error("after mail html, the board has no picture")
+		}
+	})
 }
 
 // TestHTMLKeepsLayout: in the HTML part, prose paragraphs are paragraphs
 // with their wrapped lines joined, while what is laid out by its lines (a
 // record's tag pairs, the help's table) is preformatted, line for line.
 func TestHTMLKeepsLayout(t *testing.T) {
-	h := newHarness(t, nil)
-	startGame(t, h, "castles", "", nil)
-	h.send("from: Alice <alice@example.org>\nto: {plus 1 alice@example.org}\n\nresign\n")
-	h.send("from: Bob <bob@example.org>\n\nhelp\n")
-	var over, help string
-	for id := 1; ; id++ {
-		o, err := h.store.Outgoing(h.ctx, fmt.Sprint(id))
-		if err != nil {
-			break
+	eachStore(t, func(t *testing.T, db store) {
+		h := newHarness(t, db, nil)
+		startGame(t, h, "castles", "", nil)
+		h.send("from: Alice <alice@example.org>\nto: {plus 1 alice@example.org}\n\nresign\n")
+		h.send("from: Bob <bob@example.org>\n\nhelp\n")
+		var over, help string
+		for id := 1; ; id++ {
+			o, err := h.store.Outgoing(h.ctx, fmt.Sprint(id))
+			if err != nil {
+				break
+			}
+			if strings.Contains(o.Subject, "game over") {
+				over = o.HTML
+			}
+			if strings.Contains(o.Subject, "help") {
+				help = o.HTML
+			}
 		}
-		if strings.Contains(o.Subject, "game over") {
-			over = o.HTML
+		if !regexp.MustCompile(`<pre[^>]*>\[Game &#34;castles&#34;\]\n\[Event `).MatchString(over) {
+			t.Errorf("the record's tags are not preformatted line for line:\n%s", over)
 		}
-		if strings.Contains(o.Subject, "help") {
-			help = o.HTML
+		if !regexp.MustCompile(`<p[^>]*>Game over after 0 plies\. Result 0-1, by resignation: bob \(Second\) wins\.</p>`).MatchString(over) {
+			t.Errorf("the result is not one paragraph:\n%s", over)
 		}
-	}
-	if !regexp.MustCompile(`<pre[^>]*>\[Game &#34;castles&#34;\]\n\[Event `).MatchString(over) {
-		t.Errorf("the record's tags are not preformatted line for line:\n%s", over)
-	}
-	if !regexp.MustCompile(`<p[^>]*>Game over after 0 plies\. Result 0-1, by resignation: bob \(Second\) wins\.</p>`).MatchString(over) {
-		t.Errorf("the result is not one paragraph:\n%s", over)
-	}
-	if !strings.Contains(help, "\n show [GAMEID]        The board.\n") {
-		t.Errorf("the help's table is not kept line for line:\n%s", help)
-	}
+		if !strings.Contains(help, "\n show [GAMEID]        The board.\n") {
+			t.Errorf("the help's table is not kept line for line:\n%s", help)
+		}
+	})
 }

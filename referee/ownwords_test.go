@@ -66,9 +66,9 @@ func refereeMails(t *testing.T, h *harness) []archive.Outgoing {
 // pairingMail is the referee's mail to Bob that pairs him in round 1 of a
 // castles tournament (with the board and its legend), and the harness
 // that sent it.
-func pairingMail(t *testing.T) (*harness, archive.Outgoing) {
+func pairingMail(t *testing.T, db store) (*harness, archive.Outgoing) {
 	t.Helper()
-	h := tournamentOf(t, "roundrobin")
+	h := tournamentOf(t, db, "roundrobin")
 	for _, addr := range []string{"ann@example.org", "bob@example.org", "cy@example.org"} {
 		h.join(addr)
 	}
@@ -161,145 +161,151 @@ func structural(t string) bool {
 // the body as the client wrote it (quotes and all): the referee never
 // reads its own words.
 func TestRepliesReadOnlyTheCommand(t *testing.T) {
-	dir := "../../shared/realworld"
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("no real-world fixtures at %s (they sit beside the repository): %v", dir, err)
-	}
-	type answered struct {
-		h *harness
-		o archive.Outgoing
-	}
-	var all []answered
-	h := newHarness(t, nil)
-	for _, o := range refereeMails(t, h) {
-		all = append(all, answered{h, o})
-	}
-	th, pairing := pairingMail(t)
-	all = append(all, answered{th, pairing})
-	fixtures, failures := 0, 0
-	for _, corpus := range []string{"willdurand", "crisp", "talon", "github", "zapier"} {
-		b, err := os.ReadFile(filepath.Join(dir, corpus, "manifest.json"))
-		if err != nil {
-			t.Fatal(err)
+	eachStore(t, func(t *testing.T, db store) {
+		dir := "../../shared/realworld"
+		if _, err := os.Stat(dir); err != nil {
+			t.Skipf("no real-world fixtures at %s (they sit beside the repository): %v", dir, err)
 		}
-		var m struct{ Cases []realworldCase }
-		if err := json.Unmarshal(b, &m); err != nil {
-			t.Fatalf("%s/manifest.json: %v", corpus, err)
+		type answered struct {
+			h *harness
+			o archive.Outgoing
 		}
-		for _, c := range m.Cases {
-			data, err := os.ReadFile(filepath.Join(dir, corpus, c.File))
+		var all []answered
+		h := newHarness(t, db, nil)
+		for _, o := range refereeMails(t, h) {
+			all = append(all, answered{h, o})
+		}
+		th, pairing := pairingMail(t, db)
+		all = append(all, answered{th, pairing})
+		fixtures, failures := 0, 0
+		for _, corpus := range []string{"willdurand", "crisp", "talon", "github", "zapier"} {
+			b, err := os.ReadFile(filepath.Join(dir, corpus, "manifest.json"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			file := string(data)
-			switch c.Format {
-			case "html", "eml":
-				// The text the mail package makes of the message (HTML
-				// converted, quotes marked), answered as plain text.
-				raw := file
-				if c.Format == "html" {
-					raw = "From: Bob <bob@example.org>\r\nContent-Type: text/html; charset=utf-8\r\n\r\n" + file
-				} else if !strings.Contains(strings.SplitN(raw, "\n\n", 2)[0], "From:") {
-					raw = "From: Bob <bob@example.org>\r\n" + raw
-				}
-				in, err := mail.Parse([]byte(raw))
-				if err != nil {
-					t.Fatalf("%s/%s: %v", corpus, c.ID, err)
-				}
-				file = in.Text
+			var m struct{ Cases []realworldCase }
+			if err := json.Unmarshal(b, &m); err != nil {
+				t.Fatalf("%s/manifest.json: %v", corpus, err)
 			}
-			fixtures++
-			for _, a := range all {
-				h, o := a.h, a.o
-				to := h.expand("{plus 1 bob@example.org}")
-				for _, command := range []string{"resign", "c1-c2"} {
-					body := replyWith(c, string(file), command, o.Text)
-					raw := "From: Bob <bob@example.org>\r\nTo: " + to + "\r\nSubject: Re: " + o.Subject +
-						"\r\nMessage-ID: <r@example.org>\r\nIn-Reply-To: <" + o.MessageID + ">\r\n" +
-						"Content-Type: text/plain; charset=utf-8\r\n\r\n" + strings.ReplaceAll(body, "\n", "\r\n")
+			for _, c := range m.Cases {
+				data, err := os.ReadFile(filepath.Join(dir, corpus, c.File))
+				if err != nil {
+					t.Fatal(err)
+				}
+				file := string(data)
+				switch c.Format {
+				case "html", "eml":
+					// The text the mail package makes of the message (HTML
+					// converted, quotes marked), answered as plain text.
+					raw := file
+					if c.Format == "html" {
+						raw = "From: Bob <bob@example.org>\r\nContent-Type: text/html; charset=utf-8\r\n\r\n" + file
+					} else if !strings.Contains(strings.SplitN(raw, "\n\n", 2)[0], "From:") {
+						raw = "From: Bob <bob@example.org>\r\n" + raw
+					}
 					in, err := mail.Parse([]byte(raw))
 					if err != nil {
 						t.Fatalf("%s/%s: %v", corpus, c.ID, err)
 					}
-					for _, read := range []struct{ how, body string }{
-						{"fresh text", mail.FreshText(in.Text)},
-						{"whole body", in.Text},
-					} {
-						q := referee.Request{
-							From: referee.Address{Name: "Bob", Addr: "bob@example.org"}, To: to, Subject: in.Subject,
-							Body: read.body, MessageID: "r@example.org", InReplyTo: o.MessageID, Received: h.now,
-						}
-						got, err := referee.CommandLines(h.ctx, h.ref, &q)
+					file = in.Text
+				}
+				fixtures++
+				for _, a := range all {
+					h, o := a.h, a.o
+					to := h.expand("{plus 1 bob@example.org}")
+					for _, command := range []string{"resign", "c1-c2"} {
+						body := replyWith(c, string(file), command, o.Text)
+						raw := "From: Bob <bob@example.org>\r\nTo: " + to + "\r\nSubject: Re: " + o.Subject +
+							"\r\nMessage-ID: <r@example.org>\r\nIn-Reply-To: <" + o.MessageID + ">\r\n" +
+							"Content-Type: text/plain; charset=utf-8\r\n\r\n" + strings.ReplaceAll(body, "\n", "\r\n")
+						in, err := mail.Parse([]byte(raw))
 						if err != nil {
-							t.Fatal(err)
+							t.Fatalf("%s/%s: %v", corpus, c.ID, err)
 						}
-						bad := !slices.Equal(got, []string{command})
-						if read.how == "whole body" && len(got) > 0 && got[0] == command {
-							// The client's frame (header lines, attributions) is
-							// FreshText's to cut; here only the referee's own
-							// lines must not be read.
-							bad = false
-							for _, l := range got[1:] {
-								bad = bad || strings.Contains(o.Text, l)
+						for _, read := range []struct{ how, body string }{
+							{"fresh text", mail.FreshText(in.Text)},
+							{"whole body", in.Text},
+						} {
+							q := referee.Request{
+								From: referee.Address{Name: "Bob", Addr: "bob@example.org"}, To: to, Subject: in.Subject,
+								Body: read.body, MessageID: "r@example.org", InReplyTo: o.MessageID, Received: h.now,
 							}
-						}
-						if bad {
-							failures++
-							t.Errorf("%s/%s, %s, answering %q: command lines %q, want %q; body:\n%s",
-								corpus, c.ID, read.how, o.Subject, got, command, read.body)
+							got, err := referee.CommandLines(h.ctx, h.ref, &q)
+							if err != nil {
+								t.Fatal(err)
+							}
+							bad := !slices.Equal(got, []string{command})
+							if read.how == "whole body" && len(got) > 0 && got[0] == command {
+								// The client's frame (header lines, attributions) is
+								// FreshText's to cut; here only the referee's own
+								// lines must not be read.
+								bad = false
+								for _, l := range got[1:] {
+									bad = bad || strings.Contains(o.Text, l)
+								}
+							}
+							if bad {
+								failures++
+								t.Errorf("%s/%s, %s, answering %q: command lines %q, want %q; body:\n%s",
+									corpus, c.ID, read.how, o.Subject, got, command, read.body)
+							}
 						}
 					}
 				}
 			}
 		}
-	}
-	t.Logf("%d fixtures, each answering %d of the referee's mails with 2 commands, read as fresh text and as the whole body: %d failures",
-		fixtures, len(all), failures)
+		t.Logf("%d fixtures, each answering %d of the referee's mails with 2 commands, read as fresh text and as the whole body: %d failures",
+			fixtures, len(all), failures)
+	})
 }
 
 // TestGraveLineNextToOwnWordsIsAsked: "resign" running on into the
 // referee's help, unquoted, might be a piece of it: the referee asks
 // instead of ending the game. Apart from it, it is played.
 func TestGraveLineNextToOwnWordsIsAsked(t *testing.T) {
-	h := newHarness(t, nil)
-	board := refereeMails(t, h)[1]
-	help := "pass, show [GAMEID], games, record GAMEID, preview GAMEID PLY ...,\nundo, vacation N, say TEXT, watch GAMEID, unwatch, help [GAME].\n"
-	head := "from: Bob <bob@example.org>\nto: {plus 1 bob@example.org}\nin-reply-to: " + board.MessageID + "\n\n"
-	out := h.send(head + "resign\n" + help)
-	if !strings.Contains(out, `The line "resign" is also in the referee's mail`) {
-		t.Errorf("the reply does not ask again:\n%s", out)
-	}
-	if g, err := h.store.Game(h.ctx, 1); err != nil || g.Status != archive.Playing {
-		t.Fatalf("game #1 after an unsure resign: %v, %+v", err, g)
-	}
-	out = h.send(head + "resign\n\n" + help)
-	if g, err := h.store.Game(h.ctx, 1); err != nil || g.Status == archive.Playing {
-		t.Fatalf("game #1 after a clear resign is still playing (%v):\n%s", err, out)
-	}
+	eachStore(t, func(t *testing.T, db store) {
+		h := newHarness(t, db, nil)
+		board := refereeMails(t, h)[1]
+		help := "pass, show [GAMEID], games, record GAMEID, preview GAMEID PLY ...,\nundo, vacation N, say TEXT, watch GAMEID, unwatch, help [GAME].\n"
+		head := "from: Bob <bob@example.org>\nto: {plus 1 bob@example.org}\nin-reply-to: " + board.MessageID + "\n\n"
+		out := h.send(head + "resign\n" + help)
+		if !strings.Contains(out, `The line "resign" is also in the referee's mail`) {
+			t.Errorf("the reply does not ask again:\n%s", out)
+		}
+		if g, err := h.store.Game(h.ctx, 1); err != nil || g.Status != archive.Playing {
+			t.Fatalf("game #1 after an unsure resign: %v, %+v", err, g)
+		}
+		out = h.send(head + "resign\n\n" + help)
+		if g, err := h.store.Game(h.ctx, 1); err != nil || g.Status == archive.Playing {
+			t.Fatalf("game #1 after a clear resign is still playing (%v):\n%s", err, out)
+		}
+	})
 }
 
 // TestSendersQuotedLineIsRead: the lines the referee quotes from a request
 // it answers are the sender's words, not the referee's: sent again in a
 // reply to that mail, a command among them is read.
 func TestSendersQuotedLineIsRead(t *testing.T) {
-	h := newHarness(t, nil)
-	line := "new rpp with carol@example.org first=carol@example.org"
-	out := h.send("from: Bob <bob@example.org>\n\nnew rpp with carol@example.org first=nobody@example.org\n")
-	id := regexp.MustCompile(`Message-ID: <([^>]+)>`).FindStringSubmatch(out)
-	if id == nil || !strings.Contains(out, "> new rpp with carol@example.org first=nobody@example.org") {
-		t.Fatalf("setup: the refusal does not quote the line:\n%s", out)
-	}
-	for _, body := range []string{
-		"new rpp with carol@example.org first=nobody@example.org",
-		line + "\n\n> new rpp with carol@example.org first=nobody@example.org\nThe option first=nobody@example.org names no player of the game.",
-	} {
-		q := h.request("2", "from: Bob <bob@example.org>\nin-reply-to: "+id[1]+"\n\n"+body+"\n")
-		got, err := referee.CommandLines(h.ctx, h.ref, &q)
-		if err != nil {
-			t.Fatal(err)
+	eachStore(t, func(t *testing.T, db store) {
+		h := newHarness(t, db, nil)
+		line := "new rpp with carol@example.org first=carol@example.org"
+		out := h.send("from: Bob <bob@example.org>\n\nnew rpp with carol@example.org first=nobody@example.org\n")
+		id := regexp.MustCompile(`Message-ID: <([^>]+)>`).FindStringSubmatch(out)
+		if id == nil || !strings.Contains(out, "> new rpp with carol@example.org first=nobody@example.org") {
+			t.Fatalf("setup: the refusal does not quote the line:\n%s", out)
 		}
-		if want := strings.Split(body, "\n")[0]; !slices.Equal(got, []string{want}) {
-			t.Errorf("command lines of %q = %q, want %q", body, got, want)
+		for _, body := range []string{
+			"new rpp with carol@example.org first=nobody@example.org",
+			line + "\n\n> new rpp with carol@example.org first=nobody@example.org\nThe option first=nobody@example.org names no player of the game.",
+		} {
+			q := h.request("2", "from: Bob <bob@example.org>\nin-reply-to: "+id[1]+"\n\n"+body+"\n")
+			got, err := referee.CommandLines(h.ctx, h.ref, &q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := strings.Split(body, "\n")[0]; !slices.Equal(got, []string{want}) {
+				t.Errorf("command lines of %q = %q, want %q", body, got, want)
+			}
 		}
-	}
+	})
 }

@@ -41,20 +41,22 @@ var update = flag.Bool("update", false, "rewrite the expected replies of the tra
 // the token of ADDR in game ID and {plus ID ADDR} its plus-address;
 // {admintoken ADDR} is the token last mailed to the admin ADDR.
 func TestTranscripts(t *testing.T) {
-	files, err := filepath.Glob("testdata/*.txtar")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) == 0 {
-		t.Fatal("no transcripts in testdata")
-	}
-	for _, file := range files {
-		name := strings.TrimSuffix(filepath.Base(file), ".txtar")
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			runTranscript(t, file)
-		})
-	}
+	eachStore(t, func(t *testing.T, db store) {
+		files, err := filepath.Glob("testdata/*.txtar")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(files) == 0 {
+			t.Fatal("no transcripts in testdata")
+		}
+		for _, file := range files {
+			name := strings.TrimSuffix(filepath.Base(file), ".txtar")
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				runTranscript(t, db, file)
+			})
+		}
+	})
 }
 
 // start is the time of the first step.
@@ -102,10 +104,10 @@ type harness struct {
 	now   time.Time
 }
 
-func newHarness(t testing.TB, opts map[string]string) *harness {
+func newHarness(t testing.TB, db store, opts map[string]string) *harness {
 	ctx := context.Background()
 	clock := &fakeClock{now: start}
-	store, err := archive.Open(ctx, t.TempDir(), &archive.Options{Now: clock.Now})
+	store, err := archive.OpenStore(ctx, db.Where(t), &archive.Options{Now: clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +162,7 @@ func newHarness(t testing.TB, opts map[string]string) *harness {
 	return &harness{t: t, ctx: ctx, store: store, ref: ref, clock: clock, now: start}
 }
 
-func runTranscript(t *testing.T, file string) {
+func runTranscript(t *testing.T, db store, file string) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
@@ -181,7 +183,7 @@ func runTranscript(t *testing.T, file string) {
 			t.Skipf("%s is not in the catalog yet: %v", game, err)
 		}
 	}
-	h := newHarness(t, opts)
+	h := newHarness(t, db, opts)
 	var out []txtarFile
 	if len(ar.files) > len(files) {
 		out = append(out, ar.files[0])
@@ -341,7 +343,13 @@ func (h *harness) expand(s string) string {
 	s = h.expandTournaments(s)
 	s = adminTokenRE.ReplaceAllStringFunc(s, func(m string) string {
 		var tok string
-		err := h.store.DB().QueryRow(`SELECT token FROM admin_pending WHERE admin = ? AND done = 0 ORDER BY created DESC, rowid DESC LIMIT 1`,
+		// The newest: by time, then by insertion, which the row's place
+		// (SQLite's rowid, PostgreSQL's ctid) tells of rows never updated.
+		place := "rowid"
+		if h.store.Backend() == archive.Postgres {
+			place = "ctid"
+		}
+		err := h.store.DB().QueryRow(`SELECT token FROM admin_pending WHERE admin = ? AND done = 0 ORDER BY created DESC, `+place+` DESC LIMIT 1`,
 			strings.ToLower(adminTokenRE.FindStringSubmatch(m)[1])).Scan(&tok)
 		if err != nil {
 			h.t.Fatalf("%s: %v", m, err)
