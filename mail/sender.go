@@ -122,6 +122,14 @@ type SenderOptions struct {
 	// Delivered. The file is emptied whenever every reply noted in it is
 	// recorded in the Outbox and none is being sent.
 	AcceptedLog string
+	// Direct, if set, delivers each reply instead of SMTP: for a mail
+	// server in the same process (the embedded servers), which takes the
+	// message as its SMTP server would, without a connection, the dot
+	// stuffing and the parsing of a conversation. It returns once the
+	// message is durable in every recipient's mailbox, or an error:
+	// temporary unless marked Permanent. Lanes (Connections) still send
+	// in parallel.
+	Direct func(from string, rcpts []string, raw []byte) error
 	// Delivered, if set, tells whether the SMTP server holds the message
 	// with this Message-ID, from this envelope sender, for rcpt (the
 	// embedded servers can: embedded.Servers.Delivered). A Sender started
@@ -608,7 +616,7 @@ func (l *lane) run() {
 			l.progress = true
 			continue
 		}
-		if l.reused {
+		if l.reused && l.c != nil {
 			// A connection kept idle may have been closed by the
 			// server meanwhile: check it, else dial afresh.
 			l.reused = false
@@ -618,14 +626,19 @@ func (l *lane) run() {
 			}
 		}
 		sendErr := connErr
-		if l.c == nil && connErr == nil {
+		if l.c == nil && connErr == nil && s.opts.Direct == nil {
 			l.c, connErr = s.connect()
 			sendErr = connErr
 		}
 		if sendErr == nil {
 			s.fly(o.MessageID, 1)
 			s.noteSending(o, rcpts)
-			sendErr = s.send(l.c, o, rcpts, func() { l.settle(); s.noteDot(o) })
+			commit := func() { l.settle(); s.noteDot(o) }
+			if s.opts.Direct != nil {
+				sendErr = s.sendDirect(o, rcpts, commit)
+			} else {
+				sendErr = s.send(l.c, o, rcpts, commit)
+			}
 			if sendErr == nil {
 				s.setAccepted(o.ID)
 			}
@@ -779,6 +792,20 @@ func (s *Sender) send(c *smtp.Client, o *Outgoing, rcpts []string, commit func()
 	}
 	commit()
 	return w.Close()
+}
+
+// sendDirect hands o to SenderOptions.Direct for rcpts; commit is called
+// just before, where send calls it before the final dot.
+func (s *Sender) sendDirect(o *Outgoing, rcpts []string, commit func()) error {
+	if len(rcpts) == 0 {
+		return Permanent(errors.New("no recipients"))
+	}
+	if o.From.Addr == "" {
+		return Permanent(errors.New("no From address"))
+	}
+	raw := Compose(o)
+	commit()
+	return s.opts.Direct(o.From.Addr, rcpts, raw)
 }
 
 // ascii reports whether s is plain ASCII (else MAIL asks for SMTPUTF8, as

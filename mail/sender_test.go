@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -454,4 +455,64 @@ func TestSenderAsksBeforeSending(t *testing.T) {
 			}
 		})
 	}
+}
+
+// With Direct, replies go to the mail server in the process without SMTP
+// (the SMTP address here answers nobody): the same bytes arrive, a
+// temporary failure is tried again, a recipient the server has not is
+// given up as SMTP's 550 would be, and with Delivered a reply a recipient
+// holds already is not handed over again.
+func TestSenderDirect(t *testing.T) {
+	s := startServers(t, &embedded.Options{Dir: t.TempDir()})
+	st := newStore()
+	var mu sync.Mutex
+	calls, fail := 0, 1 // the first call fails for a reason of its own
+	direct := func(from string, rcpts []string, raw []byte) error {
+		mu.Lock()
+		calls++
+		failing := fail > 0
+		fail--
+		mu.Unlock()
+		if failing {
+			return errors.New("journal busy")
+		}
+		err := s.Deliver(from, rcpts, raw)
+		if errors.Is(err, embedded.ErrNoMailbox) {
+			return mail.Permanent(err)
+		}
+		return err
+	}
+	snd := newSender(t, s, st, &mail.SenderOptions{Addr: "127.0.0.1:1", PollInterval: 50 * time.Millisecond,
+		MaxPermanentAttempts: 1, Direct: direct, Delivered: s.Delivered, Connections: 4})
+	id := st.queue("alice@pbem.local", "Your move.\n-- \npbem\n")
+	bad := st.queue("nobody@example.org", "hello")
+	runSender(t, snd)
+	eventually(t, 5*time.Second, func() bool { return st.isSent(id) }, "reply not sent")
+	eventually(t, 5*time.Second, func() bool {
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		return len(st.failed) == 1 || len(st.retries) > 0 && st.retries[len(st.retries)-1].at == mail.Never
+	}, "a recipient the server has not is not given up")
+	pw, _ := s.Password("alice")
+	got := fetchAll(t, s.IMAPAddr(), "alice@pbem.local", pw, "INBOX")
+	require.Len(t, got, 1)
+	in, err := mail.Parse(got[0])
+	require.NoError(t, err)
+	assert.Equal(t, "Your move.\n-- \npbem\n", in.Text)
+	assert.Equal(t, st.row(id).o.MessageID, in.MessageID)
+	assert.NotEmpty(t, st.row(bad).errs)
+	assert.Contains(t, st.row(bad).errs[len(st.row(bad).errs)-1], "no mailbox")
+
+	// a reply alice holds already (its note lost) is recorded, not sent
+	again := st.queue("alice@pbem.local", "Again.\n")
+	st.row(again).o.MessageID = st.row(id).o.MessageID
+	mu.Lock()
+	before := calls
+	mu.Unlock()
+	snd.Wake()
+	eventually(t, 5*time.Second, func() bool { return st.isSent(again) }, "the held reply not recorded")
+	mu.Lock()
+	assert.Equal(t, before, calls, "a reply held already was handed over again")
+	mu.Unlock()
+	assert.Len(t, fetchAll(t, s.IMAPAddr(), "alice@pbem.local", pw, "INBOX"), 1)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -242,6 +243,18 @@ func (s *server) start(ctx context.Context) error {
 	// The embedded mailbox is in memory: processed mail leaves it (the
 	// store holds what it did).
 	po.ExpungeProcessed = s.mails != nil
+	if s.mails != nil {
+		// The embedded servers are in this process: replies are handed
+		// to them as their SMTP server would take them, without SMTP.
+		mails := s.mails
+		so.Direct = func(from string, rcpts []string, raw []byte) error {
+			err := mails.Deliver(from, rcpts, raw)
+			if errors.Is(err, embedded.ErrNoMailbox) {
+				return mail.Permanent(err)
+			}
+			return err
+		}
+	}
 	if delivered == nil && s.cfg.SMTP.Copies == "on" {
 		// Any other server: a copy of every reply in the referee's own
 		// mailbox says which ones it took.

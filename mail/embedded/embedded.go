@@ -23,6 +23,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -317,14 +318,18 @@ func (s *Servers) Status(user, mailbox string) (*imap.StatusData, error) {
 	return s.accts[local].user.Status(mailbox, &imap.StatusOptions{NumMessages: true, NumUnseen: true, UIDNext: true})
 }
 
+// ErrNoMailbox is Deliver's error for a recipient the servers do not have.
+var ErrNoMailbox = errors.New("embedded: no mailbox")
+
 // Deliver puts a message straight into the INBOX of each local recipient,
-// as the SMTP server does, adding Delivered-To and Return-Path. It is for
-// tests and benchmarks that want no SMTP round trip.
+// as the SMTP server does, adding Delivered-To and Return-Path, durably
+// before it returns. It is for a sender in the same process
+// (mail.SenderOptions.Direct), tests and benchmarks: no SMTP round trip.
 func (s *Servers) Deliver(from string, to []string, raw []byte) error {
 	for _, rcpt := range to {
 		local, ok := s.local(rcpt)
 		if !ok {
-			return fmt.Errorf("embedded: no mailbox for %q", rcpt)
+			return fmt.Errorf("%w for %q", ErrNoMailbox, rcpt)
 		}
 		if err := s.deliverTo(local, rcpt, from, headerMessageID(raw), raw); err != nil {
 			return err
