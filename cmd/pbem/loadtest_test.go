@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
@@ -25,6 +27,7 @@ import (
 	"time"
 
 	"pbem/archive"
+	"pbem/archive/pgtest"
 	"pbem/engine"
 	"pbem/mail"
 	"pbem/mail/embedded"
@@ -70,6 +73,13 @@ func loadInt(name string, def int) int {
 // driver's process on its own embedded servers, as `pbem serve` without a
 // configuration does (make bench-serve PROFILE=file profiles it all).
 //
+// With PBEM_LOAD_STORE=postgres the store is PostgreSQL (store: a
+// postgres:// URL) instead of SQLite in the data directory: a private
+// cluster on loopback (archive/pgtest's programs), started with
+// PostgreSQL's durable defaults (fsync, synchronous_commit and
+// full_page_writes on), so that its commits reach the disk as SQLite's
+// synchronous FULL ones do; the seeded games go into it as well.
+//
 // It prints moves/s, latency percentiles (p50, p99, max), memory and CPU
 // time. It asserts nothing about time: the figures are for reading. A
 // reply counts once the embedded SMTP server has delivered it (durably,
@@ -96,8 +106,8 @@ func TestLoadServe(t *testing.T) {
 	if d.proc != nil {
 		where = "as a process of its own, on embedded mail servers in the driver's process"
 	}
-	fmt.Printf("pbem serve %s (mail kept %s), imap.batch %d, smtp.connections %d: %d games set up by mail in %v\n",
-		where, map[bool]string{true: "in memory", false: "durably"}[d.memoryMail], d.cfg.IMAP.Batch, d.cfg.SMTP.Connections,
+	fmt.Printf("pbem serve %s (mail kept %s, store on %s), imap.batch %d, smtp.connections %d: %d games set up by mail in %v\n",
+		where, map[bool]string{true: "in memory", false: "durably"}[d.memoryMail], d.store.Backend(), d.cfg.IMAP.Batch, d.cfg.SMTP.Connections,
 		n, d.setup.Round(time.Millisecond))
 	if stored > 0 {
 		start := time.Now()
@@ -228,6 +238,13 @@ func startLoad(t *testing.T, n int) *loadDriver {
 	cfg.Log.Level = "error"
 	cfg.Referee.RateLimitTotal = 1_000_000 // every game starts with a mail without a token
 	cfg.Referee.RateLimit = 1_000_000      // and a player may start many (TestDefaultMemory)
+	switch v := os.Getenv("PBEM_LOAD_STORE"); v {
+	case "", "sqlite":
+	case "postgres":
+		cfg.Store = durablePostgres(t)
+	default:
+		t.Fatalf("PBEM_LOAD_STORE=%s; expected sqlite (the default) or postgres", v)
+	}
 	inProcess := loadInt("PBEM_LOAD_PROCESS", 1) == 0
 	if inProcess {
 		cfg.SMTP.Connections = embeddedSMTPConnections // as pbem serve without a configuration
@@ -302,8 +319,12 @@ func (d *loadDriver) startProcess(players []string) {
 	ln.Close()
 	ref := mails.RefereeAddress()
 	pw, _ := mails.Password(ref)
+	store := ""
+	if d.cfg.Store != "" {
+		store = "store: " + d.cfg.Store + "\n"
+	}
 	cfg := fmt.Sprintf(`data_dir: %s
-referee:
+%sreferee:
   address: %s
   rate_limit_total: %d
 imap:
@@ -323,7 +344,7 @@ http:
   addr: %s
 log:
   level: error
-`, d.cfg.DataDir, ref, d.cfg.Referee.RateLimitTotal, mails.IMAPAddr(), ref, d.cfg.IMAP.Batch,
+`, d.cfg.DataDir, store, ref, d.cfg.Referee.RateLimitTotal, mails.IMAPAddr(), ref, d.cfg.IMAP.Batch,
 		mails.SMTPAddr(), ref, d.cfg.SMTP.Connections, d.cfg.SMTP.Copies, d.httpAddr)
 	cfgPath := filepath.Join(dir, "pbem.yaml")
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
@@ -353,7 +374,7 @@ log:
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if d.store, err = archive.Open(context.Background(), d.cfg.DataDir, nil); err != nil {
+	if d.store, err = archive.OpenStore(context.Background(), d.cfg.storeAddress(), nil); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -780,4 +801,96 @@ func (d *loadDriver) sustained(dur time.Duration) (moves int, lat []time.Duratio
 	}
 	wg.Wait()
 	return moves, lat, time.Since(start)
+}
+
+// durablePostgres starts a PostgreSQL cluster of the test's own on
+// loopback, with PostgreSQL's durable defaults (archive/pgtest's clusters
+// run with fsync off, which would flatter it beside SQLite's synced
+// commits), and returns the URL of its database pbem; it is stopped and
+// removed when the test ends. As root (which PostgreSQL refuses) it runs
+// as the user postgres.
+func durablePostgres(t *testing.T) string {
+	bin := pgtest.Binaries()
+	if bin == "" {
+		t.Skip("PBEM_LOAD_STORE=postgres: PostgreSQL is not installed (apt-get install postgresql)")
+	}
+	dir, err := os.MkdirTemp("", "pbem-load-pg-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cred *syscall.Credential
+	if os.Geteuid() == 0 {
+		u, err := user.Lookup("postgres")
+		if err != nil {
+			t.Fatalf("running as root, and no user postgres to run PostgreSQL as: %v", err)
+		}
+		uid, _ := strconv.Atoi(u.Uid)
+		gid, _ := strconv.Atoi(u.Gid)
+		cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
+		if err := os.Chown(dir, uid, gid); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data := filepath.Join(dir, "data")
+	initdb := exec.Command(filepath.Join(bin, "initdb"), "-D", data, "-U", "pbem", "--auth=trust", "--encoding=UTF8", "--no-locale")
+	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	if out, err := initdb.CombinedOutput(); err != nil {
+		os.RemoveAll(dir)
+		t.Fatalf("initdb: %v\n%s", err, out)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	var log bytes.Buffer
+	pg := exec.Command(filepath.Join(bin, "postgres"), "-D", data, "-p", strconv.Itoa(port), "-h", "127.0.0.1", "-k", dir,
+		"-c", "shared_buffers=128MB", "-c", "max_connections=200", "-c", "log_min_messages=warning")
+	pg.Stdout, pg.Stderr = &log, &log
+	pg.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Setpgid: true, Pdeathsig: syscall.SIGQUIT}
+	if err := pg.Start(); err != nil {
+		os.RemoveAll(dir)
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { pg.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		pg.Process.Signal(syscall.SIGINT)
+		select {
+		case <-exited:
+		case <-time.After(20 * time.Second):
+			pg.Process.Kill()
+			<-exited
+		}
+		os.RemoveAll(dir)
+	})
+	base := fmt.Sprintf("postgres://pbem@127.0.0.1:%d/", port)
+	admin, err := sql.Open("pgx", base+"postgres?sslmode=disable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	for deadline := time.Now().Add(30 * time.Second); admin.Ping() != nil; time.Sleep(20 * time.Millisecond) {
+		select {
+		case <-exited:
+			t.Fatalf("postgres exited: %s", log.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("postgres not ready after 30s: %s", log.String())
+		}
+	}
+	if _, err := admin.Exec(`CREATE DATABASE pbem`); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("pgx", base+"pbem?sslmode=disable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`CREATE EXTENSION pg_trgm`); err != nil {
+		t.Fatal(err)
+	}
+	return base + "pbem?sslmode=disable"
 }
