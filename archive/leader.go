@@ -232,3 +232,16 @@ func (s *Store) SentMessageIDs(ctx context.Context, messageIDs []string) (map[st
 	}
 	return out, nil
 }
+
+// Unsettled reports whether the reply with the Message-ID waits in the
+// outbox, not yet recorded as sent (or given up). Its copy in the
+// referee's mailbox must stay until it is: with several instances, the
+// copy is what tells the next leader that the server took it.
+func (s *Store) Unsettled(ctx context.Context, messageID string) (bool, error) {
+	var n int
+	err := s.q(nil).QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox WHERE message_id = ? AND status = 'pending'`, messageID).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("archive: unsettled: %w", err)
+	}
+	return n > 0, nil
+}

@@ -67,6 +67,7 @@ func newElector(store *archive.Store, log *slog.Logger) *elector {
 // that a standby takes over at once.
 func (e *elector) run(work context.Context, lead func(work, leading context.Context)) {
 	var lastErr string
+	standing := false // said so in the log
 	for work.Err() == nil {
 		t0 := time.Now()
 		ctx, cancel := context.WithTimeout(context.Background(), leaseTTL/3)
@@ -81,7 +82,12 @@ func (e *elector) run(work context.Context, lead func(work, leading context.Cont
 		}
 		if ok {
 			e.term(work, t0, epoch, lead)
+			standing = false
 			continue
+		}
+		if err == nil && !standing {
+			e.log.Info("standby: another instance leads; serving the web pages and ready to take over", "holder", e.holder)
+			standing = true
 		}
 		t := time.NewTimer(leaseRetry)
 		select {
@@ -252,6 +258,25 @@ func (s *server) findCopies(ctx context.Context, ids []string) (map[string]bool,
 		held[id] = true
 	}
 	return held, nil
+}
+
+// copySettled is PollerOptions.CopySettled: the Sender no longer needs
+// the copy of the reply with messageID, and, with several instances, the
+// store records the reply as sent. The Sender settles a reply once its
+// AcceptedLog notes it, before the store does; but another instance
+// cannot read that log, and a leader killed in between leaves the copy
+// as the only trace that the server took the reply (settleTakeover).
+func (s *server) copySettled(messageID string) bool {
+	if !s.sender.Settled(messageID) {
+		return false
+	}
+	if s.elect == nil {
+		return true
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	unsettled, err := s.store.Unsettled(ctx, messageID)
+	return err == nil && !unsettled
 }
 
 // leadership reports whether this instance leads and its epoch (0 without

@@ -261,7 +261,7 @@ func (s *server) start(ctx context.Context) error {
 		so.CopyTo, so.CopyWait = s.copyAddress(), s.cfg.SMTP.CopyWait
 		so.Copies = s.findCopies
 		po.IsCopy = s.isCopy
-		po.CopySettled = func(id string) bool { return s.sender.Settled(id) }
+		po.CopySettled = s.copySettled
 	}
 	s.sender, err = mail.NewSender(ob, so)
 	if err != nil {
