@@ -553,6 +553,7 @@ func TestFailoverPartition(t *testing.T) {
 		logs += string(b)
 	}
 	assert.Contains(t, logs, "leadership lost", "the former leaders stood down")
+	t.Logf("%d writes refused by the fence (%q in the logs)", strings.Count(logs, archive.ErrNotLeader.Error()), archive.ErrNotLeader.Error())
 	for _, line := range strings.Split(logs, "\n") {
 		if strings.Contains(line, "leadership") || strings.Contains(line, "leading:") || strings.Contains(line, "takeover:") ||
 			strings.Contains(line, "copies") || strings.Contains(line, "sent again") {
