@@ -46,6 +46,8 @@ type elector struct {
 	store  *archive.Store
 	holder string // this process: host, pid and a random part
 	log    *slog.Logger
+	// ttl and retry are leaseTTL and leaseRetry unless set (tests).
+	ttl, retry time.Duration
 
 	leading atomic.Bool
 	epoch   atomic.Int64 // of the current or last term
@@ -56,7 +58,8 @@ func newElector(store *archive.Store, log *slog.Logger) *elector {
 	host, _ := os.Hostname()
 	b := make([]byte, 4)
 	rand.Read(b)
-	return &elector{store: store, holder: fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(b)), log: log}
+	return &elector{store: store, holder: fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(b)), log: log,
+		ttl: leaseTTL, retry: leaseRetry}
 }
 
 // run takes the lease whenever it is free and, for each term, calls
@@ -70,8 +73,8 @@ func (e *elector) run(work context.Context, lead func(work, leading context.Cont
 	standing := false // said so in the log
 	for work.Err() == nil {
 		t0 := time.Now()
-		ctx, cancel := context.WithTimeout(context.Background(), leaseTTL/3)
-		epoch, ok, err := e.store.Acquire(ctx, e.holder, leaseTTL)
+		ctx, cancel := context.WithTimeout(context.Background(), e.ttl/3)
+		epoch, ok, err := e.store.Acquire(ctx, e.holder, e.ttl)
 		cancel()
 		switch {
 		case err != nil && err.Error() != lastErr:
@@ -89,7 +92,7 @@ func (e *elector) run(work context.Context, lead func(work, leading context.Cont
 			e.log.Info("standby: another instance leads; serving the web pages and ready to take over", "holder", e.holder)
 			standing = true
 		}
-		t := time.NewTimer(leaseRetry)
+		t := time.NewTimer(e.retry)
 		select {
 		case <-work.Done():
 			t.Stop()
@@ -102,7 +105,8 @@ func (e *elector) run(work context.Context, lead func(work, leading context.Cont
 // term is one term of leadership at epoch, taken by a statement sent at
 // t0: it renews the lease until lead returns or the leadership is lost.
 func (e *elector) term(work context.Context, t0 time.Time, epoch int64, lead func(work, leading context.Context)) {
-	deadline := t0.Add(leaseTTL - leaseMargin)
+	margin := e.ttl * leaseMargin / leaseTTL
+	deadline := t0.Add(e.ttl - margin)
 	e.store.Fence(epoch)
 	e.epoch.Store(epoch)
 	e.leading.Store(true)
@@ -121,7 +125,7 @@ func (e *elector) term(work context.Context, t0 time.Time, epoch int64, lead fun
 		lose()
 		<-done
 	}
-	renew := time.NewTicker(leaseTTL / 3)
+	renew := time.NewTicker(e.ttl / 3)
 	defer renew.Stop()
 	late := time.NewTimer(time.Until(deadline))
 	defer late.Stop()
@@ -143,14 +147,14 @@ func (e *elector) term(work context.Context, t0 time.Time, epoch int64, lead fun
 		case <-renew.C:
 			t1 := time.Now()
 			ctx, cancel := context.WithDeadline(context.Background(), deadline)
-			ok, err := e.store.Renew(ctx, e.holder, epoch, leaseTTL)
+			ok, err := e.store.Renew(ctx, e.holder, epoch, e.ttl)
 			cancel()
 			if err != nil || !ok {
 				e.log.Warn("leadership lost: the lease could not be renewed; standing by", "epoch", epoch, "taken_over", err == nil, "err", err)
 				standDown()
 				return
 			}
-			deadline = t1.Add(leaseTTL - leaseMargin)
+			deadline = t1.Add(e.ttl - margin)
 			late.Reset(time.Until(deadline))
 		}
 	}
