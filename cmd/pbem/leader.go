@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -50,8 +51,9 @@ type elector struct {
 	ttl, retry time.Duration
 
 	leading atomic.Bool
-	epoch   atomic.Int64 // of the current or last term
-	terms   atomic.Int64 // terms begun
+	epoch   atomic.Int64  // of the current or last term
+	terms   atomic.Int64  // terms begun
+	fenced  chan struct{} // a write of this term was refused by the fence
 }
 
 func newElector(store *archive.Store, log *slog.Logger) *elector {
@@ -59,7 +61,7 @@ func newElector(store *archive.Store, log *slog.Logger) *elector {
 	b := make([]byte, 4)
 	rand.Read(b)
 	return &elector{store: store, holder: fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(b)), log: log,
-		ttl: leaseTTL, retry: leaseRetry}
+		ttl: leaseTTL, retry: leaseRetry, fenced: make(chan struct{}, 1)}
 }
 
 // run takes the lease whenever it is free and, for each term, calls
@@ -107,6 +109,10 @@ func (e *elector) run(work context.Context, lead func(work, leading context.Cont
 func (e *elector) term(work context.Context, t0 time.Time, epoch int64, lead func(work, leading context.Context)) {
 	margin := e.ttl * leaseMargin / leaseTTL
 	deadline := t0.Add(e.ttl - margin)
+	select {
+	case <-e.fenced: // a refusal of the term before
+	default:
+	}
 	e.store.Fence(epoch)
 	e.epoch.Store(epoch)
 	e.leading.Store(true)
@@ -139,6 +145,10 @@ func (e *elector) term(work context.Context, t0 time.Time, epoch int64, lead fun
 			if err := e.store.Release(ctx, e.holder, epoch); err != nil {
 				e.log.Warn("stopping: the lease was not given up; a standby takes over when it runs out", "err", err)
 			}
+			return
+		case <-e.fenced:
+			e.log.Warn("leadership lost: a write was refused, another instance took over; standing by", "epoch", epoch)
+			standDown()
 			return
 		case <-late.C:
 			e.log.Warn("leadership lost: the lease was not renewed in time; standing by", "epoch", epoch)
@@ -281,6 +291,19 @@ func (s *server) copySettled(messageID string) bool {
 	defer cancel()
 	unsettled, err := s.store.Unsettled(ctx, messageID)
 	return err == nil && !unsettled
+}
+
+// refused passes err on; a write the fence refused (archive.ErrNotLeader)
+// while this instance leads ends its leadership at once: another has
+// taken the lease over, whatever this one's clock says.
+func (s *server) refused(err error) error {
+	if s.elect != nil && errors.Is(err, archive.ErrNotLeader) && s.elect.leading.Load() {
+		select {
+		case s.elect.fenced <- struct{}{}:
+		default:
+		}
+	}
+	return err
 }
 
 // leadership reports whether this instance leads and its epoch (0 without

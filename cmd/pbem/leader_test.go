@@ -120,4 +120,17 @@ func TestElector(t *testing.T) {
 	assert.Less(t, took, ttl+time.Second, "a takes over once b's lease has run out")
 	assert.Greater(t, ev.epoch, eb.epoch.Load(), "the epoch moved on")
 	t.Logf("takeover %v after b lost its database (lease %v)", took.Round(time.Millisecond), ttl)
+
+	// Someone else moved the epoch on (a leader whose clock ran slow
+	// would see it so): a's next write is refused, and a stands down at
+	// once instead of at its next renewal.
+	_, err := sa2.DB().Exec(`UPDATE leader SET epoch = epoch + 1, holder = 'someone else'`)
+	require.NoError(t, err)
+	err = sa2.Commit(ctx, &archive.Change{MessageID: "a-refused"})
+	require.ErrorIs(t, err, archive.ErrNotLeader)
+	refusedAt := time.Now()
+	(&server{elect: ea2}).refused(err)
+	next("a lost")
+	assert.Less(t, time.Since(refusedAt), ttl/3, "a stands down at the refusal, not at its next renewal")
+	assert.False(t, ea2.leading.Load())
 }

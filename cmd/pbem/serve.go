@@ -217,7 +217,7 @@ func (s *server) start(ctx context.Context) error {
 	if retryMax == 0 {
 		retryMax = max(smtpRetryMax, retryMin)
 	}
-	ob := outbox{store, s.onSent, &sync.Map{}, s.log}
+	ob := outbox{store, s.onSent, &sync.Map{}, s.log, s.refused}
 	var accepted func(string)
 	if s.onSent != nil {
 		accepted = ob.accepted
@@ -341,7 +341,7 @@ func (s *server) handle(ctx context.Context, in *mail.Inbound) error {
 	ctx, cancel := inHand(ctx)
 	defer cancel()
 	if err := s.ref.Handle(ctx, s.request(in)); err != nil {
-		return err
+		return s.refused(err)
 	}
 	s.sender.Wake()
 	s.bots.Wake() // the move may have given a bot the turn
@@ -365,6 +365,9 @@ func (h handler) HandleBatch(ctx context.Context, ins []*mail.Inbound) []error {
 		reqs[i] = h.s.request(in)
 	}
 	errs := h.s.ref.HandleBatch(ctx, reqs)
+	for _, err := range errs {
+		h.s.refused(err)
+	}
 	h.s.sender.Wake()
 	h.s.bots.Wake()
 	return errs
@@ -378,7 +381,7 @@ func (s *server) reject(ctx context.Context, in *mail.Inbound, reason error) err
 	// internal reason.
 	s.log.Info("message not readable", "message", in.MessageID, "reason", reason)
 	if err := s.ref.Reject(ctx, s.request(in), mail.ForSender(reason)); err != nil {
-		return err
+		return s.refused(err)
 	}
 	s.sender.Wake()
 	return nil
@@ -439,7 +442,7 @@ func (s *server) ticks(ctx context.Context) {
 	var lastPrune time.Time
 	for {
 		now := time.Now()
-		err := s.ref.Tick(ctx, now)
+		err := s.refused(s.ref.Tick(ctx, now))
 		if err != nil && ctx.Err() == nil {
 			s.log.Error("clock tick failed", "err", err)
 		} else {
@@ -575,6 +578,17 @@ type outbox struct {
 	onSent func(id string, game int64)
 	games  *sync.Map // id -> game of the replies due, while onSent is set
 	log    *slog.Logger
+	// refused is server.refused: a mark the fence refused ends the
+	// leadership (nil: none).
+	refused func(error) error
+}
+
+// check passes err on, telling refused first.
+func (o outbox) check(err error) error {
+	if o.refused != nil {
+		return o.refused(err)
+	}
+	return err
 }
 
 // accepted calls onSent.
@@ -650,23 +664,23 @@ func outgoing(r *archive.Outgoing) mail.Outgoing {
 }
 
 func (o outbox) Sent(ctx context.Context, id string) error {
-	return o.s.Sent(ctx, id)
+	return o.check(o.s.Sent(ctx, id))
 }
 
 // SentBatch records several replies as sent in one transaction.
 func (o outbox) SentBatch(ctx context.Context, ids []string) error {
 	_, err := o.s.SentBatch(ctx, ids) // a reply gone meanwhile (pruned) needs no mark
-	return err
+	return o.check(err)
 }
 
 func (o outbox) NextDue(ctx context.Context) (time.Time, bool, error) {
 	return o.s.NextAttempt(ctx)
 }
 func (o outbox) Retry(ctx context.Context, id string, at time.Time, lastErr string) error {
-	return o.s.Retry(ctx, id, at, lastErr)
+	return o.check(o.s.Retry(ctx, id, at, lastErr))
 }
 func (o outbox) Failed(ctx context.Context, id, lastErr string) error {
-	return o.s.Failed(ctx, id, lastErr)
+	return o.check(o.s.Failed(ctx, id, lastErr))
 }
 
 var (
