@@ -543,6 +543,28 @@ type lane struct {
 	noted  string
 }
 
+// composeAhead composes the lane's mails (Compose: their pictures drawn)
+// in order, up to two ahead of the one being sent, so that drawing the
+// next overlaps the server's wait for the disk: next returns each in
+// turn; stop ends the composing (call it when the lane ends).
+func (l *lane) composeAhead() (next func() []byte, stop func()) {
+	out := make(chan []byte, 2)
+	quit := make(chan struct{})
+	items := l.items
+	go func() {
+		defer close(out)
+		for i := range items {
+			raw := Compose(&items[i])
+			select {
+			case out <- raw:
+			case <-quit:
+				return
+			}
+		}
+	}()
+	return func() []byte { return <-out }, sync.OnceFunc(func() { close(quit) })
+}
+
 // accept marks a reply the server accepted (Sender.accept); the fsync of
 // its note, if one is needed, is waited for by settle, before the lane's
 // next reply is committed.
@@ -585,9 +607,12 @@ func (l *lane) close() {
 func (l *lane) run() {
 	s, ctx := l.s, l.ctx
 	defer l.settle()
+	next, stop := l.composeAhead()
+	defer stop()
 	var connErr error
 	for i := range l.items {
 		o := &l.items[i]
+		raw := next()
 		if ctx.Err() != nil {
 			return
 		}
@@ -635,9 +660,9 @@ func (l *lane) run() {
 			s.noteSending(o, rcpts)
 			commit := func() { l.settle(); s.noteDot(o) }
 			if s.opts.Direct != nil {
-				sendErr = s.sendDirect(o, rcpts, commit)
+				sendErr = s.sendDirect(o, raw, rcpts, commit)
 			} else {
-				sendErr = s.send(l.c, o, rcpts, commit)
+				sendErr = s.send(l.c, o, raw, rcpts, commit)
 			}
 			if sendErr == nil {
 				s.setAccepted(o.ID)
@@ -752,7 +777,7 @@ func (s *Sender) connect() (*smtp.Client, error) {
 // send submits o over c to rcpts. commit is called before the final dot,
 // the server's moment of acceptance, once MAIL, RCPT and DATA are
 // answered and the message is written.
-func (s *Sender) send(c *smtp.Client, o *Outgoing, rcpts []string, commit func()) error {
+func (s *Sender) send(c *smtp.Client, o *Outgoing, raw []byte, rcpts []string, commit func()) error {
 	if len(rcpts) == 0 {
 		return Permanent(errors.New("no recipients"))
 	}
@@ -787,7 +812,7 @@ func (s *Sender) send(c *smtp.Client, o *Outgoing, rcpts []string, commit func()
 	if err != nil {
 		return err
 	}
-	if _, err := w.Write(Compose(o)); err != nil {
+	if _, err := w.Write(raw); err != nil {
 		return err
 	}
 	commit()
@@ -796,14 +821,13 @@ func (s *Sender) send(c *smtp.Client, o *Outgoing, rcpts []string, commit func()
 
 // sendDirect hands o to SenderOptions.Direct for rcpts; commit is called
 // just before, where send calls it before the final dot.
-func (s *Sender) sendDirect(o *Outgoing, rcpts []string, commit func()) error {
+func (s *Sender) sendDirect(o *Outgoing, raw []byte, rcpts []string, commit func()) error {
 	if len(rcpts) == 0 {
 		return Permanent(errors.New("no recipients"))
 	}
 	if o.From.Addr == "" {
 		return Permanent(errors.New("no From address"))
 	}
-	raw := Compose(o)
 	commit()
 	return s.opts.Direct(o.From.Addr, rcpts, raw)
 }
