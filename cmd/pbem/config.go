@@ -126,6 +126,7 @@ const (
 // two in step.
 const exampleConfig = `# pbem serve --config pbem.yaml
 data_dir: /var/lib/pbem
+# store: postgres://pbem@db.example.org/pbem   # PostgreSQL instead of SQLite in data_dir (below)
 referee:
   address: referee@example.org   # plus-addresses (referee+...) must reach it
   name: pbem referee
