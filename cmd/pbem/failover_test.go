@@ -26,7 +26,6 @@ import (
 	"pbem/archive"
 	"pbem/archive/pgtest"
 	"pbem/mail/embedded"
-	"pbem/notation"
 	"pbem/referee"
 )
 
@@ -155,26 +154,33 @@ func processed(t *testing.T, st *archive.Store) int {
 	return n
 }
 
+// watch opens the shared store and reads every player's mail as it comes
+// (a postbox each), until stop, which waits for the readers to end.
+func (f *failover) watch(ctx context.Context) (st *archive.Store, posts map[string]*postbox, stop func()) {
+	st, err := archive.OpenStore(ctx, f.url, nil)
+	require.NoError(f.t, err)
+	posts = map[string]*postbox{}
+	for _, n := range f.names {
+		posts[n] = newPostbox(f.player(n))
+	}
+	var readers sync.WaitGroup
+	rctx, cancel := context.WithCancel(ctx)
+	for _, p := range posts {
+		readers.Go(func() { p.run(rctx) })
+	}
+	return st, posts, func() {
+		cancel()
+		readers.Wait()
+	}
+}
+
 // check verifies the end state: every ply mailed is in its game's record
 // exactly once, in order; every reply the store queued was sent and every
 // recipient holds it; it returns the number of replies a player got twice
 // (the same Message-ID) and the distinct replies.
 func (f *failover) check(st *archive.Store, gs []*soakGame) (doubled, replies, applied int) {
 	t := f.t
-	ctx := context.Background()
-	for _, g := range gs {
-		stored, err := st.Game(ctx, g.id)
-		require.NoError(t, err)
-		recs, problems := notation.Parse("", []byte(stored.Record))
-		require.Empty(t, problems, "game %d record:\n%s", g.id, stored.Record)
-		require.Len(t, recs, 1)
-		var got []string
-		for _, p := range recs[0].Main.Plies {
-			got = append(got, p.Text)
-		}
-		assert.Equal(t, g.sent, got, "game %d: the record holds every ply sent, once", g.id)
-		applied += len(got)
-	}
+	applied = checkRecords(t, st, gs)
 	held := map[string]map[string]int{} // player address -> Message-ID -> copies
 	for _, n := range f.names {
 		p := f.player(n)
@@ -247,18 +253,8 @@ func TestFailoverKill9(t *testing.T) {
 	require.NoError(t, err)
 	f.inst[1].start()
 
-	st, err := archive.OpenStore(ctx, f.url, nil)
-	require.NoError(t, err)
+	st, posts, stopReading := f.watch(ctx)
 	defer st.Close()
-	posts := map[string]*postbox{}
-	for _, n := range f.names {
-		posts[n] = newPostbox(f.player(n))
-	}
-	var readers sync.WaitGroup
-	rctx, stopReading := context.WithCancel(ctx)
-	for _, p := range posts {
-		readers.Go(func() { p.run(rctx) })
-	}
 	codec, err := referee.Lookup("castles")
 	require.NoError(t, err)
 	var gs []*soakGame
@@ -327,7 +323,6 @@ kills:
 
 	time.Sleep(2 * time.Second) // the last replies
 	stopReading()
-	readers.Wait()
 	// The standby first, then the leader, which drains the outbox.
 	standby := 1 - leader
 	f.inst[standby].stop()
@@ -472,18 +467,8 @@ func TestFailoverPartition(t *testing.T) {
 	require.Equal(t, 0, first, "the instance started first leads")
 	f.inst[1].start()
 
-	st, err := archive.OpenStore(ctx, f.url, nil)
-	require.NoError(t, err)
+	st, posts, stopReading := f.watch(ctx)
 	defer st.Close()
-	posts := map[string]*postbox{}
-	for _, n := range f.names {
-		posts[n] = newPostbox(f.player(n))
-	}
-	var readers sync.WaitGroup
-	rctx, stopReading := context.WithCancel(ctx)
-	for _, p := range posts {
-		readers.Go(func() { p.run(rctx) })
-	}
 	codec, err := referee.Lookup("castles")
 	require.NoError(t, err)
 	var gs []*soakGame
@@ -542,7 +527,6 @@ func TestFailoverPartition(t *testing.T) {
 	}
 	time.Sleep(2 * time.Second)
 	stopReading()
-	readers.Wait()
 	f.inst[1].stop()
 	f.inst[0].stop()
 	doubled, replies, applied := f.check(st, gs)

@@ -177,20 +177,7 @@ func runSoak(t *testing.T, srv *soakServer, domain string, newPlayer func(name s
 	store, err := archive.Open(context.Background(), srv.data, nil)
 	require.NoError(t, err)
 	defer store.Close()
-	applied := 0
-	for _, g := range gs {
-		stored, err := store.Game(context.Background(), g.id)
-		require.NoError(t, err)
-		recs, problems := notation.Parse("", []byte(stored.Record))
-		require.Empty(t, problems, "game %d record:\n%s", g.id, stored.Record)
-		require.Len(t, recs, 1)
-		var got []string
-		for _, p := range recs[0].Main.Plies {
-			got = append(got, p.Text)
-		}
-		assert.Equal(t, g.sent, got, "game %d: the record holds every ply sent, once", g.id)
-		applied += len(got)
-	}
+	applied := checkRecords(t, store, gs)
 	t.Logf("%d games, %d plies mailed and %d in the records, %d kill -9 in %v; %d distinct replies, %d doubled",
 		len(gs), sent, applied, nkills, played.Round(time.Millisecond), replies, doubled)
 	for _, d := range dups {
@@ -548,4 +535,24 @@ func (g *soakGame) play(ctx context.Context, ref string, plies int) error {
 		}
 	}
 	return nil
+}
+
+// checkRecords asserts that each game's record holds every ply mailed to
+// it exactly once, in order, and returns how many plies the records hold.
+func checkRecords(t *testing.T, st *archive.Store, gs []*soakGame) (applied int) {
+	t.Helper()
+	for _, g := range gs {
+		stored, err := st.Game(context.Background(), g.id)
+		require.NoError(t, err)
+		recs, problems := notation.Parse("", []byte(stored.Record))
+		require.Empty(t, problems, "game %d record:\n%s", g.id, stored.Record)
+		require.Len(t, recs, 1)
+		var got []string
+		for _, p := range recs[0].Main.Plies {
+			got = append(got, p.Text)
+		}
+		assert.Equal(t, g.sent, got, "game %d: the record holds every ply sent, once", g.id)
+		applied += len(got)
+	}
+	return applied
 }
