@@ -248,7 +248,12 @@ ORDER BY ordinal_position`, table)
 
 // sqliteColumns are the declared columns of a SQLite table.
 func sqliteColumns(ctx context.Context, q querier, table string) ([]string, error) {
-	rows, err := q.QueryContext(ctx, `SELECT name FROM pragma_table_info(?)`, table)
+	return columnNames(ctx, q, table, `SELECT name FROM pragma_table_info(?)`)
+}
+
+// columnNames runs query, which lists table's columns by name.
+func columnNames(ctx context.Context, q querier, table, query string) ([]string, error) {
+	rows, err := q.QueryContext(ctx, query, table)
 	if err != nil {
 		return nil, fmt.Errorf("archive: columns of %s: %w", table, err)
 	}
@@ -450,23 +455,10 @@ func columnsOf(ctx context.Context, s *Store, table string) ([]string, error) {
 	if !s.pg {
 		return sqliteColumns(ctx, s.db, table)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT column_name FROM information_schema.columns
+	return columnNames(ctx, s.db, table, `SELECT column_name FROM information_schema.columns
 WHERE table_schema = current_schema() AND table_name = ? AND is_generated = 'NEVER'
 	AND (is_identity = 'NO' OR identity_generation <> 'ALWAYS')
-ORDER BY ordinal_position`, table)
-	if err != nil {
-		return nil, fmt.Errorf("archive: columns of %s: %w", table, err)
-	}
-	defer rows.Close()
-	var cols []string
-	for rows.Next() {
-		var c string
-		if err := rows.Scan(&c); err != nil {
-			return nil, fmt.Errorf("archive: columns of %s: %w", table, err)
-		}
-		cols = append(cols, c)
-	}
-	return cols, rows.Err()
+ORDER BY ordinal_position`)
 }
 
 // compareTable reads a table of both stores side by side, in key order,

@@ -112,17 +112,8 @@ func (c *cli) archiveFlags(sub archiveCommand, args []string) (a *archiveArgs, c
 		fmt.Fprintf(fset.Output(), "Usage: pbem archive %s %s\n\n%s.\n\nOptions:\n", sub.name, sub.args, sub.summary)
 		fset.PrintDefaults()
 	}
-	// --help is answered here: c.parse would print the usage twice (the
-	// flag package's copy on stderr, then one on stdout).
-	for _, arg := range args {
-		if arg == "--" {
-			break
-		}
-		if arg == "-h" || arg == "-help" || arg == "--help" || arg == "--h" {
-			fset.SetOutput(c.stdout)
-			fset.Usage()
-			return a, 0, true
-		}
+	if c.helpAsked(fset, args) {
+		return a, 0, true
 	}
 	a.pos, code, done = c.parse(fset, args)
 	return a, code, done
@@ -410,15 +401,8 @@ func runArchiveMigrate(c *cli, args []string) int {
 		fs.PrintDefaults()
 	}
 	a := &archiveArgs{name: migrateCommand.name}
-	for _, arg := range args {
-		if arg == "--" {
-			break
-		}
-		if arg == "-h" || arg == "-help" || arg == "--help" || arg == "--h" {
-			fs.SetOutput(c.stdout)
-			fs.Usage()
-			return 0
-		}
+	if c.helpAsked(fs, args) {
+		return 0
 	}
 	pos, code, done := c.parse(fs, args)
 	if done {
@@ -512,4 +496,21 @@ func runArchiveMigrate(c *cli, args []string) int {
 	}
 	fmt.Fprintf(out, "checked %d games and %d tables in %v: the same in both\n", cmp.Games, len(cmp.Tables), time.Since(began).Round(time.Millisecond))
 	return 0
+}
+
+// helpAsked answers --help (and -h) before any flag is parsed, printing
+// fs's usage on stdout: c.parse would print it twice (the flag package's
+// copy on stderr, then one on stdout). It reports whether it did.
+func (c *cli) helpAsked(fs *flag.FlagSet, args []string) bool {
+	for _, arg := range args {
+		if arg == "--" {
+			break
+		}
+		if arg == "-h" || arg == "-help" || arg == "--help" || arg == "--h" {
+			fs.SetOutput(c.stdout)
+			fs.Usage()
+			return true
+		}
+	}
+	return false
 }

@@ -39,15 +39,8 @@ func runArchiveSite(c *cli, args []string) int {
 		fmt.Fprintf(fs.Output(), "Usage: pbem archive %s %s\n\n%s.\n\nOptions:\n", siteCommand.name, siteCommand.args, siteCommand.summary)
 		fs.PrintDefaults()
 	}
-	for _, arg := range args {
-		if arg == "--" {
-			break
-		}
-		if arg == "-h" || arg == "-help" || arg == "--help" || arg == "--h" {
-			fs.SetOutput(c.stdout)
-			fs.Usage()
-			return 0
-		}
+	if c.helpAsked(fs, args) {
+		return 0
 	}
 	pos, code, done := c.parse(fs, args)
 	if done {
