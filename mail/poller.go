@@ -162,6 +162,7 @@ type Poller struct {
 	uidValidity uint32
 	retries     map[imap.UID]retry
 	done        map[imap.UID]doneMark // handled but not yet moved
+	flight      *flight               // the batch the Handler is deciding, if any
 	connNum     int                   // counts connections
 
 	wake  chan struct{}
@@ -362,6 +363,9 @@ func (p *Poller) session(ctx context.Context, h Handler) error {
 		return fmt.Errorf("dial: %w", err)
 	}
 	defer c.Close()
+	// A batch still in flight is recorded when the session ends, however
+	// it ends: its marks are checked by the next session (verifyDone).
+	defer p.land(ctx)
 	p.connNum++
 	// Unblock any command if ctx ends while we wait on the server.
 	stop := context.AfterFunc(ctx, func() {
@@ -410,6 +414,15 @@ func (p *Poller) session(ctx context.Context, h Handler) error {
 			return err
 		}
 		if more {
+			continue
+		}
+		if p.flight != nil {
+			// Nothing more to fetch meanwhile: the batch in flight is
+			// recorded and moved before the poller waits for mail.
+			p.land(ctx)
+			if err := p.finish(c); err != nil {
+				return err
+			}
 			continue
 		}
 		wait := p.opts.PollInterval
@@ -528,6 +541,9 @@ func (p *Poller) process(ctx context.Context, c *imapclient.Client, h Handler) (
 	n := 0
 	for _, uid := range uids {
 		present[uid] = true
+		if p.flight != nil && p.flight.uids[uid] {
+			continue // being decided
+		}
 		if r, ok := p.retries[uid]; ok && r.next.After(now) {
 			if next.IsZero() || r.next.Before(next) {
 				next = r.next
@@ -567,6 +583,7 @@ func (p *Poller) process(ctx context.Context, c *imapclient.Client, h Handler) (
 		}
 	}
 	if len(large) > 0 {
+		p.land(ctx) // the Rejecter answers as the Handler does: one at a time
 		if err := p.rejectLarge(ctx, c, large, sizes); err != nil {
 			return false, time.Time{}, err
 		}
@@ -762,13 +779,18 @@ func (p *Poller) handlePart(ctx context.Context, c *imapclient.Client, h Handler
 			continue
 		}
 		if m.reason != nil {
+			p.land(ctx) // the Rejecter answers as the Handler does: one at a time
 			p.reject(ctx, m)
 			continue
 		}
 		readable = append(readable, m)
 	}
+	// The batch before is decided first: this one sees what it did.
+	p.land(ctx)
 	if bh, ok := h.(BatchHandler); ok && len(readable) > 1 && ctx.Err() == nil {
-		p.handleBatch(ctx, bh, readable)
+		// Decided while the poller moves the batch before and fetches
+		// the next: the Handler's work and the IMAP round trips overlap.
+		p.launch(ctx, bh, readable)
 	} else {
 		for _, m := range readable {
 			if ctx.Err() != nil {
@@ -905,15 +927,50 @@ func headInbound(head []byte) *Inbound {
 	return in
 }
 
-// handleBatch gives readable messages to a BatchHandler at once and
-// records each one's outcome. A panic hands them to Handle one by one.
-func (p *Poller) handleBatch(ctx context.Context, h BatchHandler, ms []*parsed) {
-	start := time.Now()
+// flight is a batch the Handler decides in a goroutine of its own while
+// the poller goes on with IMAP: every record of what it decided (done
+// marks, retries, rejections) is made by the poller when it lands.
+type flight struct {
+	h     BatchHandler
+	ms    []*parsed
+	uids  map[imap.UID]bool
+	start time.Time
+	errs  []error
+	stack []byte
+	done  chan struct{}
+}
+
+// launch hands ms to h in a goroutine; land waits for it.
+func (p *Poller) launch(ctx context.Context, h BatchHandler, ms []*parsed) {
+	f := &flight{h: h, ms: ms, uids: make(map[imap.UID]bool, len(ms)), start: time.Now(), done: make(chan struct{})}
 	ins := make([]*Inbound, len(ms))
 	for i, m := range ms {
+		f.uids[m.uid] = true
 		ins[i] = m.in
 	}
-	errs, stack := callBatchHandler(ctx, h, ins)
+	go func() {
+		defer close(f.done)
+		f.errs, f.stack = callBatchHandler(ctx, h, ins)
+	}()
+	p.flight = f
+}
+
+// land waits for the batch in flight, if any, and records each message's
+// outcome.
+func (p *Poller) land(ctx context.Context) {
+	f := p.flight
+	if f == nil {
+		return
+	}
+	<-f.done
+	p.flight = nil
+	p.settleBatch(ctx, f.h, f.ms, f.errs, f.stack, f.start)
+}
+
+// settleBatch records the outcome of each message of a batch the Handler
+// decided (errs), or, when it panicked (errs nil), hands them to Handle
+// one by one.
+func (p *Poller) settleBatch(ctx context.Context, h BatchHandler, ms []*parsed, errs []error, stack []byte, start time.Time) {
 	if errs == nil {
 		p.log.Error("batch handler panicked; handling the batch message by message", "stack", string(stack))
 		p.opts.Metrics.Panics.Add(1)

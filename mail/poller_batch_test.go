@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -119,4 +120,77 @@ func TestPollerBatchHandlerPanic(t *testing.T) {
 	assert.Len(t, b.batches, 1)
 	assert.Len(t, b.singles, 3)
 	assert.Equal(t, int64(1), opts.Metrics.Panics.Load())
+}
+
+// TestPollerBatchInFlight: a batch is decided while the poller fetches the
+// next, but the Handler never gets two batches at once, the next only
+// once the one before returned (it sees what that one did), and a message
+// being decided is never fetched into another batch, though it is still
+// unseen in the mailbox meanwhile.
+func TestPollerBatchInFlight(t *testing.T) {
+	s := startServers(t, nil)
+	var ids []string
+	for range 12 {
+		id, raw := playerMove("referee@pbem.local", "move")
+		ids = append(ids, id)
+		require.NoError(t, s.Deliver("alice@pbem.local", []string{"referee@pbem.local"}, raw))
+	}
+	hold := make(chan struct{})
+	var active, most atomic.Int32
+	var once sync.Once
+	b := &batcher{fn: func(in *mail.Inbound) error { return nil }}
+	h := &holdingBatcher{b: b, before: func() {
+		if n := active.Add(1); n > most.Load() {
+			most.Store(n)
+		}
+	}, after: func() {
+		once.Do(func() { <-hold }) // the first batch, recorded, waits
+		active.Add(-1)
+	}}
+	proxy := newIMAPProxy(t, s.IMAPAddr())
+	opts := fastPoller(t, s)
+	opts.Addr = proxy.Addr()
+	opts.BatchSize = 4
+	runPoller(t, opts, h)
+	eventually(t, 5*time.Second, func() bool {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		return len(b.batches) == 1
+	}, "no first batch")
+	// the poller goes on while the first is held: the next batch's
+	// bodies are fetched meanwhile
+	eventually(t, 5*time.Second, func() bool { cmds, _ := proxy.bodyFetches(); return len(cmds) >= 2 },
+		"the next batch was not fetched while the first was decided")
+	b.mu.Lock()
+	assert.Len(t, b.batches, 1, "a second batch was handed before the first returned")
+	b.mu.Unlock()
+	n, _ := count(t, s, "referee", "INBOX")
+	assert.Equal(t, uint32(12), n, "nothing is moved before its batch is decided")
+	close(hold)
+	eventually(t, 5*time.Second, func() bool { n, _ := count(t, s, "referee", "Processed"); return n == 12 }, "batches not processed")
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var all []string
+	for _, batch := range b.batches {
+		all = append(all, batch...)
+	}
+	assert.Equal(t, ids, all, "every message once, in UID order")
+	assert.Equal(t, int32(1), most.Load(), "two batches at once")
+	assert.Empty(t, b.singles)
+}
+
+// holdingBatcher calls before and after around each batch b records.
+type holdingBatcher struct {
+	b             *batcher
+	before, after func()
+}
+
+func (h *holdingBatcher) Handle(ctx context.Context, in *mail.Inbound) error {
+	return h.b.Handle(ctx, in)
+}
+
+func (h *holdingBatcher) HandleBatch(ctx context.Context, ins []*mail.Inbound) []error {
+	h.before()
+	defer h.after()
+	return h.b.HandleBatch(ctx, ins)
 }
