@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -491,7 +492,7 @@ func TestSenderDirect(t *testing.T) {
 	eventually(t, 5*time.Second, func() bool {
 		st.mu.Lock()
 		defer st.mu.Unlock()
-		return len(st.failed) == 1 || len(st.retries) > 0 && st.retries[len(st.retries)-1].at == mail.Never
+		return slices.ContainsFunc(st.retries, func(r retryCall) bool { return r.id == bad && r.at == mail.Never })
 	}, "a recipient the server has not is not given up")
 	pw, _ := s.Password("alice")
 	got := fetchAll(t, s.IMAPAddr(), "alice@pbem.local", pw, "INBOX")
@@ -504,8 +505,12 @@ func TestSenderDirect(t *testing.T) {
 	assert.Contains(t, st.row(bad).errs[len(st.row(bad).errs)-1], "no mailbox")
 
 	// a reply alice holds already (its note lost) is recorded, not sent
-	again := st.queue("alice@pbem.local", "Again.\n")
-	st.row(again).o.MessageID = st.row(id).o.MessageID
+	first := st.row(id).o.MessageID
+	st.mu.Lock() // queued with that Message-ID at once: the Sender runs
+	st.queueLocked(&mail.Inbound{From: mail.Address{Addr: "alice@pbem.local"}, Subject: "test", MessageID: "q@h"}, "Again.\n")
+	st.outbox[len(st.outbox)-1].o.MessageID = first
+	again := st.outbox[len(st.outbox)-1].o.ID
+	st.mu.Unlock()
 	mu.Lock()
 	before := calls
 	mu.Unlock()
