@@ -48,6 +48,10 @@ type Handler interface {
 // durably committed, and only then is it marked \Seen and moved. The same
 // idempotence is asked for. A panic is recovered and the batch handed to
 // Handle message by message, so that only the message at fault is rejected.
+// HandleBatch runs in a goroutine of its own while the poller fetches the
+// next batch and moves the one before, but never beside another call of
+// Handle, HandleBatch or the Rejecter: each batch is given once the one
+// before has returned, and sees what it did.
 type BatchHandler interface {
 	Handler
 	HandleBatch(ctx context.Context, ms []*Inbound) []error

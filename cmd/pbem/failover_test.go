@@ -184,18 +184,10 @@ func (f *failover) check(st *archive.Store, gs []*soakGame) (doubled, replies, a
 	held := map[string]map[string]int{} // player address -> Message-ID -> copies
 	for _, n := range f.names {
 		p := f.player(n)
-		msgs, err := p.fetch()
-		require.NoError(t, err)
-		seen := map[string]int{}
-		for _, m := range msgs {
-			seen[m.MessageID]++
-		}
-		for id, c := range seen {
-			replies++
-			if c > 1 {
-				doubled += c - 1
-				t.Logf("%s got %s %d times", n, id, c)
-			}
+		seen, distinct, twice, dups := tallyReplies(t, n, p)
+		replies, doubled = replies+distinct, doubled+twice
+		for _, d := range dups {
+			t.Log(d)
 		}
 		held[p.addr] = seen
 	}

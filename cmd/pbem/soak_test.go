@@ -156,20 +156,8 @@ func runSoak(t *testing.T, srv *soakServer, domain string, newPlayer func(name s
 	replies, doubled := 0, 0
 	var dups []string
 	for _, n := range names {
-		p := newPlayer(n)
-		msgs, err := p.fetch()
-		require.NoError(t, err)
-		seen := map[string]int{}
-		for _, m := range msgs {
-			seen[m.MessageID]++
-		}
-		for id, c := range seen {
-			replies++
-			if c > 1 {
-				doubled += c - 1
-				dups = append(dups, fmt.Sprintf("%s got %s %d times", n, id, c))
-			}
-		}
+		_, distinct, twice, d := tallyReplies(t, n, newPlayer(n))
+		replies, doubled, dups = replies+distinct, doubled+twice, append(dups, d...)
 	}
 	srv.stop()
 
@@ -555,4 +543,25 @@ func checkRecords(t *testing.T, st *archive.Store, gs []*soakGame) (applied int)
 		applied += len(got)
 	}
 	return applied
+}
+
+// tallyReplies reads p's mailbox: how many times each Message-ID came
+// (seen), the distinct replies, the copies beyond the first, and a line
+// for each reply that came more than once.
+func tallyReplies(t *testing.T, name string, p *player) (seen map[string]int, replies, doubled int, dups []string) {
+	t.Helper()
+	msgs, err := p.fetch()
+	require.NoError(t, err)
+	seen = map[string]int{}
+	for _, m := range msgs {
+		seen[m.MessageID]++
+	}
+	for id, c := range seen {
+		replies++
+		if c > 1 {
+			doubled += c - 1
+			dups = append(dups, fmt.Sprintf("%s got %s %d times", name, id, c))
+		}
+	}
+	return seen, replies, doubled, dups
 }

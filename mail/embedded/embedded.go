@@ -8,7 +8,14 @@
 // change to a mailbox is journaled there and fsynced before it is
 // acknowledged (a delivery before the SMTP server's 250), and the journal is
 // replayed at the next start: a crash loses nothing the servers accepted.
-// Without it, mail is kept in memory only.
+// The journal is compacted into a snapshot of the mail it holds while the
+// servers run (online.go) and when they stop. Without Dir, mail is kept in
+// memory only.
+//
+// The players' mail is bounded, per mailbox (Options.MaxMessages) and all
+// together in bytes (Options.MaxBytes, 16 MB by default): past a bound the
+// oldest messages are expunged. The referee's mailbox is not bounded; its
+// poller empties it.
 //
 // The SMTP server takes mail only from a logged-in account (AUTH PLAIN,
 // on loopback without TLS or after STARTTLS), and only with that account's
