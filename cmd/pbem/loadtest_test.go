@@ -86,7 +86,9 @@ func loadInt(name string, def int) int {
 // just before its 250). PBEM_LOAD_CONNECTIONS and PBEM_LOAD_BATCH set
 // smtp.connections and imap.batch, PBEM_LOAD_COPIES (on, off) smtp.copies
 // of the process, PBEM_LOAD_TEXT=1 referee.text_mail (no HTML part); PBEM_LOAD_HEAPPROFILE=FILE writes a
-// heap profile while the server still runs (in-process mode). Deliveries
+// heap profile while the server still runs (in-process mode), and
+// PBEM_LOAD_CPUPROFILE=FILE a CPU profile of the sustained phase alone
+// (of the whole process: with PBEM_LOAD_PROCESS=0, pbem serve included). Deliveries
 // go straight into the referee's inbox, as the embedded SMTP server puts
 // them (Servers.Deliver), so that the driver's own SMTP logins do not load
 // the two cores.
@@ -129,8 +131,19 @@ func TestLoadServe(t *testing.T) {
 	fmt.Printf("steady: %d moves at %d/s: delivery to every reply accepted: %s%s\n", len(lat), rate, pct(lat), d.cpuSince(cpu))
 
 	// Sustained: each game moves again once its replies are out.
+	if f := os.Getenv("PBEM_LOAD_CPUPROFILE"); f != "" {
+		out, err := os.Create(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(out); err != nil {
+			t.Fatal(err)
+		}
+		defer out.Close()
+	}
 	cpu = d.cpu()
 	moves, lat, took := d.sustained(time.Duration(secs) * time.Second)
+	pprof.StopCPUProfile() // nothing if not started
 	fmt.Printf("sustained: %d moves in %v with %d games: %.0f moves/s; delivery to every reply accepted: %s%s\n",
 		moves, took.Round(time.Millisecond), len(d.games), float64(moves)/took.Seconds(), pct(lat), d.cpuSince(cpu))
 
@@ -460,11 +473,13 @@ func (d *loadDriver) cpu() cpuTimes {
 // cpuSince says how much CPU pbem serve and the driver's process used
 // since c (process mode only).
 func (d *loadDriver) cpuSince(c cpuTimes) string {
-	if d.proc == nil {
-		return ""
-	}
 	now := d.cpu()
 	wall := now.at.Sub(c.at).Seconds()
+	if d.proc == nil {
+		self := float64(now.self-c.self) / 100
+		return fmt.Sprintf("; CPU: %.1f s (%.0f%% of a core) in %.1f s on %d cores, the server, the mail servers and the driver together",
+			self, 100*self/wall, wall, runtime.NumCPU())
+	}
 	pbem, self := float64(now.pbem-c.pbem)/100, float64(now.self-c.self)/100
 	return fmt.Sprintf("; CPU: pbem serve %.1f s (%.0f%% of a core), the driver and the mail servers %.1f s, in %.1f s on %d cores",
 		pbem, 100*pbem/wall, self, wall, runtime.NumCPU())
