@@ -1,6 +1,7 @@
 package referee
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -26,7 +27,7 @@ R (red) to move.
 // sender's even where the same words are in that mail; a grave one that
 // runs on into the referee's lines is unsure.
 func TestJudgeOwnWords(t *testing.T) {
-	own := &ownText{sam: newSuffixAutomaton(squeeze(boardMail))}
+	own := newOwnText(squeeze(boardMail))
 	P, R, U := personsLine, refereesLine, unsureLine
 	tests := []struct {
 		name string
@@ -49,20 +50,29 @@ func TestJudgeOwnWords(t *testing.T) {
 		{"command with a comma of the sender's", "draw, please", []ownLine{P}},
 		{"inline answer between quoted lines", "> 5  YN   YN   YN   YN   YN   5\nresign\n> 4  .    .    .    .    .    4", []ownLine{P}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			lines, at := bodyLinesAt(tt.body)
-			if got := own.judge(lines, at); !slices.Equal(got, tt.want) {
-				t.Errorf("judge(%q) = %v, want %v", lines, got, tt.want)
-			}
-		})
+	// Each case is judged by plain searches (a few lines) and by the
+	// suffix automaton (a reply asking more than scansPerText questions).
+	for _, scans := range []int{scansPerText, 0} {
+		for _, tt := range tests {
+			t.Run(fmt.Sprintf("%s, %d searches", tt.name, scans), func(t *testing.T) {
+				own := newOwnText(own.text)
+				own.scans = scans
+				lines, at := bodyLinesAt(tt.body)
+				if got := own.judge(lines, at); !slices.Equal(got, tt.want) {
+					t.Errorf("judge(%q) = %v, want %v", lines, got, tt.want)
+				}
+				if built := own.sam != nil; built != (scans == 0) {
+					t.Errorf("automaton built: %v, with %d plain searches allowed", built, scans)
+				}
+			})
+		}
 	}
 }
 
 // BenchmarkJudgeOwnWords judges a body of 1 MB against a referee's mail:
 // the work is linear in the body.
 func BenchmarkJudgeOwnWords(b *testing.B) {
-	own := &ownText{sam: newSuffixAutomaton(squeeze(strings.Repeat(boardMail, 4)))}
+	own := newOwnText(squeeze(strings.Repeat(boardMail, 4)))
 	var body strings.Builder
 	for body.Len() < 1<<20 {
 		body.WriteString(boardMail + "\nresign\nc1-c2\n" + strings.Repeat("a", 200) + "\n")
