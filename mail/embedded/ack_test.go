@@ -9,9 +9,10 @@ import (
 
 	"github.com/emersion/go-imap/v2"
 	"github.com/emersion/go-imap/v2/imapserver"
-	"github.com/emersion/go-imap/v2/imapserver/imapmemserver"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"pbem/mail/embedded/internal/imapmemserver"
 )
 
 // openAccount opens the journal in dir into a fresh account bob, as a

@@ -46,9 +46,10 @@ import (
 
 	"github.com/emersion/go-imap/v2"
 	"github.com/emersion/go-imap/v2/imapserver"
-	"github.com/emersion/go-imap/v2/imapserver/imapmemserver"
 	"github.com/emersion/go-sasl"
 	"github.com/emersion/go-smtp"
+
+	"pbem/mail/embedded/internal/imapmemserver"
 )
 
 // DefaultMaxBytes is Options.MaxBytes unless set: about 1,300 replies with

@@ -19,7 +19,8 @@ import (
 
 	"github.com/emersion/go-imap/v2"
 	"github.com/emersion/go-imap/v2/imapserver"
-	"github.com/emersion/go-imap/v2/imapserver/imapmemserver"
+
+	"pbem/mail/embedded/internal/imapmemserver"
 )
 
 // An account's mail lives in memory (imapmemserver) and, when Options.Dir

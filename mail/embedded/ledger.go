@@ -7,7 +7,8 @@ import (
 
 	"github.com/emersion/go-imap/v2"
 	"github.com/emersion/go-imap/v2/imapserver"
-	"github.com/emersion/go-imap/v2/imapserver/imapmemserver"
+
+	"pbem/mail/embedded/internal/imapmemserver"
 )
 
 // ledger bounds the bytes of mail the servers keep for the players, all
