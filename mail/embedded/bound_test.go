@@ -2,11 +2,15 @@ package embedded
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/emersion/go-imap/v2"
+	"github.com/emersion/go-imap/v2/imapserver"
+
+	"pbem/mail/embedded/internal/imapmemserver"
 )
 
 // A player's mailbox keeps its newest MaxMessages: a delivery past the
@@ -116,5 +120,84 @@ func TestPlayersMailBoundedInBytes(t *testing.T) {
 	check("after a restart")
 	if got := s.accts["p0"].ledger.bytes(); got > limit {
 		t.Errorf("after a restart the ledger counts %d bytes, over %d", got, limit)
+	}
+}
+
+// A start with a lower MaxBytes evicts at once the oldest messages past
+// it, from mailboxes of many players interleaved: the newest that fit are
+// kept, whoever holds them and in whichever mailbox, and the referee's
+// mail is not counted.
+func TestBoundLoweredAtStart(t *testing.T) {
+	dir := t.TempDir()
+	players := []string{"p0", "p1", "p2", "p3", "p4", "p5"}
+	const size = 1000
+	opts := &Options{Dir: dir, Players: players, MaxBytes: 100 * size}
+	s, err := Start(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type held struct {
+		who, mailbox string
+		uid          imap.UID
+	}
+	var sent []held // in delivery order
+	pad := strings.Repeat("x", size)
+	for i := range 90 {
+		who, mailbox := players[i*5%len(players)], "INBOX"
+		if i%3 == 0 {
+			mailbox = "Sent"
+		}
+		raw := fmt.Sprintf("From: bob@pbem.local\r\nTo: %s@pbem.local\r\nMessage-ID: <m%d@pbem.local>\r\n\r\n%d %s\r\n", who, i, i, pad)[:size]
+		data, err := s.accts[who].deliver(mailbox, []byte(raw), nil, time.Time{}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sent = append(sent, held{who, mailbox, data.UID})
+		if _, err := s.accts["referee"].deliver("INBOX", []byte(raw), nil, time.Time{}, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	const kept = 25
+	opts.MaxBytes = kept * size
+	check := func(when string) {
+		t.Helper()
+		want := map[string][]imap.UID{}
+		for _, h := range sent[len(sent)-kept:] {
+			want[h.who+" "+h.mailbox] = append(want[h.who+" "+h.mailbox], h.uid)
+		}
+		for _, p := range players {
+			for _, mailbox := range []string{"INBOX", "Sent"} {
+				sess := imapmemserver.NewUserSession(s.accts[p].user)
+				if _, err := sess.Select(mailbox, nil); err != nil {
+					t.Fatal(err)
+				}
+				data, err := sess.Search(imapserver.NumKindUID, &imap.SearchCriteria{}, &imap.SearchOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				sess.Close()
+				if got, want := data.AllUIDs(), want[p+" "+mailbox]; !slices.Equal(got, want) {
+					t.Errorf("%s: %s's %s holds UIDs %v, want %v", when, p, mailbox, got, want)
+				}
+			}
+		}
+		if got := s.accts["p0"].ledger.bytes(); got != kept*size {
+			t.Errorf("%s: the ledger counts %d bytes, want %d", when, got, kept*size)
+		}
+		st, err := s.Status("referee", "INBOX")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if *st.NumMessages != 90 {
+			t.Errorf("%s: the referee holds %d messages, want all 90", when, *st.NumMessages)
+		}
+	}
+	for _, when := range []string{"at a start with a lower bound", "at the start after"} {
+		if s, err = Start(opts); err != nil {
+			t.Fatal(err)
+		}
+		check(when)
+		s.Close()
 	}
 }

@@ -129,29 +129,43 @@ func (l *ledger) bytes() int64 {
 }
 
 // evict expunges the messages past the ledger's bound, journaled like a
-// trim. Call it without any account's mu held.
+// trim, one expunge per mailbox in the order of their oldest message.
+// Call it without any account's mu held.
 func (l *ledger) evict() error {
 	old := l.over()
-	for len(old) > 0 {
-		acct, mailbox := old[0].acct, old[0].mailbox
-		var uids imap.UIDSet
-		rest := old[:0]
-		for _, n := range old {
-			if n.acct == acct && n.mailbox == mailbox {
-				uids.AddNum(n.uid)
-			} else {
-				rest = append(rest, n)
-			}
+	if len(old) == 1 { // a delivery's: most often one message
+		n := old[0]
+		return n.acct.expungeLocking(n.mailbox, imap.UIDSetNum(n.uid))
+	}
+	type box struct {
+		acct    *account
+		mailbox string
+	}
+	var order []box
+	uids := map[box]*imap.UIDSet{}
+	for _, n := range old {
+		b := box{n.acct, n.mailbox}
+		set := uids[b]
+		if set == nil {
+			set = new(imap.UIDSet)
+			uids[b] = set
+			order = append(order, b)
 		}
-		old = rest
-		acct.mu.Lock()
-		err := acct.expunge(mailbox, uids)
-		acct.mu.Unlock()
-		if err != nil {
+		set.AddNum(n.uid)
+	}
+	for _, b := range order {
+		if err := b.acct.expungeLocking(b.mailbox, *uids[b]); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// expungeLocking is expunge under acct.mu.
+func (acct *account) expungeLocking(mailbox string, uids imap.UIDSet) error {
+	acct.mu.Lock()
+	defer acct.mu.Unlock()
+	return acct.expunge(mailbox, uids)
 }
 
 // expunge expunges the messages uids of mailbox (those still there),
