@@ -9,6 +9,7 @@ import (
 	"image/png"
 	"math"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -223,6 +224,34 @@ func BenchmarkPNG(b *testing.B) {
 	}
 }
 
+// BenchmarkPNGLevels writes the PNG of a position of each board at each
+// deflate level (-2: Huffman codes only), what the level of PNGs is
+// chosen by: ns/op and bytes.
+func BenchmarkPNGLevels(b *testing.B) {
+	states := largest(b)
+	defer func(l int) { pngLevel, zwriters = l, sync.Pool{} }(pngLevel)
+	for _, v := range variants {
+		l := states[v.name].(engine.Layouter).Layout(0)
+		w, h, _ := PNGSize(l, 0)
+		_, pal := render(l, &Options{Marked: []string{l.Cells[0].Name}}, 0, nil, nil, false)
+		// the rows of the image data: the first filter byte, then Pix
+		rows := append([]byte{0}, pal.Pix...)
+		for _, level := range []int{-2, 1, 2, 3, 4, 5, 6, 9} {
+			b.Run(fmt.Sprintf("%s/%d", v.name, level), func(b *testing.B) {
+				pngLevel, zwriters = level, sync.Pool{}
+				var out bytes.Buffer
+				for b.Loop() {
+					out.Reset()
+					if err := writePNG(&out, w, h, rows); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(out.Len()), "bytes")
+			})
+		}
+	}
+}
+
 func ExampleChanged() {
 	start, _ := ziggurat.Rules{}.Start(engine.Options{})
 	next, _ := start.Apply(start.Legal()[0])
@@ -326,6 +355,72 @@ func TestKeptMasksDrawTheSame(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPNGAsImagePNG: for every game and board, at positions of random
+// games seen from every side, with the last move's cells marked, the PNG
+// decodes to the pixels that image/png's encoder gives of the picture
+// drawn shape by shape through the rasteriser (plain, see render): the
+// written chunks and the kept masks, backgrounds and glyphs change no
+// pixel of what the PNG showed before they were.
+func TestPNGAsImagePNG(t *testing.T) {
+	for _, v := range variants {
+		t.Run(v.name, func(t *testing.T) {
+			states, err := enginetest.Positions(v.rules, v.opts, 11, 2, 30)
+			require.NoError(t, err)
+			sides := len(states[0].Sides())
+			for i, st := range states {
+				if i%4 != 0 && i != len(states)-1 {
+					continue
+				}
+				view := i%(sides+1) - 1
+				l := st.(engine.Layouter).Layout(view)
+				var o *Options
+				if i > 0 {
+					o = &Options{Title: "Game #1", Marked: Changed(states[i-1].(engine.Layouter).Layout(view), l)}
+				}
+				for _, cell := range []int{0, 23} {
+					data, err := PNG(l, o, cell)
+					require.NoError(t, err)
+					_, pal := render(l, o, cell, nil, nil, true)
+					var want bytes.Buffer
+					require.NoError(t, (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&want, pal))
+					if got, want := decodedPixels(t, data), decodedPixels(t, want.Bytes()); !bytes.Equal(got, want) {
+						t.Fatalf("position %d, view %d, cell %d: the PNG decodes to other pixels than image/png's", i, view, cell)
+					}
+				}
+			}
+		})
+	}
+}
+
+// decodedPixels decodes a PNG and returns its size and its pixels as
+// RGBA, 4 bytes each.
+func decodedPixels(t testing.TB, data []byte) []byte {
+	img, err := png.Decode(bytes.NewReader(data))
+	require.NoError(t, err)
+	b := img.Bounds()
+	out := fmt.Appendf(nil, "%v:", b)
+	p, ok := img.(*image.Paletted)
+	var pal [256][4]byte
+	if ok {
+		for i, c := range p.Palette {
+			n := color.RGBAModel.Convert(c).(color.RGBA)
+			pal[i] = [4]byte{n.R, n.G, n.B, n.A}
+		}
+	}
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			if ok {
+				c := pal[p.ColorIndexAt(x, y)]
+				out = append(out, c[:]...)
+				continue
+			}
+			n := color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)
+			out = append(out, n.R, n.G, n.B, n.A)
+		}
+	}
+	return out
 }
 
 // TestPNGConcurrent: pictures drawn at once from several goroutines, which

@@ -8,7 +8,6 @@ import (
 	"image"
 	"image/color"
 	"image/draw"
-	"image/png"
 	"maps"
 	"math"
 	"runtime"
@@ -75,8 +74,8 @@ func buffer(n int) []byte {
 }
 
 // render draws l on a copy of its kept background, and returns it with
-// its copy in fullPalette. The pixels are pix's and idx's when they are
-// large enough. Plain draws every shape through the rasteriser and the
+// its copy in fullPalette, laid over rows as a PNG holds them (see
+// paletted). The pixels are pix's and idx's when they are of the size. Plain draws every shape through the rasteriser and the
 // background afresh, keeping nothing, and maps the pixels to the palette
 // after: the drawing the kept masks, mapped as they are drawn, must
 // equal.
@@ -96,12 +95,10 @@ func render(l *engine.Layout, o *Options, cell int, pix, idx []byte, plain bool)
 		img = image.NewRGBA(bg.rgba.Rect)
 	}
 	copy(img.Pix, bg.rgba.Pix)
-	var pal *image.Paletted
-	if len(idx) == len(bg.pal.Pix) {
-		pal = &image.Paletted{Pix: idx, Stride: bg.pal.Stride, Rect: bg.pal.Rect, Palette: fullPalette}
-	} else {
-		pal = image.NewPaletted(bg.pal.Rect, fullPalette)
+	if len(idx) != (w+1)*h {
+		idx = make([]byte, (w+1)*h)
 	}
+	pal := paletted(idx, w, h)
 	// the background's colours are known: only what is drawn over it
 	// is looked up
 	copy(pal.Pix, bg.pal.Pix)
@@ -188,7 +185,7 @@ var backgrounds struct {
 
 const maxSeen = 4096
 
-// board is a background, drawn and in the palette.
+// board is a background, drawn and in the palette (see paletted).
 type board struct {
 	rgba *image.RGBA
 	pal  *image.Paletted
@@ -255,7 +252,7 @@ func background(sc *scene, w, h, cell int, plain bool) board {
 	rgba := image.NewRGBA(image.Rect(0, 0, w, h))
 	draw.Draw(rgba, rgba.Rect, image.NewUniform(ground), image.Point{}, draw.Src)
 	paintShapes(rgba, nil, sc, cell, false, plain)
-	pal := image.NewPaletted(rgba.Rect, fullPalette)
+	pal := paletted(make([]byte, (w+1)*h), w, h)
 	toPaletted(pal, rgba, rgba.Rect)
 	bg = board{rgba, pal}
 	if plain {
@@ -281,18 +278,6 @@ func background(sc *scene, w, h, cell int, plain bool) board {
 
 // ground is the picture's own background, light in a dark-mode reader too.
 var ground = color.RGBA{0xff, 0xff, 0xff, 0xff}
-
-// Paletted images are written without filters, a byte a pixel: a third of
-// what RGB costs to compress, and smaller.
-var encoder = png.Encoder{CompressionLevel: png.BestSpeed, BufferPool: &pngBuffers{}}
-
-type pngBuffers struct{ p sync.Pool }
-
-func (b *pngBuffers) Get() *png.EncoderBuffer {
-	e, _ := b.p.Get().(*png.EncoderBuffer)
-	return e
-}
-func (b *pngBuffers) Put(e *png.EncoderBuffer) { b.p.Put(e) }
 
 // PNG draws a layout as a PNG image (see Image) of 256 colours: those of
 // the scene exactly, the blends at the edges of shapes to the nearest of
@@ -321,12 +306,14 @@ func drawPNG(l *engine.Layout, o *Options, cell int, plain bool) (data []byte, e
 			data, err = nil, fmt.Errorf("picture: drawing failed: %v", r)
 		}
 	}()
-	rgba, idx := buffer(4*w*h), buffer(w*h)
+	// paletted, written without filters, a byte a pixel: a third of
+	// what RGB costs to compress, and smaller
+	rgba, idx := buffer(4*w*h), buffer((w+1)*h)
 	defer func() {
 		pixels.Put(&rgba)
 		pixels.Put(&idx)
 	}()
-	_, pal := render(l, o, cell, rgba, idx, plain)
+	render(l, o, cell, rgba, idx, plain)
 	// encoded into a lent buffer, returned in a copy of its size
 	buf, _ := outputs.Get().(*bytes.Buffer)
 	if buf == nil {
@@ -334,7 +321,7 @@ func drawPNG(l *engine.Layout, o *Options, cell int, plain bool) (data []byte, e
 	}
 	defer outputs.Put(buf)
 	buf.Reset()
-	if err := encoder.Encode(buf, pal); err != nil {
+	if err := writePNG(buf, w, h, idx); err != nil {
 		return nil, err
 	}
 	return bytes.Clone(buf.Bytes()), nil
