@@ -1,7 +1,8 @@
 // Package embedded runs an in-process mail system on loopback: an IMAP
-// server (go-imap's imapserver over imapmemserver) and an SMTP server
-// (go-smtp) that delivers into it. It is what "pbem serve" uses when no mail
-// server is configured, and what the mail tests and benchmarks run against.
+// server (go-imap's imapserver over a patched copy of its imapmemserver,
+// internal/imapmemserver) and an SMTP server (go-smtp) that delivers into
+// it. It is what "pbem serve" uses when no mail server is configured, and
+// what the mail tests and benchmarks run against.
 //
 // The accounts are the referee's mailbox (referee@pbem.local by default) and
 // a few demo players (alice, bob, carol, dave). With Options.Dir set, every
@@ -53,8 +54,8 @@ import (
 )
 
 // DefaultMaxBytes is Options.MaxBytes unless set: about 1,300 replies with
-// their board pictures, held in up to about twice that memory (a mailbox
-// keeps each message in a buffer grown by doubling).
+// their board pictures, held in about that memory (a mailbox keeps each
+// message in a buffer of its size).
 const DefaultMaxBytes = 16 << 20
 
 // Options configures Start. The zero value (or nil) gives the defaults.
@@ -349,13 +350,12 @@ func (s *Servers) Deliver(from string, to []string, raw []byte) error {
 // deliverTo delivers raw into the INBOX of local, durably, remembering it
 // by from, local and messageID for Delivered.
 func (s *Servers) deliverTo(local, rcpt, from, messageID string, raw []byte) error {
-	var b strings.Builder
-	b.Grow(len(raw) + 200)
-	fmt.Fprintf(&b, "Return-Path: <%s>\r\n", headerSafe(from))
-	fmt.Fprintf(&b, "Delivered-To: %s\r\n", headerSafe(rcpt))
-	fmt.Fprintf(&b, "Received: by %s (pbem embedded); %s\r\n", s.opts.Domain, time.Now().Format(time.RFC1123Z))
-	b.Write(raw)
-	_, err := s.accts[local].deliver("INBOX", []byte(b.String()), nil, time.Now(), deliveryKey(from, local, messageID))
+	now := time.Now()
+	b := make([]byte, 0, len(raw)+200)
+	b = fmt.Appendf(b, "Return-Path: <%s>\r\nDelivered-To: %s\r\nReceived: by %s (pbem embedded); %s\r\n",
+		headerSafe(from), headerSafe(rcpt), s.opts.Domain, now.Format(time.RFC1123Z))
+	b = append(b, raw...)
+	_, err := s.accts[local].deliver("INBOX", b, nil, now, deliveryKey(from, local, messageID))
 	if err == nil && s.opts.OnDelivery != nil {
 		s.opts.OnDelivery(from, rcpt, raw)
 	}

@@ -121,6 +121,13 @@ func (mbox *Mailbox) sizeLocked() int64 {
 
 func (mbox *Mailbox) appendLiteral(r imap.LiteralReader, options *imap.AppendOptions) (*imap.AppendData, error) {
 	var buf bytes.Buffer
+	// pbem: room for the whole literal at once (and ReadFrom's last read),
+	// not a buffer grown by doubling, copied each time and kept up to
+	// twice the message's size. (A size past 32 MiB, which the embedded
+	// servers never give, is not trusted.)
+	if n := r.Size(); n > 0 && n <= 32<<20 {
+		buf.Grow(int(n) + bytes.MinRead)
+	}
 	if _, err := buf.ReadFrom(r); err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -115,3 +116,31 @@ type literalReader struct {
 func (l literalReader) Size() int64 { return l.Reader.Size() }
 
 func literal(s string) imap.LiteralReader { return literalReader{bytes.NewReader([]byte(s))} }
+
+// A message added is kept in a buffer of about its size, made at once.
+func TestAppendKeepsMessageInItsSize(t *testing.T) {
+	u := NewUser("u", "p")
+	if err := u.Create("INBOX", nil); err != nil {
+		t.Fatal(err)
+	}
+	raw := "Subject: x\r\n\r\n" + strings.Repeat("y", 12<<10)
+	allocs := testing.AllocsPerRun(10, func() {
+		if _, err := u.Append("INBOX", literal(raw), &imap.AppendOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	mbox, err := u.mailbox("INBOX")
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := mbox.l[0].buf
+	if string(buf) != raw {
+		t.Fatalf("kept %q, want %q", buf[:20], raw[:20])
+	}
+	if n := len(raw); cap(buf) > n*9/8+bytes.MinRead {
+		t.Errorf("a message of %d bytes kept in a buffer of %d", n, cap(buf))
+	}
+	if allocs > 8 {
+		t.Errorf("%.0f allocations to add a message", allocs)
+	}
+}
