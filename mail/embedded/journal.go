@@ -466,28 +466,41 @@ func (j *journal) log(rec *record) error {
 // offset and the offset after it. After a failed write the journal's
 // tail is unknown: every later change fails.
 func (j *journal) write(rec *record) (at, end int64, err error) {
-	if rec.At != nil && (rec.Op == "ack" || rec.Op == "drop") {
-		// the delivery's offset as given out, in the file: no
-		// compaction runs between a delivery and its ack (gate)
-		if b := j.base.Load(); b != 0 {
-			r := *rec
-			inFile := *rec.At - b
-			r.At = &inFile
-			rec = &r
+	return j.writeAll(rec)
+}
+
+// writeAll appends recs to the journal in one write, without syncing
+// them, and returns the offset of the first and the offset after the
+// last.
+func (j *journal) writeAll(recs ...*record) (at, end int64, err error) {
+	size := 0
+	for _, rec := range recs {
+		size += 8 + 256 + len(rec.raw)
+	}
+	buf := make([]byte, 0, size)
+	var ends [4]int64 // where each record ends in buf
+	ended := ends[:0]
+	cloned := false
+	for i, rec := range recs {
+		if rec.At != nil && (rec.Op == "ack" || rec.Op == "drop") {
+			// the delivery's offset as given out, in the file: no
+			// compaction runs between a delivery and its ack (gate)
+			if b := j.base.Load(); b != 0 {
+				r := *rec
+				inFile := *rec.At - b
+				r.At = &inFile
+				if !cloned {
+					recs, cloned = slices.Clone(recs), true
+				}
+				recs[i] = &r
+				rec = &r
+			}
 		}
+		if buf, err = appendFrame(buf, rec); err != nil {
+			return 0, 0, err
+		}
+		ended = append(ended, int64(len(buf)))
 	}
-	meta, err := json.Marshal(rec)
-	if err != nil {
-		return 0, 0, err
-	}
-	size := len(meta) + 1 + len(rec.raw)
-	if size > maxRecord {
-		return 0, 0, fmt.Errorf("embedded: journal record of %d bytes; the most is %d", size, maxRecord)
-	}
-	buf := make([]byte, 8, 8+size)
-	buf = append(append(append(buf, meta...), 0), rec.raw...)
-	binary.BigEndian.PutUint32(buf[:4], uint32(size))
-	binary.BigEndian.PutUint32(buf[4:8], crc32.ChecksumIEEE(buf[8:]))
 	j.wmu.Lock()
 	defer j.wmu.Unlock()
 	if err := j.failed(); err != nil {
@@ -503,9 +516,16 @@ func (j *journal) write(rec *record) (at, end int64, err error) {
 	j.end.Store(end)
 	if j.sim != nil {
 		base := j.base.Load()
-		if err := j.sim.feed(at-base, end-base, rec); err != nil {
-			j.sim = nil // a journal a snapshot cannot reproduce: left as it is
-		} else if j.comp != nil {
+		from := at - base
+		for i, rec := range recs {
+			next := at - base + ended[i]
+			if err := j.sim.feed(from, next, rec); err != nil {
+				j.sim = nil // a journal a snapshot cannot reproduce: left as it is
+				break
+			}
+			from = next
+		}
+		if j.sim != nil && j.comp != nil {
 			j.comp.wrote(end - base)
 		}
 	}
@@ -589,15 +609,18 @@ func (j *journal) close() {
 	}
 }
 
-// write journals rec as a change of acct, without syncing it. Call it
-// with acct.mu held (but for a delivery's own record). Without a journal
-// it does nothing.
-func (acct *account) write(rec *record) (at, end int64, err error) {
+// write journals recs as changes of acct, in one write, without syncing
+// them, and returns the offset of the first and the offset after the
+// last. Call it with acct.mu held (but for a delivery's own record).
+// Without a journal it does nothing.
+func (acct *account) write(recs ...*record) (at, end int64, err error) {
 	if acct.j == nil {
 		return 0, 0, nil
 	}
-	rec.Acct = acct.local
-	return acct.j.write(rec)
+	for _, rec := range recs {
+		rec.Acct = acct.local
+	}
+	return acct.j.writeAll(recs...)
 }
 
 // synced returns once the journal is fsynced up to end. Call it without

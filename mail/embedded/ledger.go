@@ -189,13 +189,11 @@ func (acct *account) expunge(mailbox string, uids imap.UIDSet) error {
 	var set imap.UIDSet
 	set.AddNum(there...)
 	del := []imap.Flag{imap.FlagDeleted}
-	for _, rec := range []*record{
-		{Op: "store", Mailbox: mailbox, StoreOp: int(imap.StoreFlagsAdd), Flags: del, UIDs: set},
-		{Op: "expunge", Mailbox: mailbox, UIDs: set},
-	} {
-		if _, _, err := acct.write(rec); err != nil {
-			return err
-		}
+	if _, _, err := acct.write(
+		&record{Op: "store", Mailbox: mailbox, StoreOp: int(imap.StoreFlagsAdd), Flags: del, UIDs: set},
+		&record{Op: "expunge", Mailbox: mailbox, UIDs: set},
+	); err != nil {
+		return err
 	}
 	if err := sess.Store(nil, set, &imap.StoreFlags{Op: imap.StoreFlagsAdd, Silent: true, Flags: del}, nil); err != nil {
 		return err
