@@ -3,7 +3,6 @@ package embedded
 import (
 	"bytes"
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -35,13 +34,15 @@ type heldFile struct {
 }
 
 func (h *heldFile) Write(p []byte) (int, error) {
-	var rec record
-	if len(p) > 8 {
-		meta, _, _ := bytes.Cut(p[8:], []byte{0})
-		_ = json.Unmarshal(meta, &rec)
-	}
+	var ops []string // a write may hold several records
+	_, _ = readRecords(bytes.NewReader(p), func(_, _ int64, rec *record) error {
+		ops = append(ops, rec.Op)
+		return nil
+	})
 	h.mu.Lock()
-	h.ops[rec.Op]++
+	for _, op := range ops {
+		h.ops[op]++
+	}
 	if h.want != nil && h.reached() {
 		close(h.release)
 		h.want = nil

@@ -469,6 +469,10 @@ func (j *journal) write(rec *record) (at, end int64, err error) {
 	return j.writeAll(rec)
 }
 
+// framePool holds the buffers writeAll frames records in (a file's Write
+// keeps none).
+var framePool = sync.Pool{New: func() any { return new([]byte) }}
+
 // writeAll appends recs to the journal in one write, without syncing
 // them, and returns the offset of the first and the offset after the
 // last.
@@ -477,7 +481,17 @@ func (j *journal) writeAll(recs ...*record) (at, end int64, err error) {
 	for _, rec := range recs {
 		size += 8 + 256 + len(rec.raw)
 	}
-	buf := make([]byte, 0, size)
+	bp := framePool.Get().(*[]byte)
+	buf := *bp
+	if cap(buf) < size {
+		buf = make([]byte, 0, max(size, 16<<10))
+	}
+	defer func() {
+		if cap(buf) <= 64<<10 { // a larger one goes, not kept for all
+			*bp = buf[:0]
+			framePool.Put(bp)
+		}
+	}()
 	var ends [4]int64 // where each record ends in buf
 	ended := ends[:0]
 	cloned := false
