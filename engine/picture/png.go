@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"hash/maphash"
 	"image"
 	"image/color"
 	"image/draw"
@@ -75,7 +76,10 @@ func buffer(n int) []byte {
 
 // render draws l on a copy of its kept background, and returns it with
 // its copy in fullPalette, laid over rows as a PNG holds them (see
-// paletted). The pixels are pix's and idx's when they are of the size. Plain draws every shape through the rasteriser and the
+// paletted). The pixels are pix's and idx's when they are of the size;
+// then the RGBA picture is only drawn on, its background copied where
+// something is drawn over it and nowhere else, for the palette's copy is
+// what a PNG encodes. Plain draws every shape through the rasteriser and the
 // background afresh, keeping nothing, and maps the pixels to the palette
 // after: the drawing the kept masks, mapped as they are drawn, must
 // equal.
@@ -89,12 +93,16 @@ func render(l *engine.Layout, o *Options, cell int, pix, idx []byte, plain bool)
 	w, h, cell := PNGSize(l, cell)
 	bg := background(sc, w, h, cell, plain)
 	var img *image.RGBA
+	lazy := false
 	if len(pix) == len(bg.rgba.Pix) {
 		img = &image.RGBA{Pix: pix, Stride: bg.rgba.Stride, Rect: bg.rgba.Rect}
+		lazy = !plain
 	} else {
 		img = image.NewRGBA(bg.rgba.Rect)
 	}
-	copy(img.Pix, bg.rgba.Pix)
+	if !lazy {
+		copy(img.Pix, bg.rgba.Pix)
+	}
 	if len(idx) != (w+1)*h {
 		idx = make([]byte, (w+1)*h)
 	}
@@ -103,12 +111,15 @@ func render(l *engine.Layout, o *Options, cell int, pix, idx []byte, plain bool)
 	// is looked up
 	copy(pal.Pix, bg.pal.Pix)
 	if !plain {
-		paintShapes(img, pal, sc, cell, true, false)
+		var under *image.RGBA
+		if lazy {
+			under = bg.rgba
+		}
+		paintShapes(img, pal, under, sc, cell, true, false)
 		return img, pal
 	}
-	dirty := paintShapes(img, nil, sc, cell, true, true)
+	dirty := paintShapes(img, nil, nil, sc, cell, true, true)
 	// each tile of tile x tile pixels drawn over is mapped once
-	const tile = 16
 	tw, th := (w+tile-1)/tile, (h+tile-1)/tile
 	marked := make([]bool, tw*th)
 	for _, r := range dirty {
@@ -133,12 +144,21 @@ var scenes sync.Pool
 
 // paintShapes draws the shapes of sc that are (fore) or are not (!fore)
 // Fore, and returns the rectangles it drew in. Pal, if not nil, is img
-// in fullPalette, and kept so: each pixel drawn is mapped.
-func paintShapes(img *image.RGBA, pal *image.Paletted, sc *scene, cell int, fore, plain bool) []image.Rectangle {
+// in fullPalette, and kept so: each pixel drawn is mapped. Under, if not
+// nil, is what img shows where nothing is drawn: its pixels are copied
+// into img's tiles only as they are drawn on.
+func paintShapes(img *image.RGBA, pal *image.Paletted, under *image.RGBA, sc *scene, cell int, fore, plain bool) []image.Rectangle {
 	s := float64(cell) / unit
 	r := rasterizers.Get().(*raster)
 	defer rasterizers.Put(r)
 	r.img, r.pal, r.s, r.ox, r.oy, r.plain = img, pal, s, -sc.MinX*s, -sc.MinY*s, plain
+	r.under, r.tw = under, 0
+	if under != nil {
+		b := img.Rect
+		r.tw = (b.Dx() + tile - 1) / tile
+		r.copied = slices.Grow(r.copied[:0], r.tw*((b.Dy()+tile-1)/tile))[:r.tw*((b.Dy()+tile-1)/tile)]
+		clear(r.copied)
+	}
 	r.dirty = nil // returned: not reused
 	for i := range sc.Shapes {
 		sh := &sc.Shapes[i]
@@ -158,8 +178,35 @@ func paintShapes(img *image.RGBA, pal *image.Paletted, sc *scene, cell int, fore
 			r.text(sh)
 		}
 	}
-	r.img, r.pal = nil, nil
+	r.img, r.pal, r.under = nil, nil, nil
 	return r.dirty
+}
+
+// tile is the side, in pixels, of the squares of a picture that are
+// mapped (plain) or copied from the background (under) at a time.
+const tile = 16
+
+// touch copies into r.img, from r.under, the tiles within rect not
+// copied yet: the pixels about to be drawn on.
+func (r *raster) touch(rect image.Rectangle) {
+	if r.under == nil {
+		return
+	}
+	b := r.img.Rect
+	rect = rect.Intersect(b)
+	for ty := rect.Min.Y / tile; ty*tile < rect.Max.Y; ty++ {
+		for tx := rect.Min.X / tile; tx*tile < rect.Max.X; tx++ {
+			if r.copied[ty*r.tw+tx] {
+				continue
+			}
+			r.copied[ty*r.tw+tx] = true
+			t := image.Rect(tx*tile, ty*tile, (tx+1)*tile, (ty+1)*tile).Intersect(b)
+			for y := t.Min.Y; y < t.Max.Y; y++ {
+				i := r.img.PixOffset(t.Min.X, y)
+				copy(r.img.Pix[i:i+4*t.Dx()], r.under.Pix[i:])
+			}
+		}
+	}
 }
 
 // unitCircle is a circle as a polygon of 28 sides.
@@ -194,52 +241,38 @@ type board struct {
 const maxBackgrounds = 32 << 20
 
 // boardKey hashes what the background of sc shows: its size and every
-// shape that is not Fore.
+// shape that is not Fore, written out in sc.key and hashed at once.
 func boardKey(sc *scene, w, h, cell int) uint64 {
-	k := fnv64(fnvOffset, float64(w))
-	k = fnv64(k, float64(h))
-	k = fnv64(k, float64(cell))
+	b := sc.key[:0]
+	f := func(v float64) { b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v)) }
+	str := func(s string) { b = append(binary.AppendUvarint(b, uint64(len(s))), s...) }
+	f(float64(w))
+	f(float64(h))
+	f(float64(cell))
 	for i := range sc.Shapes {
 		sh := &sc.Shapes[i]
 		if sh.Fore || sh.Kind == openGroup || sh.Kind == closeGroup {
 			continue
 		}
-		k = fnv64(k, float64(sh.Kind))
+		b = binary.AppendUvarint(b, uint64(sh.Kind))
+		b = binary.AppendUvarint(b, uint64(len(sh.Pts)))
 		for _, p := range sh.Pts {
-			k = fnv64(k, p.X)
-			k = fnv64(k, p.Y)
+			f(p.X)
+			f(p.Y)
 		}
 		for _, v := range [...]float64{sh.X, sh.Y, sh.R, sh.Width, sh.Size} {
-			k = fnv64(k, v)
+			f(v)
 		}
 		for _, t := range [...]string{sh.Fill, sh.Stroke, sh.Class, sh.Text} {
-			k = fnvString(k, t)
-			k = fnvByte(k, '|')
+			str(t)
 		}
 	}
-	return k
+	sc.key = b
+	return maphash.Bytes(boardSeed, b)
 }
 
-// FNV-1a, 64 bits.
-const fnvOffset, fnvPrime = 14695981039346656037, 1099511628211
-
-func fnvByte(k uint64, b byte) uint64 { return (k ^ uint64(b)) * fnvPrime }
-
-func fnv64(k uint64, v float64) uint64 {
-	b := math.Float64bits(v)
-	for range 8 {
-		k = fnvByte(k, byte(b))
-		b >>= 8
-	}
-	return k
-}
-
-func fnvString(k uint64, s string) uint64 {
-	for i := range len(s) {
-		k = fnvByte(k, s[i])
-	}
-	return k
-}
+// boardSeed seeds the hash of backgrounds, which are kept in memory only.
+var boardSeed = maphash.MakeSeed()
 
 func background(sc *scene, w, h, cell int, plain bool) board {
 	key := boardKey(sc, w, h, cell)
@@ -251,7 +284,7 @@ func background(sc *scene, w, h, cell int, plain bool) board {
 	}
 	rgba := image.NewRGBA(image.Rect(0, 0, w, h))
 	draw.Draw(rgba, rgba.Rect, image.NewUniform(ground), image.Point{}, draw.Src)
-	paintShapes(rgba, nil, sc, cell, false, plain)
+	paintShapes(rgba, nil, nil, sc, cell, false, plain)
 	pal := paletted(make([]byte, (w+1)*h), w, h)
 	toPaletted(pal, rgba, rgba.Rect)
 	bg = board{rgba, pal}
@@ -473,6 +506,11 @@ type raster struct {
 	ops   []float32
 	key   []byte
 	col   color.RGBA // u's colour
+	// under, when not nil, is the background img shows until drawn on:
+	// copied, the tiles (tw a row) copied from it are set.
+	under  *image.RGBA
+	copied []bool
+	tw     int
 }
 
 // setColour makes u of colour c (through a pointer to r.col: no colour
@@ -551,6 +589,7 @@ func (r *raster) draw(rect image.Rectangle, c color.RGBA) {
 	// the same formula as the rasteriser's over an RGBA image, with the
 	// coverage it would compute, kept by the paths drawn
 	m := r.mask(rect.Dx(), rect.Dy())
+	r.touch(rect)
 	sr, sg, sb, sa := c.RGBA()
 	// a pixel covered wholly by an opaque colour is that colour
 	solid := c.A == 0xff
@@ -559,25 +598,29 @@ func (r *raster) draw(rect image.Rectangle, c color.RGBA) {
 		ci = paletteIndex(c.R, c.G, c.B)
 	}
 	w := rect.Dx()
-	for y := range rect.Dy() {
-		pix := r.img.Pix[r.img.PixOffset(rect.Min.X, rect.Min.Y+y):]
+	// the last colour blended and its index: neighbours often agree
+	last, lastIdx := uint32(1<<31), uint8(0)
+	for _, sp := range m.spans {
+		x0, x1 := int(sp.x0), int(sp.x1)
+		y := int(sp.y)
+		pix := r.img.Pix[r.img.PixOffset(rect.Min.X+x0, rect.Min.Y+y):][:4*(x1-x0)]
 		var idx []uint8
 		if r.pal != nil {
-			idx = r.pal.Pix[r.pal.PixOffset(rect.Min.X, rect.Min.Y+y):]
+			idx = r.pal.Pix[r.pal.PixOffset(rect.Min.X+x0, rect.Min.Y+y):][:x1-x0]
 		}
-		for x, ma16 := range m[y*w : (y+1)*w] {
-			if ma16 == 0 {
-				continue
+		if sp.full && solid {
+			for i := 0; i < len(pix); i += 4 {
+				p := pix[i : i+4 : i+4]
+				p[0], p[1], p[2], p[3] = c.R, c.G, c.B, c.A
 			}
+			for i := range idx {
+				idx[i] = ci
+			}
+			continue
+		}
+		for x, ma16 := range m.cov[y*w+x0 : y*w+x1] {
 			i := 4 * x
 			p := pix[i : i+4 : i+4]
-			if ma16 == 0xffff && solid {
-				p[0], p[1], p[2], p[3] = c.R, c.G, c.B, c.A
-				if idx != nil {
-					idx[x] = ci
-				}
-				continue
-			}
 			ma := uint32(ma16)
 			a := 0xffff - (sa * ma / 0xffff)
 			p[0] = uint8(((uint32(p[0])*0x101*a + sr*ma) / 0xffff) >> 8)
@@ -585,26 +628,66 @@ func (r *raster) draw(rect image.Rectangle, c color.RGBA) {
 			p[2] = uint8(((uint32(p[2])*0x101*a + sb*ma) / 0xffff) >> 8)
 			p[3] = uint8(((uint32(p[3])*0x101*a + sa*ma) / 0xffff) >> 8)
 			if idx != nil {
-				idx[x] = paletteIndex(p[0], p[1], p[2])
+				if k := rgbKey(p[0], p[1], p[2]); k != last {
+					last, lastIdx = k, paletteIndex(p[0], p[1], p[2])
+				}
+				idx[x] = lastIdx
 			}
 		}
 	}
 }
 
-// masks keeps the coverage of the paths drawn, w x h values of 0 to
-// 0xffff, by the bytes of their ops, up to maxMasks bytes (then it starts
-// again): a picture draws the same pieces, marks and outlines at the same
-// offsets within a pixel over and over.
+// mask is the coverage of paths: w x h values of 0 to 0xffff (cov), and
+// the pixels they cover as spans of a row, in order, each of pixels all
+// covered wholly or all partly, so that a mask is drawn without a look at
+// the pixels it does not cover and one colour filled over those it covers
+// wholly.
+type mask struct {
+	cov   []uint16
+	spans []span
+}
+
+// span is the pixels x0 to x1 (excluded) of row y of a mask.
+type span struct {
+	y, x0, x1 uint16
+	full      bool
+}
+
+// spansOf returns the spans of cov, w values a row.
+func spansOf(cov []uint16, w int) []span {
+	var out []span
+	for y := 0; y*w < len(cov); y++ {
+		row := cov[y*w : (y+1)*w]
+		for x := 0; x < w; {
+			if row[x] == 0 {
+				x++
+				continue
+			}
+			full := row[x] == 0xffff
+			x0 := x
+			for x < w && row[x] != 0 && (row[x] == 0xffff) == full {
+				x++
+			}
+			out = append(out, span{uint16(y), uint16(x0), uint16(x), full})
+		}
+	}
+	return out
+}
+
+// masks keeps the coverage of the paths drawn, by the bytes of their
+// ops, up to maxMasks bytes (then it starts again): a picture draws the
+// same pieces, marks and outlines at the same offsets within a pixel over
+// and over.
 var masks struct {
 	sync.RWMutex
-	m     map[string][]uint16
+	m     map[string]*mask
 	bytes int
 }
 
 const maxMasks = 16 << 20
 
 // mask returns the coverage of r.ops, w x h values, from masks or drawn.
-func (r *raster) mask(w, h int) []uint16 {
+func (r *raster) mask(w, h int) *mask {
 	r.key = r.key[:0]
 	for _, v := range r.ops {
 		r.key = binary.LittleEndian.AppendUint32(r.key, math.Float32bits(v))
@@ -628,14 +711,16 @@ func (r *raster) mask(w, h int) []uint16 {
 		ops = ops[1+2*n:]
 	}
 	// over nothing, an opaque source leaves exactly the coverage
-	m = make([]uint16, w*h)
-	r.z.Draw(&coverage{m, image.Rect(0, 0, w, h)}, image.Rect(0, 0, w, h), image.Opaque, image.Point{})
+	cov := make([]uint16, w*h)
+	r.z.Draw(&coverage{cov, image.Rect(0, 0, w, h)}, image.Rect(0, 0, w, h), image.Opaque, image.Point{})
+	m = &mask{cov, spansOf(cov, w)}
+	size := 2*len(cov) + 8*len(m.spans) + len(r.key) // 8 bytes a span
 	masks.Lock()
-	if masks.m == nil || masks.bytes+2*len(m)+len(r.key) > maxMasks {
-		masks.m, masks.bytes = map[string][]uint16{}, 0
+	if masks.m == nil || masks.bytes+size > maxMasks {
+		masks.m, masks.bytes = map[string]*mask{}, 0
 	}
 	masks.m[string(r.key)] = m
-	masks.bytes += 2*len(m) + len(r.key)
+	masks.bytes += size
 	masks.Unlock()
 	return m
 }
@@ -817,13 +902,65 @@ func (r *raster) text(sh *shape) {
 			dr := g.rect.Add(image.Pt(x, y))
 			if r.plain {
 				r.dirty = append(r.dirty, dr)
-			}
-			draw.DrawMask(r.img, dr, &r.u, image.Point{}, g.mask, g.mask.Rect.Min, draw.Over)
-			if r.pal != nil {
-				toPaletted(r.pal, r.img, dr)
+				draw.DrawMask(r.img, dr, &r.u, image.Point{}, g.mask, g.mask.Rect.Min, draw.Over)
+			} else {
+				r.glyph(g.mask, dr)
 			}
 		}
 		x += g.advance
+	}
+}
+
+// glyph draws mask at dr in r's colour over r.img as draw.DrawMask does
+// (Over, the formula of its drawGlyphOver), and maps each pixel it
+// changes into r.pal: the pixels the mask does not cover are neither
+// read nor written.
+func (r *raster) glyph(mask *image.Alpha, dr image.Rectangle) {
+	rect := dr.Intersect(r.img.Rect)
+	if rect.Empty() {
+		return
+	}
+	r.touch(rect)
+	c := r.col
+	sr, sg, sb, sa := c.RGBA()
+	var ci uint8
+	if r.pal != nil {
+		ci = paletteIndex(c.R, c.G, c.B)
+	}
+	solid := c.A == 0xff
+	last, lastIdx := uint32(1<<31), uint8(0)
+	for y := rect.Min.Y; y < rect.Max.Y; y++ {
+		m := mask.Pix[mask.PixOffset(rect.Min.X-dr.Min.X+mask.Rect.Min.X, y-dr.Min.Y+mask.Rect.Min.Y):][:rect.Dx()]
+		pix := r.img.Pix[r.img.PixOffset(rect.Min.X, y):]
+		var idx []uint8
+		if r.pal != nil {
+			idx = r.pal.Pix[r.pal.PixOffset(rect.Min.X, y):]
+		}
+		for x, mb := range m {
+			if mb == 0 {
+				continue
+			}
+			p := pix[4*x : 4*x+4 : 4*x+4]
+			if mb == 0xff && solid {
+				p[0], p[1], p[2], p[3] = c.R, c.G, c.B, c.A
+				if idx != nil {
+					idx[x] = ci
+				}
+				continue
+			}
+			ma := uint32(mb) * 0x101
+			a := (0xffff - (sa * ma / 0xffff)) * 0x101
+			p[0] = uint8((uint32(p[0])*a + sr*ma) / 0xffff >> 8)
+			p[1] = uint8((uint32(p[1])*a + sg*ma) / 0xffff >> 8)
+			p[2] = uint8((uint32(p[2])*a + sb*ma) / 0xffff >> 8)
+			p[3] = uint8((uint32(p[3])*a + sa*ma) / 0xffff >> 8)
+			if idx != nil {
+				if k := rgbKey(p[0], p[1], p[2]); k != last {
+					last, lastIdx = k, paletteIndex(p[0], p[1], p[2])
+				}
+				idx[x] = lastIdx
+			}
+		}
 	}
 }
 

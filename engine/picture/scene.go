@@ -119,6 +119,8 @@ type scene struct {
 	W, H       float64
 	// vecs holds the points of the shapes, a slice each
 	vecs []vec
+	// key holds what boardKey hashes
+	key []byte
 }
 
 // keep copies pts into sc.vecs and returns the copy, which an append
