@@ -1,7 +1,6 @@
 package referee
 
 import (
-	"encoding/json"
 	"fmt"
 	"html"
 	"regexp"
@@ -36,13 +35,10 @@ const (
 
 var urlRE = regexp.MustCompile(`https?://[^\s<>"]+[^\s<>".,;:!?)]`)
 
-// addHTML gives o an HTML part with the same content as its text: the
-// paragraphs as paragraphs, preformatted text (records, tables) as such,
-// and each board of d's games as a PNG picture, seen from the
-// recipient's seat with the cells of the last ply outlined, with alt
-// text. The text must be final (redacted) when it is called.
 // Draw gives the bytes of an inline image of a mail: its Data, or the
-// picture drawn from its Picture (see archive.Inline).
+// picture drawn from its Picture (see archive.Inline), stored as
+// picture.Drawing.JSON writes it or, by mails stored before, as a JSON
+// object.
 func Draw(in *archive.Inline) ([]byte, error) {
 	if in.Data != nil || in.Picture == nil {
 		return in.Data, nil
@@ -50,6 +46,11 @@ func Draw(in *archive.Inline) ([]byte, error) {
 	return picture.DrawJSON(in.Picture)
 }
 
+// addHTML gives o an HTML part with the same content as its text: the
+// paragraphs as paragraphs, preformatted text (records, tables) as such,
+// and each board of d's games as a PNG picture, seen from the
+// recipient's seat with the cells of the last ply outlined, with alt
+// text. The text must be final (redacted) when it is called.
 func (s *session) addHTML(o *archive.Outgoing, d *draft) {
 	if s.r.opts.TextMail {
 		return
@@ -96,8 +97,9 @@ func (s *session) addHTML(o *archive.Outgoing, d *draft) {
 			continue
 		}
 		// stored as what it is drawn from, and drawn as it is sent
-		// (Draw): off the one path every change is committed on
-		drawing, err := json.Marshal(picture.Drawing{Layout: l, Options: opts})
+		// (Draw): off the one path every change is committed on, which
+		// writes the binary form in a few microseconds
+		drawing, err := (&picture.Drawing{Layout: l, Options: opts}).JSON()
 		if err != nil {
 			s.r.log.Error("board picture not kept", "game", g.ID, "err", err)
 			continue

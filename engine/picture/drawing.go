@@ -1,7 +1,6 @@
 package picture
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"pbem/engine"
@@ -25,10 +24,12 @@ func (d *Drawing) PNG() ([]byte, error) {
 	return PNG(d.Layout, d.Options, d.Cell)
 }
 
-// DrawJSON draws the PNG of a Drawing given in JSON.
+// DrawJSON draws the PNG of a Drawing given in JSON: as Drawing.JSON
+// writes it, or as the object encoding/json writes, which mails stored
+// before the binary form hold. Either draws the same bytes.
 func DrawJSON(data []byte) ([]byte, error) {
-	var d Drawing
-	if err := json.Unmarshal(data, &d); err != nil {
+	d, err := readDrawing(data)
+	if err != nil {
 		return nil, fmt.Errorf("picture: a drawing that does not read: %w", err)
 	}
 	return d.PNG()

@@ -529,7 +529,8 @@ func TestBackgroundsShared(t *testing.T) {
 }
 
 // TestDrawingKeepsThePicture: a Drawing stored as JSON and drawn later
-// gives the bytes the layout gives drawn at once, for every board.
+// gives the bytes the layout gives drawn at once, for every board, stored
+// as it is now (Drawing.JSON) or as the object earlier versions stored.
 func TestDrawingKeepsThePicture(t *testing.T) {
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {
@@ -541,11 +542,16 @@ func TestDrawingKeepsThePicture(t *testing.T) {
 					opts := &Options{Title: "Game #1", Marked: []string{l.Cells[len(l.Cells)/2].Name}}
 					now, err := PNG(l, opts, 0)
 					require.NoError(t, err)
-					data, err := json.Marshal(Drawing{Layout: l, Options: opts})
+					data, err := (&Drawing{Layout: l, Options: opts}).JSON()
 					require.NoError(t, err)
 					later, err := DrawJSON(data)
 					require.NoError(t, err)
 					require.Equal(t, now, later, "seat %d", seat)
+					old, err := json.Marshal(Drawing{Layout: l, Options: opts})
+					require.NoError(t, err)
+					later, err = DrawJSON(old)
+					require.NoError(t, err)
+					require.Equal(t, now, later, "seat %d, stored as an object", seat)
 				}
 			}
 		})
