@@ -7,8 +7,10 @@ import (
 )
 
 // Drawing is what a PNG is drawn from, kept in its place where the drawing
-// can wait: a mail's board is stored as its Drawing and drawn when the mail
-// is sent. The same Drawing always gives the same bytes.
+// can wait: a mail's board is stored as its Drawing (see Drawing.JSON)
+// and drawn when the mail is sent. The same Drawing always gives the same
+// bytes. Its JSON fields are those of the object mails stored before the
+// binary form (binaryVersion) hold.
 type Drawing struct {
 	Layout  *engine.Layout `json:"layout"`
 	Options *Options       `json:"options,omitempty"`

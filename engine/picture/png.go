@@ -77,12 +77,12 @@ func buffer(n int) []byte {
 // render draws l on a copy of its kept background, and returns it with
 // its copy in fullPalette, laid over rows as a PNG holds them (see
 // paletted). The pixels are pix's and idx's when they are of the size;
-// then the RGBA picture is only drawn on, its background copied where
-// something is drawn over it and nowhere else, for the palette's copy is
-// what a PNG encodes. Plain draws every shape through the rasteriser and the
-// background afresh, keeping nothing, and maps the pixels to the palette
-// after: the drawing the kept masks, mapped as they are drawn, must
-// equal.
+// then (unless plain) the RGBA picture is only drawn on, its background
+// copied where something is drawn over it and nowhere else, for the
+// palette's copy is what a PNG encodes. Plain draws every shape through
+// the rasteriser and the background afresh, keeping nothing, and maps
+// the pixels to the palette after: the drawing the kept masks, mapped as
+// they are drawn, must equal.
 func render(l *engine.Layout, o *Options, cell int, pix, idx []byte, plain bool) (*image.RGBA, *image.Paletted) {
 	sc, _ := scenes.Get().(*scene)
 	if sc == nil {
@@ -647,7 +647,8 @@ type mask struct {
 	spans []span
 }
 
-// span is the pixels x0 to x1 (excluded) of row y of a mask.
+// span is the pixels x0 to x1 (excluded) of row y of a mask (a picture
+// is at most MaxPixels a side).
 type span struct {
 	y, x0, x1 uint16
 	full      bool
