@@ -200,7 +200,9 @@ type Inline struct {
 	Filename    string `json:"name,omitempty"`
 	Data        []byte `json:"data,omitempty"`
 	// Picture, when Data is empty, is what the image is drawn from when
-	// the mail is sent (a picture.Drawing in JSON), so that the store
+	// the mail is sent (a picture.Drawing: a JSON string holding its
+	// binary form in base64, or, in mails stored by earlier versions,
+	// its JSON object; picture.DrawJSON reads both), so that the store
 	// keeps a description of the board rather than its pixels and the
 	// drawing is off the referee's commit path. Drawing is deterministic:
 	// a mail sent again carries the same bytes.
