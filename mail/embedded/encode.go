@@ -67,14 +67,7 @@ func appendRecordJSON(b []byte, rec *record) ([]byte, error) {
 		b = append(b, ']')
 	}
 	if len(rec.Flags) > 0 {
-		b = append(b, `,"flags":[`...)
-		for i, f := range rec.Flags {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendJSONString(b, string(f))
-		}
-		b = append(b, ']')
+		b = appendJSONStrings(append(b, `,"flags":`...), rec.Flags)
 	}
 	if rec.StoreOp != 0 {
 		b = append(b, `,"store_op":`...)
@@ -100,14 +93,7 @@ func appendRecordJSON(b []byte, rec *record) ([]byte, error) {
 		b = appendJSONString(b, rec.Key)
 	}
 	if len(rec.Keys) > 0 {
-		b = append(b, `,"keys":[`...)
-		for i, k := range rec.Keys {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendJSONString(b, k)
-		}
-		b = append(b, ']')
+		b = appendJSONStrings(append(b, `,"keys":`...), rec.Keys)
 	}
 	return append(b, '}'), nil
 }
@@ -124,6 +110,18 @@ func strictRFC3339(t []byte) bool {
 	}
 	z := t[len(t)-len("-07:00"):]
 	return (z[0] == '+' || z[0] == '-') && z[3] == ':' && (z[1]-'0')*10+(z[2]-'0') < 24
+}
+
+// appendJSONStrings appends ss as encoding/json writes a list of strings.
+func appendJSONStrings[S ~string](b []byte, ss []S) []byte {
+	b = append(b, '[')
+	for i, s := range ss {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, string(s))
+	}
+	return append(b, ']')
 }
 
 // appendJSONString appends s as encoding/json writes a string (HTML
