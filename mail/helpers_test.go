@@ -147,6 +147,19 @@ Content-Type: text/plain; charset=utf-8
 	return id, raw
 }
 
+// deliverMoves delivers n moves from alice into the referee's INBOX, as
+// the embedded SMTP server would, and returns their Message-IDs in order.
+func deliverMoves(t *testing.T, s *embedded.Servers, n int) []string {
+	t.Helper()
+	var ids []string
+	for range n {
+		id, raw := playerMove("referee@pbem.local", "move")
+		ids = append(ids, id)
+		require.NoError(t, s.Deliver("alice@pbem.local", []string{"referee@pbem.local"}, raw))
+	}
+	return ids
+}
+
 // eventually waits for cond, failing the test after timeout.
 func eventually(t testing.TB, timeout time.Duration, cond func() bool, format string, args ...any) {
 	t.Helper()

@@ -55,12 +55,7 @@ func (b *batcher) HandleBatch(_ context.Context, ins []*mail.Inbound) []error {
 // permanent one rejected.
 func TestPollerBatchHandler(t *testing.T) {
 	s := startServers(t, nil)
-	var ids []string
-	for range 7 {
-		id, raw := playerMove("referee@pbem.local", "move")
-		ids = append(ids, id)
-		require.NoError(t, s.Deliver("alice@pbem.local", []string{"referee@pbem.local"}, raw))
-	}
+	ids := deliverMoves(t, s, 7)
 	var mu sync.Mutex
 	tries := map[string]int{}
 	b := &batcher{fn: func(in *mail.Inbound) error {
@@ -107,10 +102,7 @@ func TestPollerBatchHandler(t *testing.T) {
 // here) would be rejected.
 func TestPollerBatchHandlerPanic(t *testing.T) {
 	s := startServers(t, nil)
-	for range 3 {
-		_, raw := playerMove("referee@pbem.local", "move")
-		require.NoError(t, s.Deliver("alice@pbem.local", []string{"referee@pbem.local"}, raw))
-	}
+	deliverMoves(t, s, 3)
 	b := &batcher{fn: func(*mail.Inbound) error { return nil }, panics: true}
 	opts := fastPoller(t, s)
 	runPoller(t, opts, b)
@@ -129,12 +121,7 @@ func TestPollerBatchHandlerPanic(t *testing.T) {
 // unseen in the mailbox meanwhile.
 func TestPollerBatchInFlight(t *testing.T) {
 	s := startServers(t, nil)
-	var ids []string
-	for range 12 {
-		id, raw := playerMove("referee@pbem.local", "move")
-		ids = append(ids, id)
-		require.NoError(t, s.Deliver("alice@pbem.local", []string{"referee@pbem.local"}, raw))
-	}
+	ids := deliverMoves(t, s, 12)
 	hold := make(chan struct{})
 	var active, most atomic.Int32
 	var once sync.Once

@@ -107,12 +107,7 @@ func TestPollerIdleDelivery(t *testing.T) {
 // Messages already waiting when the poller starts are processed in order.
 func TestPollerBacklog(t *testing.T) {
 	s := startServers(t, nil)
-	var ids []string
-	for i := 0; i < 7; i++ {
-		id, raw := playerMove("referee@pbem.local", "move")
-		ids = append(ids, id)
-		require.NoError(t, s.Deliver("alice@pbem.local", []string{"referee@pbem.local"}, raw))
-	}
+	ids := deliverMoves(t, s, 7)
 	rec := newRecorder(nil)
 	opts := fastPoller(t, s)
 	opts.BatchSize = 3
