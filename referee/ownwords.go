@@ -47,9 +47,11 @@ const (
 // plain search of the text answers each in well under a microsecond,
 // where building the suffix automaton took about 70 µs a mail. So the
 // first questions are searched for (at most scansPerText passes over the
-// text in all), and the automaton is built only for a reply that asks
-// more: the work stays linear in the text and the body however long the
-// reply is.
+// text in all, each for at most maxScanned bytes, which strings.Index
+// finds in time linear in the text: a longer one may fall to its
+// Rabin-Karp search, quadratic when hashes collide), and the automaton is
+// built for a reply that asks more or longer: the work stays linear in
+// the text and the body however long the reply is.
 type ownText struct {
 	text  string
 	scans int // passes over text left before the automaton is built
@@ -61,13 +63,20 @@ type ownText struct {
 // gets before the suffix automaton answers instead.
 const scansPerText = 16
 
+// maxScanned is the longest piece of a reply a plain search looks for.
+const maxScanned = 64
+
 func newOwnText(text string) *ownText {
 	return &ownText{text: text, scans: scansPerText}
 }
 
 // contains reports whether the parts, joined, are a substring of the text.
 func (o *ownText) contains(parts ...string) bool {
-	if o.sam == nil && o.scans > 0 {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	if o.sam == nil && o.scans > 0 && n <= maxScanned {
 		o.scans--
 		if len(parts) == 1 {
 			return strings.Contains(o.text, parts[0])

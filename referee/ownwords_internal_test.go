@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // boardMail is a mail of the referee's: a board with its legend and the
@@ -61,11 +63,34 @@ func TestJudgeOwnWords(t *testing.T) {
 				if got := own.judge(lines, at); !slices.Equal(got, tt.want) {
 					t.Errorf("judge(%q) = %v, want %v", lines, got, tt.want)
 				}
-				if built := own.sam != nil; built != (scans == 0) {
-					t.Errorf("automaton built: %v, with %d plain searches allowed", built, scans)
+				if scans == 0 && own.sam == nil {
+					t.Errorf("no automaton built, with no plain search allowed")
 				}
 			})
 		}
+	}
+}
+
+// TestOwnTextSearches: a few short lines are looked for by plain search,
+// and the suffix automaton is built only once a reply asks more than
+// scansPerText questions or one longer than maxScanned.
+func TestOwnTextSearches(t *testing.T) {
+	text := squeeze(boardMail)
+	for _, tt := range []struct {
+		name  string
+		body  string
+		built bool
+	}{
+		{"three short lines", "resign\ndraw\nthanks", false},
+		{"one long line", strings.Repeat("resign draw ", 8), true},
+		{"more short lines than searches", strings.Repeat("resign\n", scansPerText+1), true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			own := newOwnText(text)
+			lines, at := bodyLinesAt(tt.body)
+			own.judge(lines, at)
+			assert.Equal(t, tt.built, own.sam != nil)
+		})
 	}
 }
 
