@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 	"slices"
 	"strconv"
 	"strings"
@@ -88,7 +89,8 @@ func loadInt(name string, def int) int {
 // of the process, PBEM_LOAD_TEXT=1 referee.text_mail (no HTML part); PBEM_LOAD_HEAPPROFILE=FILE writes a
 // heap profile while the server still runs (in-process mode), and
 // PBEM_LOAD_CPUPROFILE=FILE a CPU profile of the sustained phase alone
-// (of the whole process: with PBEM_LOAD_PROCESS=0, pbem serve included). Deliveries
+// (of the whole process: with PBEM_LOAD_PROCESS=0, pbem serve included),
+// PBEM_LOAD_TRACE=FILE an execution trace of it (go tool trace). Deliveries
 // go straight into the referee's inbox, as the embedded SMTP server puts
 // them (Servers.Deliver), so that the driver's own SMTP logins do not load
 // the two cores.
@@ -141,9 +143,20 @@ func TestLoadServe(t *testing.T) {
 		}
 		defer out.Close()
 	}
+	if f := os.Getenv("PBEM_LOAD_TRACE"); f != "" {
+		out, err := os.Create(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := trace.Start(out); err != nil {
+			t.Fatal(err)
+		}
+		defer out.Close()
+	}
 	cpu = d.cpu()
 	moves, lat, took := d.sustained(time.Duration(secs) * time.Second)
 	pprof.StopCPUProfile() // nothing if not started
+	trace.Stop()           // nothing if not started
 	fmt.Printf("sustained: %d moves in %v with %d games: %.0f moves/s; delivery to every reply accepted: %s%s\n",
 		moves, took.Round(time.Millisecond), len(d.games), float64(moves)/took.Seconds(), pct(lat), d.cpuSince(cpu))
 
