@@ -35,7 +35,7 @@ func commands() []command {
 		{"show", "FILE [--game N] [--ply P]", "print the board of a recorded game after ply P", runShow},
 		{"selfplay", "GAME [-n N] [--seed S] [--players K] [--board B] [--max-plies M]", "play random legal games and print their records", runSelfplay},
 		{"play", "GAME [--level N] [--as SIDE] [--seed S] [--players K] [--board B]", "play a game against the computer in the terminal", runPlay},
-		{"match", "GAME --a LEVEL --b LEVEL -n N [--sprt S0,S1] [-j N] [--book-plies K] [--seed S] [--players K] [--stats]", "play the computer against itself at two levels and print the score", runMatch},
+		{"match", "GAME --a LEVEL --b LEVEL -n N [--sprt S0,S1] [-j N] [--book-plies K] [--seed S] [--players K] [--stats] [--log FILE]", "play the computer against itself at two levels and print the score", runMatch},
 		{"fmt", "[-w] [FILE ...]", "rewrite game records in canonical form", runFmt},
 		{"games", "", "list the games with a one-line description each", runGames},
 		{"archive", "import|export|list|search|crosstable|ratings ...", "keep and query an archive of finished games", runArchive},

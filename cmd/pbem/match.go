@@ -30,6 +30,7 @@ func runMatch(c *cli, args []string) int {
 	stats := fs.Bool("stats", false, "also print each level's thinking time per move (min, median, 90th percentile, max), the game lengths and A's results per seat")
 	jobs := fs.Int("j", runtime.GOMAXPROCS(0), "games played at once, one per core (levels 1 to 4 give the same results with any `N`, unless level 4's time bound cuts a move: --stats counts those)")
 	book := fs.Int("book-plies", 4, "each round starts from `K` random plies, the same for each of its games")
+	logPath := fs.String("log", "", "append each game to `FILE` (JSON lines) and go on with the match it holds: its whole rounds count as played, and only the rounds after them are played (a test longer than a session)")
 	sprtFlag := fs.String("sprt", "", "a sequential test of A's score `S0,S1` (H0: S0, H1: S1, such as 0.5,0.6) with alpha = beta = 0.05 on the round results; stops when it decides (or at -n)")
 	pos, code, done := c.parse(fs, args)
 	if done {
@@ -79,6 +80,22 @@ func runMatch(c *cli, args []string) int {
 		bookPlies: *book, jobs: *jobs}
 	seats := m.seats()
 	rounds := (*n + seats - 1) / seats
+	var logged []gameResult
+	if *logPath != "" {
+		head := matchHead{Game: codec.Rules().ID(), Players: *players, Board: *board, A: *a, B: *b,
+			Seed: *seed, BookPlies: *book, MaxPlies: *maxPlies}
+		if logged, err = readMatchLog(*logPath, head, seats, rounds); err != nil {
+			fmt.Fprintf(c.stderr, "pbem match: --log: %v\n", err)
+			return 1
+		}
+		ml, err := openMatchLog(*logPath, head)
+		if err != nil {
+			fmt.Fprintf(c.stderr, "pbem match: --log: %v\n", err)
+			return 1
+		}
+		defer ml.Close()
+		m.logGame = ml.game
+	}
 	st := newRoundStats(seats)
 	decision := ""
 	onRound := func(round int, games []gameResult) bool {
@@ -91,15 +108,30 @@ func runMatch(c *cli, args []string) int {
 		decision = test.decide(llr)
 		return decision != ""
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	results, err := m.play(ctx, rounds, onRound)
-	if err != nil {
-		fmt.Fprintf(c.stderr, "pbem match: %v\n", err)
-		return 1
+	decided := false
+	for round := range len(logged) / seats {
+		m.first = round + 1
+		if decided = onRound(round, logged[round*seats:(round+1)*seats]); decided {
+			break
+		}
 	}
-	if ctx.Err() != nil {
-		fmt.Fprintf(c.stdout, "interrupted: the %d %ss played before it\n", st.n, m.roundName())
+	if len(logged) > 0 {
+		fmt.Fprintf(c.stdout, "%s: %d %ss played before, %d games; going on from %s %d\n",
+			*logPath, m.first, m.roundName(), m.first*seats, m.roundName(), m.first+1)
+	}
+	results := logged[:m.first*seats]
+	if !decided {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		defer stop()
+		more, err := m.play(ctx, rounds, onRound)
+		if err != nil {
+			fmt.Fprintf(c.stderr, "pbem match: %v\n", err)
+			return 1
+		}
+		if ctx.Err() != nil {
+			fmt.Fprintf(c.stdout, "interrupted: the %d %ss played before it\n", st.n, m.roundName())
+		}
+		results = append(results, more...)
 	}
 	m.report(c, results, st, *stats || test != nil)
 	if test != nil {
@@ -126,6 +158,12 @@ type match struct {
 	maxPlies  int
 	bookPlies int
 	jobs      int
+	// first is the number of rounds already played (a match continued
+	// from its log): play starts with the round after them.
+	first int
+	// logGame, if set, is told each game as it ends, before its round is
+	// handed over.
+	logGame func(i int, r gameResult) error
 }
 
 // seats is the number of seats of the game, the number of games of a round.
@@ -163,11 +201,12 @@ func roundScore(games []gameResult) float64 {
 	return sum / float64(len(games))
 }
 
-// play plays up to rounds rounds on m.jobs workers and hands each round, in
+// play plays the rounds from m.first up to rounds on m.jobs workers and
+// hands each round, in
 // order, once all its games are over, to onRound; when onRound returns true,
 // or when ctx ends (an interrupt), the match stops (the games still being
 // played are dropped). It returns
-// the games of the rounds handed over, in order. Each game depends only on
+// the games of the rounds it handed over, in order. Each game depends only on
 // the seed and its number, so any number of workers gives the same games
 // for bots whose moves are reproducible.
 func (m *match) play(parent context.Context, rounds int, onRound func(round int, games []gameResult) bool) ([]gameResult, error) {
@@ -176,6 +215,7 @@ func (m *match) play(parent context.Context, rounds int, onRound func(round int,
 	interrupt := parent.Done()
 	seats := m.seats()
 	n := rounds * seats
+	first := m.first * seats
 	type done struct {
 		i   int
 		r   gameResult
@@ -184,7 +224,7 @@ func (m *match) play(parent context.Context, rounds int, onRound func(round int,
 	next := make(chan int)
 	out := make(chan done)
 	var wg sync.WaitGroup
-	for range min(m.jobs, n) {
+	for range max(1, min(m.jobs, n-first)) {
 		wg.Go(func() {
 			for i := range next {
 				r, err := m.game(ctx, i)
@@ -194,7 +234,7 @@ func (m *match) play(parent context.Context, rounds int, onRound func(round int,
 	}
 	results := make([]gameResult, n)
 	have := make([]bool, n)
-	sent, pending, round := 0, 0, 0
+	sent, pending, round := first, 0, m.first
 	stopped := false
 	var failed error
 	for {
@@ -228,6 +268,14 @@ func (m *match) play(parent context.Context, rounds int, onRound func(round int,
 				cancel()
 				continue
 			}
+			if m.logGame != nil {
+				if err := m.logGame(d.i, d.r); err != nil {
+					failed = err
+					stopped = true
+					cancel()
+					continue
+				}
+			}
 			results[d.i], have[d.i] = d.r, true
 			for !stopped && round < rounds && !slices.Contains(have[round*seats:(round+1)*seats], false) {
 				if onRound(round, results[round*seats:(round+1)*seats]) {
@@ -243,7 +291,7 @@ func (m *match) play(parent context.Context, rounds int, onRound func(round int,
 	if failed != nil {
 		return nil, failed
 	}
-	return results[:round*seats], nil
+	return results[first:max(first, round*seats)], nil
 }
 
 // gameSeed derives the seed of one bot in game i.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -349,4 +351,45 @@ func TestSPRTBounds(t *testing.T) {
 	assert.Equal(t, "H0", test.decide(-3))
 	assert.Equal(t, "", test.decide(2.9))
 	assert.True(t, strings.HasPrefix(test.decide(math.Log(19)), "H1"))
+}
+
+// TestMatchLog: a match run in three parts through --log (4 games, then 4
+// more, then a last game whose line a crash cut short, played again) gives
+// what one run of the whole match gives, the SPRT's lines included; a log
+// of another match is refused.
+func TestMatchLog(t *testing.T) {
+	timing := regexp.MustCompile(`(?m)^(([AB] \(level \d\) per move: )|(\S+\.jsonl: )).*\n`)
+	whole := []string{"match", "castles", "--a", "2", "--b", "1", "--seed", "5", "--sprt", "0.5,0.6", "--stats", "-j", "2"}
+	code, want, errs := run(t, "", append(whole, "-n", "12")...)
+	require.Equal(t, 0, code, errs)
+
+	log := filepath.Join(t.TempDir(), "m.jsonl")
+	code, first, errs := run(t, "", append(whole, "-n", "4", "--log", log)...)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, first, "4 games in 2 pairs")
+	assert.NotContains(t, first, "played before")
+
+	code, _, errs = run(t, "", append(whole, "-n", "8", "--log", log)...)
+	require.Equal(t, 0, code, errs)
+	data, err := os.ReadFile(log)
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	require.Len(t, lines, 1+8, "the head and one line a game")
+	assert.JSONEq(t, `{"game":"castles","a":2,"b":1,"seed":5,"book_plies":4,"max_plies":2000}`, lines[0])
+	// A crash while the last game's line was written: the game is played
+	// again and the line replaced.
+	require.NoError(t, os.WriteFile(log, []byte(strings.Join(lines[:8], "\n")+"\n"+lines[8][:len(lines[8])/2]), 0o644))
+
+	code, got, errs := run(t, "", append(whole, "-n", "12", "--log", log)...)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, got, log+": 3 pairs played before, 6 games; going on from pair 4\n", "the pair of the cut line is played again")
+	assert.Equal(t, timing.ReplaceAllString(want, ""), timing.ReplaceAllString(got, ""), "the match continued is the match played at once")
+	data, err = os.ReadFile(log)
+	require.NoError(t, err)
+	assert.Len(t, strings.Split(strings.TrimSuffix(string(data), "\n"), "\n"), 1+7+6, "7 games kept, 6 played: the cut game's pair again")
+
+	code, _, errs = run(t, "", "match", "castles", "--a", "2", "--b", "1", "--seed", "6", "-n", "2", "--log", log)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errs, "holds another match")
+	assert.Contains(t, errs, "--seed 5")
 }
