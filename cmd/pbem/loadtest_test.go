@@ -133,26 +133,8 @@ func TestLoadServe(t *testing.T) {
 	fmt.Printf("steady: %d moves at %d/s: delivery to every reply accepted: %s%s\n", len(lat), rate, pct(lat), d.cpuSince(cpu))
 
 	// Sustained: each game moves again once its replies are out.
-	if f := os.Getenv("PBEM_LOAD_CPUPROFILE"); f != "" {
-		out, err := os.Create(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := pprof.StartCPUProfile(out); err != nil {
-			t.Fatal(err)
-		}
-		defer out.Close()
-	}
-	if f := os.Getenv("PBEM_LOAD_TRACE"); f != "" {
-		out, err := os.Create(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := trace.Start(out); err != nil {
-			t.Fatal(err)
-		}
-		defer out.Close()
-	}
+	record(t, "PBEM_LOAD_CPUPROFILE", pprof.StartCPUProfile)
+	record(t, "PBEM_LOAD_TRACE", trace.Start)
 	cpu = d.cpu()
 	moves, lat, took := d.sustained(time.Duration(secs) * time.Second)
 	pprof.StopCPUProfile() // nothing if not started
@@ -943,4 +925,22 @@ func durablePostgres(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return base + "pbem?sslmode=disable"
+}
+
+// record starts a recording of the run (a CPU profile, an execution trace)
+// into the file the environment variable env names, when it is set; the
+// caller stops it.
+func record(t *testing.T, env string, start func(io.Writer) error) {
+	f := os.Getenv(env)
+	if f == "" {
+		return
+	}
+	out, err := os.Create(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { out.Close() })
+	if err := start(out); err != nil {
+		t.Fatalf("%s: %v", env, err)
+	}
 }
