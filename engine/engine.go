@@ -116,6 +116,14 @@ type Settler interface {
 	Settle(reason string) Outcome
 }
 
+// LegalCounter is implemented by states that count their legal moves
+// without listing them (len(Legal()) without boxing each move): the
+// computer player's mobility rule counts the moves of the last positions
+// of every playout that reaches its cap.
+type LegalCounter interface {
+	CountLegal() int
+}
+
 // Narrator is implemented by states whose plies do what the board alone
 // does not show, such as scoring a point. Narrate says in a sentence or two
 // what m, played from the receiver, did to reach after ("" for nothing of

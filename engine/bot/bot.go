@@ -342,7 +342,7 @@ func evaluate(s engine.State, recent []engine.State, mob []float64) []float64 {
 	}
 	for i := len(recent) - 1; i >= 0; i-- {
 		if t := recent[i].ToMove(); t >= 0 && t < n && mob[t] < 0 {
-			mob[t] = float64(len(recent[i].Legal()))
+			mob[t] = float64(countLegal(recent[i]))
 		}
 	}
 	w := make([]float64, n)
@@ -360,6 +360,15 @@ func evaluate(s engine.State, recent []engine.State, mob []float64) []float64 {
 		w[i] = pts / float64(n-1)
 	}
 	return w
+}
+
+// countLegal is the number of s's legal moves, counted by the game when
+// it can (engine.LegalCounter) rather than listed.
+func countLegal(s engine.State) int {
+	if lc, ok := s.(engine.LegalCounter); ok {
+		return lc.CountLegal()
+	}
+	return len(s.Legal())
 }
 
 // wins reports whether side alone is ranked first.

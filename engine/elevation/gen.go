@@ -97,7 +97,21 @@ func (s *State) Legal() []engine.Move {
 	return out
 }
 
-// movePool holds generation buffers for Legal.
+var _ engine.LegalCounter = (*State)(nil)
+
+// CountLegal is len(s.Legal()), without making the list: the bots count
+// the moves at the end of every playout (mobility), where Legal's boxing
+// was most of a playout's allocations.
+func (s *State) CountLegal() int {
+	bp := movePool.Get().(*[]Move)
+	buf := s.AppendLegal((*bp)[:0])
+	n := len(buf)
+	*bp = buf
+	movePool.Put(bp)
+	return n
+}
+
+// movePool holds generation buffers for Legal and CountLegal.
 var movePool = sync.Pool{New: func() any {
 	b := make([]Move, 0, 2048)
 	return &b

@@ -105,6 +105,9 @@ func playout(t *testing.T, c Config, s engine.State, r *rand.Rand, n int) bool {
 		if len(moves) == 0 {
 			t.Fatalf("%s: no legal move but the game is not over\n%s", where, s.Render(-1))
 		}
+		if lc, ok := s.(engine.LegalCounter); ok && lc.CountLegal() != len(moves) {
+			t.Fatalf("%s: CountLegal() = %d, but Legal lists %d moves\n%s", where, lc.CountLegal(), len(moves), s.Render(-1))
+		}
 		if s.ToMove() < 0 || s.ToMove() >= len(s.Sides()) {
 			t.Fatalf("%s: ToMove() = %d, want 0..%d", where, s.ToMove(), len(s.Sides())-1)
 		}
