@@ -116,6 +116,15 @@ type Settler interface {
 	Settle(reason string) Outcome
 }
 
+// Picker is implemented by states that draw a legal move at random exactly
+// as moves[r.IntN(len(moves))] does with moves = Legal() (the same move,
+// the same use of r; no draw when there is no move), without making the
+// list: the computer player's random playouts draw one move a ply. It
+// returns the move (nil when there is none) and len(moves).
+type Picker interface {
+	PickLegal(r *rand.Rand) (Move, int)
+}
+
 // LegalCounter is implemented by states that count their legal moves
 // without listing them (len(Legal()) without boxing each move): the
 // computer player's mobility rule counts the moves of the last positions

@@ -286,6 +286,9 @@ func randomMoveCount(s engine.State, r *rand.Rand) (engine.Move, int) {
 	if smp, ok := s.(engine.Sampler); ok {
 		return smp.RandomMove(r), -1
 	}
+	if p, ok := s.(engine.Picker); ok {
+		return p.PickLegal(r)
+	}
 	moves := s.Legal()
 	if len(moves) == 0 {
 		return nil, 0

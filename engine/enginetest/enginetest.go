@@ -105,6 +105,9 @@ func playout(t *testing.T, c Config, s engine.State, r *rand.Rand, n int) bool {
 		if len(moves) == 0 {
 			t.Fatalf("%s: no legal move but the game is not over\n%s", where, s.Render(-1))
 		}
+		if p, ok := s.(engine.Picker); ok {
+			checkPick(t, p, moves, uint64(n), uint64(ply), where)
+		}
 		if lc, ok := s.(engine.LegalCounter); ok && lc.CountLegal() != len(moves) {
 			t.Fatalf("%s: CountLegal() = %d, but Legal lists %d moves\n%s", where, lc.CountLegal(), len(moves), s.Render(-1))
 		}
@@ -154,6 +157,21 @@ func playout(t *testing.T, c Config, s engine.State, r *rand.Rand, n int) bool {
 		t.Errorf("playout %d did not end within %d plies\n%s", n, c.MaxPlies, line.State().Render(-1))
 	}
 	return false
+}
+
+// checkPick checks that PickLegal draws what moves[r.IntN(len(moves))]
+// draws from the same random stream, and leaves the stream where it would.
+func checkPick(t *testing.T, p engine.Picker, moves []engine.Move, seed1, seed2 uint64, where string) {
+	t.Helper()
+	r1, r2 := rand.New(rand.NewPCG(seed1, seed2)), rand.New(rand.NewPCG(seed1, seed2))
+	got, n := p.PickLegal(r1)
+	var want engine.Move
+	if len(moves) > 0 {
+		want = moves[r2.IntN(len(moves))]
+	}
+	if n != len(moves) || !reflect.DeepEqual(got, want) || r1.Uint64() != r2.Uint64() {
+		t.Fatalf("%s: PickLegal = %#v of %d moves; want %#v of %d, as Legal()[r.IntN(len)] with the same use of r", where, got, n, want, len(moves))
+	}
 }
 
 func firstOr(a, b []engine.Move) engine.Move {

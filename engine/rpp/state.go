@@ -2,6 +2,7 @@ package rpp
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"sync"
 
@@ -283,6 +284,28 @@ func (s *State) Legal() []engine.Move {
 		out[i] = box[m.From][3*k+int(m.Piece)-1]
 	}
 	return out
+}
+
+var _ engine.Picker = (*State)(nil)
+
+// PickLegal draws Legal()[r.IntN(len(Legal()))] without making the list:
+// only the move drawn is looked up in the board's table.
+func (s *State) PickLegal(r *rand.Rand) (engine.Move, int) {
+	if o, _ := s.over(); o {
+		return nil, 0
+	}
+	var buf [96]Move
+	ms := s.AppendLegal(buf[:0])
+	if len(ms) == 0 {
+		return nil, 0
+	}
+	m := ms[r.IntN(len(ms))]
+	if m.Pass {
+		return boxedPass, len(ms)
+	}
+	b := s.board()
+	k := slices.Index(b.adj[m.From], m.To)
+	return boxedMoves(b)[m.From][3*k+int(m.Piece)-1], len(ms)
 }
 
 // boxedPass is Pass as an engine.Move, boxed once.

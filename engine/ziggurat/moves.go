@@ -1,6 +1,7 @@
 package ziggurat
 
 import (
+	"math/rand/v2"
 	"pbem/engine"
 )
 
@@ -353,6 +354,22 @@ func (s *State) Legal() []engine.Move {
 		out[i] = box(m)
 	}
 	return out
+}
+
+var _ engine.Picker = (*State)(nil)
+
+// PickLegal draws Legal()[r.IntN(len(Legal()))] without making the list.
+func (s *State) PickLegal(r *rand.Rand) (engine.Move, int) {
+	if s.end.how != endNone {
+		return nil, 0
+	}
+	var buf [256]Move
+	ms := s.moves(buf[:0])
+	if len(ms) == 0 {
+		r.IntN(1) // Legal lists the pass alone, and the draw among one is made
+		return boxPass, 1
+	}
+	return box(ms[r.IntN(len(ms))]), len(ms)
 }
 
 // isLegal reports whether generation lists m.

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"math/rand/v2"
 
 	"pbem/engine"
 )
@@ -362,6 +363,18 @@ func (s *State) Legal() []engine.Move {
 		out[i] = box(m)
 	}
 	return out
+}
+
+var _ engine.Picker = (*State)(nil)
+
+// PickLegal draws Legal()[r.IntN(len(Legal()))] without making the list.
+func (s *State) PickLegal(r *rand.Rand) (engine.Move, int) {
+	var buf [maxMoves]Move
+	ms := s.appendLegal(buf[:0])
+	if len(ms) == 0 {
+		return nil, 0
+	}
+	return box(ms[r.IntN(len(ms))]), len(ms)
 }
 
 // LegalMoves is Legal as Move values.
