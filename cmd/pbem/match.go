@@ -202,13 +202,12 @@ func roundScore(games []gameResult) float64 {
 }
 
 // play plays the rounds from m.first up to rounds on m.jobs workers and
-// hands each round, in
-// order, once all its games are over, to onRound; when onRound returns true,
-// or when ctx ends (an interrupt), the match stops (the games still being
-// played are dropped). It returns
-// the games of the rounds it handed over, in order. Each game depends only on
-// the seed and its number, so any number of workers gives the same games
-// for bots whose moves are reproducible.
+// hands each round, in order, once all its games are over, to onRound;
+// when onRound returns true, or when ctx ends (an interrupt), the match
+// stops (the games still being played are dropped). It returns the games
+// of the rounds it handed over, in order. Each game depends only on the
+// seed and its number, so any number of workers gives the same games for
+// bots whose moves are reproducible.
 func (m *match) play(parent context.Context, rounds int, onRound func(round int, games []gameResult) bool) ([]gameResult, error) {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()

@@ -276,14 +276,18 @@ func (s *State) Legal() []engine.Move {
 	box := boxedMoves(b)
 	out := make([]engine.Move, len(ms))
 	for i, m := range ms {
-		if m.Pass {
-			out[i] = boxedPass
-			continue
-		}
-		k := slices.Index(b.adj[m.From], m.To)
-		out[i] = box[m.From][3*k+int(m.Piece)-1]
+		out[i] = boxMove(b, box, m)
 	}
 	return out
+}
+
+// boxMove is m as an engine.Move from the board's table of boxed moves.
+func boxMove(b *Board, box [][]engine.Move, m Move) engine.Move {
+	if m.Pass {
+		return boxedPass
+	}
+	k := slices.Index(b.adj[m.From], m.To)
+	return box[m.From][3*k+int(m.Piece)-1]
 }
 
 var _ engine.Picker = (*State)(nil)
@@ -300,12 +304,8 @@ func (s *State) PickLegal(r *rand.Rand) (engine.Move, int) {
 		return nil, 0
 	}
 	m := ms[r.IntN(len(ms))]
-	if m.Pass {
-		return boxedPass, len(ms)
-	}
 	b := s.board()
-	k := slices.Index(b.adj[m.From], m.To)
-	return boxedMoves(b)[m.From][3*k+int(m.Piece)-1], len(ms)
+	return boxMove(b, boxedMoves(b), m), len(ms)
 }
 
 // boxedPass is Pass as an engine.Move, boxed once.
