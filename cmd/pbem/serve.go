@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -154,6 +155,25 @@ func (s *server) logger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(os.Stderr, o))
 }
 
+// procsPerCore is how many Go processors (GOMAXPROCS) pbem serve runs a
+// core, unless GOMAXPROCS says otherwise. Much of a move's way waits in
+// fsync (the store's commit, the mail journal, the poller's IMAP
+// changes), and a processor whose thread blocks in a system call is
+// handed on only when the runtime's monitor notices, 20 us to 10 ms
+// later: with one a core, the cores idle while goroutines wait to run
+// (the referee's batch handler spent a third of its time so). With two a
+// core the default sustains 15% more moves a second on 2 cores (5 paired
+// runs of the load test, 0.99 to 1.26) at 175-180% CPU instead of 155%.
+const procsPerCore = 2
+
+var procsOnce sync.Once
+
+// moreProcs sets GOMAXPROCS to procsPerCore times the runtime's default
+// (the cores it may use), once a process.
+func moreProcs() {
+	procsOnce.Do(func() { runtime.GOMAXPROCS(procsPerCore * runtime.GOMAXPROCS(0)) })
+}
+
 // start brings up every part: mail servers (embedded mode), store,
 // referee, sender, poller and the HTTP listener.
 func (s *server) start(ctx context.Context) error {
@@ -162,6 +182,9 @@ func (s *server) start(ctx context.Context) error {
 	}
 	s.started = time.Now()
 	s.metrics = &mail.Metrics{}
+	if os.Getenv("GOMAXPROCS") == "" {
+		moreProcs()
+	}
 	imapSec, smtpSec := mail.Security(s.cfg.IMAP.Security), mail.Security(s.cfg.SMTP.Security)
 	imapPass, smtpPass := os.Getenv(s.cfg.IMAP.PasswordEnv), os.Getenv(s.cfg.SMTP.PasswordEnv)
 	if s.embedded {
