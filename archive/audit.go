@@ -203,7 +203,7 @@ func (s *Store) Blocked(ctx context.Context, addr string) (bool, error) {
 	a := strings.ToLower(strings.TrimSpace(addr))
 	_, domain, _ := strings.Cut(a, "@")
 	var n int
-	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM blocked WHERE pattern IN (?, ?)`, a, "@"+domain).Scan(&n)
+	err := s.q(nil).QueryRowContext(ctx, `SELECT COUNT(*) FROM blocked WHERE pattern IN (?, ?)`, a, "@"+domain).Scan(&n)
 	if err != nil {
 		return false, fmt.Errorf("archive: blocked: %w", err)
 	}
