@@ -115,7 +115,11 @@ func runMatch(c *cli, args []string) int {
 			break
 		}
 	}
-	if len(logged) > 0 {
+	switch {
+	case decided:
+		fmt.Fprintf(c.stdout, "%s: %d %ss played before, %d games: the test decided within them\n",
+			*logPath, m.first, m.roundName(), m.first*seats)
+	case len(logged) > 0:
 		fmt.Fprintf(c.stdout, "%s: %d %ss played before, %d games; going on from %s %d\n",
 			*logPath, m.first, m.roundName(), m.first*seats, m.roundName(), m.first+1)
 	}

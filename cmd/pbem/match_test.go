@@ -392,4 +392,27 @@ func TestMatchLog(t *testing.T) {
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errs, "holds another match")
 	assert.Contains(t, errs, "--seed 5")
+
+	// A log whose games already decide the test plays none.
+	decided := filepath.Join(t.TempDir(), "decided.jsonl")
+	strong := []string{"match", "castles", "--a", "1", "--b", "0", "--seed", "3", "--sprt", "0.5,0.6", "-n", "400", "--log", decided}
+	code, once, errs := run(t, "", strong...)
+	require.Equal(t, 0, code, errs)
+	require.Contains(t, once, "H1 (score 0.6) accepted")
+	before, err := os.ReadFile(decided)
+	require.NoError(t, err)
+	code, again, errs := run(t, "", strong...)
+	require.Equal(t, 0, code, errs)
+	assert.Regexp(t, `played before, \d+ games: the test decided within them\n`, again)
+	assert.NotContains(t, again, "going on from")
+	after, err := os.ReadFile(decided)
+	require.NoError(t, err)
+	assert.Equal(t, string(before), string(after), "no game played")
+
+	// A game line that reads as JSON but holds no game is refused.
+	bad := filepath.Join(t.TempDir(), "bad.jsonl")
+	require.NoError(t, os.WriteFile(bad, []byte(lines[0]+"\n{}\n"), 0o644))
+	code, _, errs = run(t, "", append(whole, "-n", "4", "--log", bad)...)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errs, "line 2: game 0 scored 0 after 0 plies")
 }

@@ -119,6 +119,9 @@ func readMatchLog(path string, head matchHead, seats, rounds int) ([]gameResult,
 		if g.I < 0 || g.Seat != g.I%seats {
 			return nil, fmt.Errorf("%s: line %d: game %d in seat %d; expected a game number from 0 and A in seat number mod %d", path, k+2, g.I, g.Seat, seats)
 		}
+		if g.Score < 0 || g.Score > 1 || g.Plies < 1 || g.Reason == "" {
+			return nil, fmt.Errorf("%s: line %d: game %d scored %g after %d plies (%q); expected a score from 0 to 1, at least one ply and how it ended", path, k+2, g.I, g.Score, g.Plies, g.Reason)
+		}
 		byIndex[g.I] = g.result()
 	}
 	var out []gameResult
