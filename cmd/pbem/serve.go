@@ -161,9 +161,10 @@ func (s *server) logger() *slog.Logger {
 // changes), and a processor whose thread blocks in a system call is
 // handed on only when the runtime's monitor notices, 20 us to 10 ms
 // later: with one a core, the cores idle while goroutines wait to run
-// (the referee's batch handler spent a third of its time so). With two a
-// core the default sustains 15% more moves a second on 2 cores (5 paired
-// runs of the load test, 0.99 to 1.26) at 175-180% CPU instead of 155%.
+// (the referee's batch handler spent nearly a third of its busy time so).
+// With two a core the default sustains 1.14x the moves a second on 2
+// cores (5 paired runs of the load test, 1.03 to 1.41) at 180-185% CPU
+// instead of 155%; three, six or eight a core did no better than two.
 const procsPerCore = 2
 
 var procsOnce sync.Once
