@@ -1,6 +1,8 @@
 // Package bot is the generic computer player: a Monte Carlo tree search with
 // random playouts over the engine contract (State, Legal, Apply, Outcome,
-// and Sampler for games whose turns are large). It knows no game by name,
+// and Sampler for games whose turns are large; Picker and LegalCounter,
+// where a game has them, draw and count moves without listing them, for
+// the same games faster). It knows no game by name,
 // so every game of the catalog, present and future, gets a player.
 //
 // Search is max^n-style UCT: every node keeps one reward per side and the
