@@ -2,8 +2,8 @@
 // random playouts over the engine contract (State, Legal, Apply, Outcome,
 // and Sampler for games whose turns are large; Picker and LegalCounter,
 // where a game has them, draw and count moves without listing them, for
-// the same games faster). It knows no game by name,
-// so every game of the catalog, present and future, gets a player.
+// the same games faster). It knows no game by name, so every game of the
+// catalog, present and future, gets a player.
 //
 // Search is max^n-style UCT: every node keeps one reward per side and the
 // side to move at a node picks the child best for itself, so the same search
