@@ -311,9 +311,9 @@ func TestPNGOddLayouts(t *testing.T) {
 
 // TestKeptMasksDrawTheSame: for every game and board, at positions of
 // random games seen from every side, with the last move's cells marked,
-// the picture drawn with kept masks has exactly the pixels of the one
-// drawn through the rasteriser shape by shape, before and after the
-// palette and through the PNG.
+// the picture drawn with kept masks and runs (drawn and then copied) has
+// exactly the pixels of the one drawn through the rasteriser shape by
+// shape, before and after the palette and through the PNG.
 func TestKeptMasksDrawTheSame(t *testing.T) {
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {
@@ -334,12 +334,15 @@ func TestKeptMasksDrawTheSame(t *testing.T) {
 				}
 				for _, cell := range []int{0, 23} {
 					plain, plainPal := render(l, o, cell, nil, nil, true)
-					kept, keptPal := render(l, o, cell, nil, nil, false)
-					if !bytes.Equal(plain.Pix, kept.Pix) {
-						t.Fatalf("position %d, view %d, cell %d: the kept masks draw other pixels", i, view, cell)
-					}
-					if !bytes.Equal(plainPal.Pix, keptPal.Pix) {
-						t.Fatalf("position %d, view %d, cell %d: the pixels mapped as drawn differ from those mapped after", i, view, cell)
+					// drawn twice: the second copies the runs the first kept
+					for range 2 {
+						kept, keptPal := render(l, o, cell, nil, nil, false)
+						if !bytes.Equal(plain.Pix, kept.Pix) {
+							t.Fatalf("position %d, view %d, cell %d: the kept masks and runs draw other pixels", i, view, cell)
+						}
+						if !bytes.Equal(plainPal.Pix, keptPal.Pix) {
+							t.Fatalf("position %d, view %d, cell %d: the pixels mapped as drawn differ from those mapped after", i, view, cell)
+						}
 					}
 					a, err := drawPNG(l, o, cell, true)
 					if err != nil {
@@ -560,4 +563,35 @@ func TestDrawingKeepsThePicture(t *testing.T) {
 	require.ErrorContains(t, err, "drawing that does not read")
 	_, err = DrawJSON([]byte(`{}`))
 	require.ErrorContains(t, err, "without a layout")
+}
+
+// TestRunsKept: a castles picture drawn again copies every cell's pieces
+// and every line of holdings from the runs kept the first time (no run is
+// drawn anew), and gives the same bytes; a position with a piece moved
+// draws only the runs whose pixels changed.
+func TestRunsKept(t *testing.T) {
+	states, err := enginetest.Positions(castles.Rules{}, engine.Options{}, 3, 9, 12)
+	require.NoError(t, err)
+	count := func() int {
+		runs.RLock()
+		defer runs.RUnlock()
+		return len(runs.m)
+	}
+	runs.Lock()
+	runs.m, runs.bytes = nil, 0
+	runs.Unlock()
+	l := states[len(states)-1].(engine.Layouter).Layout(0)
+	first, err := PNG(l, nil, 0)
+	require.NoError(t, err)
+	n := count()
+	require.Positive(t, n, "the first drawing keeps its runs")
+	again, err := PNG(l, nil, 0)
+	require.NoError(t, err)
+	require.Equal(t, first, again, "runs copied give the bytes drawn")
+	require.Equal(t, n, count(), "the second drawing draws no run anew")
+	prev := states[len(states)-2].(engine.Layouter).Layout(0)
+	_, err = PNG(prev, nil, 0)
+	require.NoError(t, err)
+	// a move changes its two cells and the holdings lines at most
+	require.LessOrEqual(t, count()-n, 2+len(prev.Sides), "the position before shares the runs of the cells the move left alone")
 }

@@ -160,26 +160,147 @@ func paintShapes(img *image.RGBA, pal *image.Paletted, under *image.RGBA, sc *sc
 		clear(r.copied)
 	}
 	r.dirty = nil // returned: not reused
-	for i := range sc.Shapes {
+	for i := 0; i < len(sc.Shapes); i++ {
 		sh := &sc.Shapes[i]
 		if sh.Fore != fore {
 			continue
 		}
-		switch sh.Kind {
-		case polygon:
-			r.shape(r.project(&r.proj, sh.Pts), sh.Fill, sh.Stroke, sh.Width*s, sh.Dash)
-		case circle:
-			var pts [len(unitCircle)]vec
-			for k, u := range unitCircle {
-				pts[k] = vec{sh.X + sh.R*u.X, sh.Y + sh.R*u.Y}
-			}
-			r.shape(r.project(&r.proj, pts[:]), sh.Fill, sh.Stroke, sh.Width*s, false)
-		case text:
-			r.text(sh)
+		if sh.Run == 0 || plain || pal == nil {
+			r.paint(sh)
+			continue
 		}
+		// the shapes of the run: Fore ones of its number (the background's
+		// among them are not drawn now)
+		j := i + 1
+		for j < len(sc.Shapes) && (sc.Shapes[j].Fore != fore || sc.Shapes[j].Run == sh.Run) {
+			j++
+		}
+		r.run(sc.Shapes[i:j], fore)
+		i = j - 1
 	}
 	r.img, r.pal, r.under = nil, nil, nil
 	return r.dirty
+}
+
+// paint draws a shape.
+func (r *raster) paint(sh *shape) {
+	switch sh.Kind {
+	case polygon:
+		r.shape(r.project(&r.proj, sh.Pts), sh.Fill, sh.Stroke, sh.Width*r.s, sh.Dash)
+	case circle:
+		var pts [len(unitCircle)]vec
+		for k, u := range unitCircle {
+			pts[k] = vec{sh.X + sh.R*u.X, sh.Y + sh.R*u.Y}
+		}
+		r.shape(r.project(&r.proj, pts[:]), sh.Fill, sh.Stroke, sh.Width*r.s, false)
+	case text:
+		r.text(sh)
+	}
+}
+
+// A run's pixels (see shape.Run) are a function of the pixels under it
+// and of what it draws: the masks (by their paths, as masks keeps them)
+// and glyphs (by font, size and character) at their places within it,
+// each in its colour. raster.run writes all of that in a key and keeps
+// the pixels the run leaves, RGBA and paletted, under it: a board shows
+// the same pieces on the same squares over and over, and copying them is
+// several times cheaper than blending them again. The key holds every
+// input byte for byte, so a kept run gives exactly the pixels drawing
+// it would.
+var runs struct {
+	sync.RWMutex
+	m     map[string]*kept
+	bytes int
+}
+
+// kept is the pixels a run leaves in its rectangle: RGBA rows, then
+// paletted rows.
+type kept struct{ rgba, idx []byte }
+
+const maxRuns = 8 << 20
+
+// drawOp is one mask or glyph of a run, recorded to be keyed and drawn.
+type drawOp struct {
+	rect  image.Rectangle
+	col   color.RGBA
+	m     *mask        // a mask, or
+	glyph *image.Alpha // a glyph
+	// key is the op's identity, in r.opKeys: its mask's path bytes, or the
+	// glyph's font, size and character
+	key [2]int
+}
+
+// run draws shapes, one run, copying the pixels they leave from runs
+// when the same run was drawn over the same pixels before.
+func (r *raster) run(shapes []shape, fore bool) {
+	r.ops2, r.opKeys, r.recording = r.ops2[:0], r.opKeys[:0], true
+	for k := range shapes {
+		if shapes[k].Fore == fore {
+			r.paint(&shapes[k])
+		}
+	}
+	r.recording = false
+	var rect image.Rectangle
+	for _, op := range r.ops2 {
+		rect = rect.Union(op.rect)
+	}
+	rect = rect.Intersect(r.img.Rect)
+	if rect.Empty() {
+		return
+	}
+	r.touch(rect)
+	// the key: the rectangle's size, each op relative to it, then the
+	// pixels under it
+	k := binary.AppendUvarint(r.runKey[:0], uint64(rect.Dx()))
+	k = binary.AppendUvarint(k, uint64(rect.Dy()))
+	for _, op := range r.ops2 {
+		d := op.rect.Min.Sub(rect.Min)
+		k = binary.AppendVarint(k, int64(d.X))
+		k = binary.AppendVarint(k, int64(d.Y))
+		k = binary.AppendUvarint(k, uint64(op.rect.Dx()))
+		k = binary.AppendUvarint(k, uint64(op.rect.Dy()))
+		k = append(k, op.col.R, op.col.G, op.col.B, op.col.A)
+		b := r.opKeys[op.key[0]:op.key[1]]
+		k = binary.AppendUvarint(k, uint64(len(b)))
+		k = append(k, b...)
+	}
+	w := rect.Dx()
+	for y := rect.Min.Y; y < rect.Max.Y; y++ {
+		k = append(k, r.img.Pix[r.img.PixOffset(rect.Min.X, y):][:4*w]...)
+		k = append(k, r.pal.Pix[r.pal.PixOffset(rect.Min.X, y):][:w]...)
+	}
+	r.runKey = k
+	runs.RLock()
+	got := runs.m[string(k)]
+	runs.RUnlock()
+	if got == nil {
+		for _, op := range r.ops2 {
+			if op.m != nil {
+				r.blend(op.rect, op.m, op.col)
+			} else {
+				r.setColour(op.col)
+				r.glyph(op.glyph, op.rect)
+			}
+		}
+		got = &kept{make([]byte, 0, 4*w*rect.Dy()), make([]byte, 0, w*rect.Dy())}
+		for y := rect.Min.Y; y < rect.Max.Y; y++ {
+			got.rgba = append(got.rgba, r.img.Pix[r.img.PixOffset(rect.Min.X, y):][:4*w]...)
+			got.idx = append(got.idx, r.pal.Pix[r.pal.PixOffset(rect.Min.X, y):][:w]...)
+		}
+		size := len(k) + len(got.rgba) + len(got.idx)
+		runs.Lock()
+		if runs.m == nil || runs.bytes+size > maxRuns {
+			runs.m, runs.bytes = map[string]*kept{}, 0
+		}
+		runs.m[string(k)] = got
+		runs.bytes += size
+		runs.Unlock()
+		return
+	}
+	for y, i := rect.Min.Y, 0; y < rect.Max.Y; y, i = y+1, i+1 {
+		copy(r.img.Pix[r.img.PixOffset(rect.Min.X, y):][:4*w], got.rgba[4*w*i:])
+		copy(r.pal.Pix[r.pal.PixOffset(rect.Min.X, y):][:w], got.idx[w*i:])
+	}
 }
 
 // tile is the side, in pixels, of the squares of a picture that are
@@ -511,6 +632,11 @@ type raster struct {
 	under  *image.RGBA
 	copied []bool
 	tw     int
+	// recording, the masks and glyphs a run draws are kept in ops2 (their
+	// keys in opKeys) instead of drawn; runKey is a run's key
+	recording      bool
+	ops2           []drawOp
+	opKeys, runKey []byte
 }
 
 // setColour makes u of colour c (through a pointer to r.col: no colour
@@ -586,9 +712,20 @@ func (r *raster) draw(rect image.Rectangle, c color.RGBA) {
 		r.z.Draw(r.img, rect, &r.u, image.Point{})
 		return
 	}
-	// the same formula as the rasteriser's over an RGBA image, with the
-	// coverage it would compute, kept by the paths drawn
 	m := r.mask(rect.Dx(), rect.Dy())
+	if r.recording {
+		n := len(r.opKeys)
+		r.opKeys = append(append(r.opKeys, 'm'), r.key...)
+		r.ops2 = append(r.ops2, drawOp{rect: rect, col: c, m: m, key: [2]int{n, len(r.opKeys)}})
+		return
+	}
+	r.blend(rect, m, c)
+}
+
+// blend draws colour c through mask m in rect: the same formula as the
+// rasteriser's over an RGBA image, with the coverage it would compute,
+// kept by the paths drawn.
+func (r *raster) blend(rect image.Rectangle, m *mask, c color.RGBA) {
 	r.touch(rect)
 	sr, sg, sb, sa := c.RGBA()
 	// a pixel covered wholly by an opaque colour is that colour
@@ -898,13 +1035,25 @@ func (r *raster) text(sh *shape) {
 	// the baseline below the centre by half the height of a capital
 	y := int(math.Round(sh.Y*r.s + r.oy + 0.36*float64(px)))
 	r.setColour(parseColour(fill))
-	for _, g := range gs {
+	k := 0
+	for _, c := range sh.Text {
+		g := gs[k]
+		k++
 		if g.mask != nil {
 			dr := g.rect.Add(image.Pt(x, y))
-			if r.plain {
+			switch {
+			case r.plain:
 				r.dirty = append(r.dirty, dr)
 				draw.DrawMask(r.img, dr, &r.u, image.Point{}, g.mask, g.mask.Rect.Min, draw.Over)
-			} else {
+			case r.recording:
+				n := len(r.opKeys)
+				r.opKeys = append(r.opKeys, 'g', 0)
+				if st.bold {
+					r.opKeys[n+1] = 1
+				}
+				r.opKeys = binary.AppendUvarint(binary.AppendUvarint(r.opKeys, uint64(px)), uint64(c))
+				r.ops2 = append(r.ops2, drawOp{rect: dr, col: r.col, glyph: g.mask, key: [2]int{n, len(r.opKeys)}})
+			default:
 				r.glyph(g.mask, dr)
 			}
 		}

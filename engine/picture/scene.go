@@ -105,6 +105,10 @@ type shape struct {
 	// marks, holdings); the rest is the board, the same for every
 	// position of a game seen from one side.
 	Fore bool
+	// Run numbers (from 1) the Fore shapes of one cell or one line of
+	// holdings: drawn together within a small rectangle, so that the
+	// pixels they leave can be kept and copied (see raster.run). 0: none.
+	Run int32
 }
 
 type vec struct{ X, Y float64 }
@@ -113,8 +117,10 @@ type vec struct{ X, Y float64 }
 // (-unit, -unit) to (MaxX, MaxY).
 type scene struct {
 	Shapes     []shape
-	fore       bool // shapes added now are Fore
-	raster     bool // drawn to pixels: no SVG groups, no attributes
+	fore       bool  // shapes added now are Fore
+	run        int32 // the Run of the Fore shapes added now
+	runs       int32 // the Runs numbered
+	raster     bool  // drawn to pixels: no SVG groups, no attributes
 	MinX, MinY float64
 	W, H       float64
 	// vecs holds the points of the shapes, a slice each
@@ -152,7 +158,7 @@ func build(l *engine.Layout, o *Options, raster bool) *scene {
 func buildInto(sc *scene, l *engine.Layout, o *Options, raster bool) *scene {
 	sc.Shapes = slices.Grow(sc.Shapes[:0], 8+6*len(l.Cells)+2*len(l.Labels))
 	sc.vecs = sc.vecs[:0]
-	sc.fore, sc.raster = false, raster
+	sc.fore, sc.raster, sc.run, sc.runs = false, raster, 0, 0
 	sc.MinX, sc.MinY = -unit, -unit
 	sc.W = (l.Width + 2) * unit
 	sc.H = (l.Height+2)*unit + holdingsHeight(l)
@@ -185,6 +191,9 @@ func buildInto(sc *scene, l *engine.Layout, o *Options, raster bool) *scene {
 
 func (sc *scene) add(s shape) {
 	s.Fore = sc.fore
+	if sc.fore {
+		s.Run = sc.run
+	}
 	if sc.raster {
 		s.Attrs = ""
 	}
@@ -253,6 +262,8 @@ func (sc *scene) cell(l *engine.Layout, c *engine.Cell, hasHeight bool, maxH int
 		stroke, width = "#b8860b", 4
 	}
 	sc.open(`<g class="cell" data-cell="%s">`, c.Name)
+	sc.runs++
+	sc.run = sc.runs
 	kind, pts := sc.cellShape(c, cx, cy, 0)
 	sc.add(shape{Kind: polygon, SVG: kind, Pts: pts, Fill: cellFill(c, maxH), Stroke: stroke, Width: width, KeepWidth: true})
 	if marked {
@@ -282,7 +293,7 @@ func (sc *scene) cell(l *engine.Layout, c *engine.Cell, hasHeight bool, maxH int
 	}
 	sc.fore = true
 	sc.pieces(l, c, cx, cy)
-	sc.fore = false
+	sc.fore, sc.run = false, 0
 	sc.close()
 }
 
@@ -388,6 +399,8 @@ func (sc *scene) holdings(l *engine.Layout, y0 float64) {
 		col := sideColour(l, side)
 		x := float64(-unit) + 10
 		sc.open(`<g class="holdings" data-side="%s">`, l.Sides[side])
+		sc.runs++
+		sc.run = sc.runs
 		sc.add(shape{Kind: polygon, SVG: "rect", Pts: sc.keep(vec{x, y - 8}, vec{x + 16, y - 8}, vec{x + 16, y + 8}, vec{x, y + 8}), Fill: col[0], Stroke: "#111", Width: 1})
 		x += 22
 		var parts []string
