@@ -158,8 +158,14 @@ func alternative(o *Outgoing, text []byte, cte, textType string) ([]byte, string
 	seed := hex.EncodeToString(sum.Sum(nil))[:24]
 	outer, inner := "=_alt_"+seed, "=_rel_"+seed
 
+	// room for everything, the inline parts in base64 (4 characters for
+	// 3 bytes, lines of 76 and CRLF) with their headers, grown once
+	size := len(text) + 2*len(o.HTML) + 512
+	for _, in := range o.Inline {
+		size += (len(in.Data)+2)/3*4 + (len(in.Data)/57+1)*2 + 256 + len(in.Filename) + len(in.ContentID)
+	}
 	var b bytes.Buffer
-	b.Grow(len(text) + 2*len(o.HTML) + 512)
+	b.Grow(size)
 	b.WriteString("This is a message in MIME format: a text part and an HTML part.\r\n")
 	fmt.Fprintf(&b, "\r\n--%s\r\nContent-Type: %s\r\nContent-Transfer-Encoding: %s\r\n\r\n", outer, textType, cte)
 	b.Write(text)
@@ -185,14 +191,15 @@ func alternative(o *Outgoing, text []byte, cte, textType string) ([]byte, string
 			b.WriteString("Content-Disposition: inline\r\n")
 		}
 		b.WriteString("\r\n")
-		enc := base64.StdEncoding.EncodeToString(in.Data)
-		for len(enc) > 76 {
-			b.WriteString(enc[:76])
+		// lines of 76 characters, 57 bytes each, encoded in place
+		for data := in.Data; ; data = data[57:] {
+			line := data[:min(57, len(data))]
+			b.Write(base64.StdEncoding.AppendEncode(b.AvailableBuffer(), line))
 			b.WriteString("\r\n")
-			enc = enc[76:]
+			if len(data) <= 57 {
+				break
+			}
 		}
-		b.WriteString(enc)
-		b.WriteString("\r\n")
 	}
 	if len(o.Inline) > 0 {
 		fmt.Fprintf(&b, "--%s--\r\n", inner)

@@ -216,3 +216,36 @@ func TestComposeFlowed(t *testing.T) {
 	assert.Equal(t, "   2   .  X  .   2", lines[5])
 	assert.Equal(t, " From here the board is yours.", lines[7])
 }
+
+// TestComposeInlineLines: an inline part of any size, around the 57 bytes
+// a base64 line of 76 characters holds, reads back as its bytes, in lines
+// of at most 76 characters.
+func TestComposeInlineLines(t *testing.T) {
+	for _, n := range []int{0, 1, 56, 57, 58, 113, 114, 115, 1000} {
+		data := make([]byte, n)
+		for i := range data {
+			data[i] = byte(i*7 + n)
+		}
+		o := &mail.Outgoing{
+			From: mail.Address{Addr: "referee@pbem.local"}, To: []mail.Address{{Addr: "alice@pbem.local"}},
+			Date: date, MessageID: fmt.Sprintf("r%d@pbem.local", n), Text: "Your move.\n", HTML: "<p>Your move.</p>\n",
+			Inline: []mail.Inline{{ContentID: "b@pbem.local", ContentType: "image/png", Data: data}},
+		}
+		raw := mail.Compose(o)
+		for _, line := range strings.Split(string(raw), "\r\n") {
+			if strings.Trim(line, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=") == "" {
+				require.LessOrEqual(t, len(line), 76, "%d bytes: a line of base64 of %d characters", n, len(line))
+			}
+		}
+		e, err := message.Read(bytes.NewReader(raw))
+		require.NoError(t, err)
+		var got []byte
+		require.NoError(t, e.Walk(func(path []int, p *message.Entity, err error) error {
+			if err == nil && p.Header.Get("Content-Id") != "" {
+				got, err = io.ReadAll(p.Body)
+			}
+			return err
+		}))
+		require.Equal(t, data, append([]byte{}, got...), "%d bytes", n)
+	}
+}
