@@ -73,13 +73,14 @@ func Compose(o *Outgoing) []byte {
 	body, cte := encodeBody(text)
 	ctype := textType
 	o = drawInline(o)
+	seed := ""
 	if o.HTML != "" {
-		body, ctype = alternative(o, body, cte, textType)
-		cte = ""
+		seed = boundarySeed(o, body)
+		ctype = fmt.Sprintf("multipart/alternative; boundary=\"=_alt_%s\"", seed)
 	}
 
 	// textproto writes fields in reverse order of addition.
-	if cte != "" {
+	if seed == "" {
 		h.Set("Content-Transfer-Encoding", cte)
 	}
 	h.Set("Content-Type", ctype)
@@ -111,13 +112,27 @@ func Compose(o *Outgoing) []byte {
 	h.Set("To", formatAddresses(o.To))
 	h.Set("From", formatAddress(o.From))
 
+	// room for the header and everything after it, grown once: the
+	// inline parts in base64 (4 characters for 3 bytes, lines of 76 and
+	// CRLF) with their headers
+	size := 1024 + len(body)
+	if seed != "" {
+		size += 2*len(o.HTML) + 512
+		for _, in := range o.Inline {
+			size += (len(in.Data)+2)/3*4 + (len(in.Data)/57+1)*2 + 256 + len(in.Filename) + len(in.ContentID)
+		}
+	}
 	var buf bytes.Buffer
-	buf.Grow(len(body) + 512)
+	buf.Grow(size)
 	if err := writeHeader(&buf, h); err != nil {
 		// Only invalid UTF-8 in header keys fails, and ours are constants.
 		panic("mail: Compose: " + err.Error())
 	}
-	buf.Write(body)
+	if seed == "" {
+		buf.Write(body)
+	} else {
+		alternative(&buf, o, body, cte, textType, seed)
+	}
 	return buf.Bytes()
 }
 
@@ -144,10 +159,10 @@ func drawInline(o *Outgoing) *Outgoing {
 	return &c
 }
 
-// alternative writes the body of a multipart/alternative message: the text
-// part (text, already encoded as cte), then the HTML part with its inline
-// parts. It returns the body and its Content-Type.
-func alternative(o *Outgoing, text []byte, cte, textType string) ([]byte, string) {
+// boundarySeed is what the boundaries of a multipart/alternative
+// message with text (the text part, encoded) derive from: its
+// Message-ID and content.
+func boundarySeed(o *Outgoing, text []byte) string {
 	sum := sha256.New()
 	io.WriteString(sum, o.MessageID)
 	sum.Write(text)
@@ -155,26 +170,23 @@ func alternative(o *Outgoing, text []byte, cte, textType string) ([]byte, string
 	for _, in := range o.Inline {
 		sum.Write(in.Data)
 	}
-	seed := hex.EncodeToString(sum.Sum(nil))[:24]
-	outer, inner := "=_alt_"+seed, "=_rel_"+seed
+	return hex.EncodeToString(sum.Sum(nil))[:24]
+}
 
-	// room for everything, the inline parts in base64 (4 characters for
-	// 3 bytes, lines of 76 and CRLF) with their headers, grown once
-	size := len(text) + 2*len(o.HTML) + 512
-	for _, in := range o.Inline {
-		size += (len(in.Data)+2)/3*4 + (len(in.Data)/57+1)*2 + 256 + len(in.Filename) + len(in.ContentID)
-	}
-	var b bytes.Buffer
-	b.Grow(size)
+// alternative writes to b the body of a multipart/alternative message
+// whose boundaries derive from seed: the text part (text, already encoded
+// as cte), then the HTML part with its inline parts.
+func alternative(b *bytes.Buffer, o *Outgoing, text []byte, cte, textType, seed string) {
+	outer, inner := "=_alt_"+seed, "=_rel_"+seed
 	b.WriteString("This is a message in MIME format: a text part and an HTML part.\r\n")
-	fmt.Fprintf(&b, "\r\n--%s\r\nContent-Type: %s\r\nContent-Transfer-Encoding: %s\r\n\r\n", outer, textType, cte)
+	fmt.Fprintf(b, "\r\n--%s\r\nContent-Type: %s\r\nContent-Transfer-Encoding: %s\r\n\r\n", outer, textType, cte)
 	b.Write(text)
-	fmt.Fprintf(&b, "\r\n--%s\r\n", outer)
+	fmt.Fprintf(b, "\r\n--%s\r\n", outer)
 	if len(o.Inline) > 0 {
-		fmt.Fprintf(&b, "Content-Type: multipart/related; boundary=\"%s\"; type=\"text/html\"\r\n\r\n--%s\r\n", inner, inner)
+		fmt.Fprintf(b, "Content-Type: multipart/related; boundary=\"%s\"; type=\"text/html\"\r\n\r\n--%s\r\n", inner, inner)
 	}
 	b.WriteString("Content-Type: text/html; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n")
-	qp := quotedprintable.NewWriter(&b)
+	qp := quotedprintable.NewWriter(b)
 	html := strings.ReplaceAll(strings.ToValidUTF8(o.HTML, "\uFFFD"), "\r\n", "\n")
 	qp.Write([]byte(strings.ReplaceAll(html, "\n", "\r\n")))
 	qp.Close()
@@ -184,9 +196,9 @@ func alternative(o *Outgoing, text []byte, cte, textType string) ([]byte, string
 		if ct == "" {
 			ct = "application/octet-stream"
 		}
-		fmt.Fprintf(&b, "--%s\r\nContent-Type: %s\r\nContent-Transfer-Encoding: base64\r\nContent-ID: %s\r\n", inner, ct, msgIDs([]string{in.ContentID}))
+		fmt.Fprintf(b, "--%s\r\nContent-Type: %s\r\nContent-Transfer-Encoding: base64\r\nContent-ID: %s\r\n", inner, ct, msgIDs([]string{in.ContentID}))
 		if in.Filename != "" {
-			fmt.Fprintf(&b, "Content-Disposition: inline; filename=\"%s\"\r\n", strings.NewReplacer(`"`, "", `\\`, "").Replace(oneLine(in.Filename)))
+			fmt.Fprintf(b, "Content-Disposition: inline; filename=\"%s\"\r\n", strings.NewReplacer(`"`, "", `\\`, "").Replace(oneLine(in.Filename)))
 		} else {
 			b.WriteString("Content-Disposition: inline\r\n")
 		}
@@ -202,10 +214,9 @@ func alternative(o *Outgoing, text []byte, cte, textType string) ([]byte, string
 		}
 	}
 	if len(o.Inline) > 0 {
-		fmt.Fprintf(&b, "--%s--\r\n", inner)
+		fmt.Fprintf(b, "--%s--\r\n", inner)
 	}
-	fmt.Fprintf(&b, "--%s--\r\n", outer)
-	return b.Bytes(), fmt.Sprintf("multipart/alternative; boundary=\"%s\"", outer)
+	fmt.Fprintf(b, "--%s--\r\n", outer)
 }
 
 // flowed writes text as format=flowed (RFC 3676, without DelSp): a line

@@ -6,7 +6,6 @@ import (
 	"hash/crc32"
 	"image"
 	"image/color"
-	"sync"
 
 	"github.com/klauspost/compress/flate"
 )
@@ -36,8 +35,11 @@ func paletted(rows []byte, w, h int) *image.Paletted {
 	return &image.Paletted{Pix: rows[1:], Stride: w + 1, Rect: image.Rect(0, 0, w, h), Palette: fullPalette}
 }
 
-// zwriters lends the compressors of PNGs being written.
-var zwriters sync.Pool
+// zwriters keeps a compressor for each PNG that can be written at once
+// (drawing). A compressor is hundreds of kilobytes: a sync.Pool, which
+// every collection empties, had them made again after each, a third of
+// what drawing a picture allocated under load.
+var zwriters = make(chan *flate.Writer, cap(drawing))
 
 // writePNG appends to out a PNG of w x h pixels in fullPalette given as
 // rows (see paletted): the signature, IHDR, PLTE (and tRNS), a single
@@ -58,16 +60,22 @@ func writePNG(out *bytes.Buffer, w, h int, rows []byte) error {
 	// Adler-32
 	start := out.Len()
 	out.WriteString("\x00\x00\x00\x00IDAT\x78\x01")
-	z, _ := zwriters.Get().(*flate.Writer)
-	if z == nil {
+	var z *flate.Writer
+	select {
+	case z = <-zwriters:
+		z.Reset(out)
+	default:
 		var err error
 		if z, err = flate.NewWriter(out, pngLevel); err != nil {
 			return err
 		}
-	} else {
-		z.Reset(out)
 	}
-	defer zwriters.Put(z)
+	defer func() {
+		select {
+		case zwriters <- z:
+		default: // as many kept as can be used at once
+		}
+	}()
 	if _, err := z.Write(rows); err != nil {
 		return err
 	}

@@ -9,9 +9,9 @@ import (
 	"image/png"
 	"math"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/klauspost/compress/flate"
 	"github.com/stretchr/testify/require"
 
 	"pbem/engine"
@@ -245,7 +245,7 @@ func (c cpuSince) report(b *testing.B) {
 // chosen by: ns/op and bytes.
 func BenchmarkPNGLevels(b *testing.B) {
 	states := largest(b)
-	defer func(l int) { pngLevel, zwriters = l, sync.Pool{} }(pngLevel)
+	defer func(l int) { pngLevel, zwriters = l, make(chan *flate.Writer, cap(drawing)) }(pngLevel)
 	for _, v := range variants {
 		l := states[v.name].(engine.Layouter).Layout(0)
 		w, h, _ := PNGSize(l, 0)
@@ -254,7 +254,7 @@ func BenchmarkPNGLevels(b *testing.B) {
 		rows := append([]byte{0}, pal.Pix...)
 		for _, level := range []int{-2, 1, 2, 3, 4, 5, 6, 9} {
 			b.Run(fmt.Sprintf("%s/%d", v.name, level), func(b *testing.B) {
-				pngLevel, zwriters = level, sync.Pool{}
+				pngLevel, zwriters = level, make(chan *flate.Writer, cap(drawing))
 				var out bytes.Buffer
 				for b.Loop() {
 					out.Reset()

@@ -469,12 +469,19 @@ func drawPNG(l *engine.Layout, o *Options, cell int, plain bool) (data []byte, e
 	}()
 	render(l, o, cell, rgba, idx, plain)
 	// encoded into a lent buffer, returned in a copy of its size
-	buf, _ := outputs.Get().(*bytes.Buffer)
-	if buf == nil {
+	var buf *bytes.Buffer
+	select {
+	case buf = <-outputs:
+		buf.Reset()
+	default:
 		buf = new(bytes.Buffer)
 	}
-	defer outputs.Put(buf)
-	buf.Reset()
+	defer func() {
+		select {
+		case outputs <- buf:
+		default:
+		}
+	}()
 	if err := writePNG(buf, w, h, idx); err != nil {
 		return nil, err
 	}
@@ -484,8 +491,9 @@ func drawPNG(l *engine.Layout, o *Options, cell int, plain bool) (data []byte, e
 // drawing holds a place for each PNG being drawn.
 var drawing = make(chan struct{}, runtime.GOMAXPROCS(0))
 
-// outputs lends the buffers PNGs are encoded into.
-var outputs sync.Pool
+// outputs keeps the buffers PNGs are encoded into, one for each drawn at
+// once (as zwriters).
+var outputs = make(chan *bytes.Buffer, cap(drawing))
 
 // cube is a 5x5x5 colour cube, the palette's last 125 colours.
 var cube = func() color.Palette {
