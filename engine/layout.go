@@ -1,5 +1,7 @@
 package engine
 
+import "slices"
+
 // Layouter is implemented by states that describe their position as a
 // Layout: the cells of the board with their geometry and contents, and the
 // pieces off the board. The ASCII board a state renders and the SVG board of
@@ -138,6 +140,7 @@ func (l *Layout) Mirror() {
 // from the top left, rank 1 at the bottom: file letters above and below,
 // rank numbers on both sides.
 func (l *Layout) AddSquareLabels(files, ranks int) {
+	l.Labels = slices.Grow(l.Labels, 2*(files+ranks))
 	for f := range files {
 		name := string(rune('a' + f))
 		x := float64(f) + 0.5

@@ -28,6 +28,7 @@ func (s *State) Layout(view int) *engine.Layout {
 	default:
 		l.Status = s.Sides()[s.toMove] + " to move"
 	}
+	l.Cells = make([]engine.Cell, 0, Cells)
 	for i := range Cells {
 		q := Square(i)
 		c := engine.Cell{

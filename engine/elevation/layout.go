@@ -25,6 +25,7 @@ func (s *State) Layout(view int) *engine.Layout {
 	} else {
 		l.Status = sideNames[s.toMove] + " to move."
 	}
+	l.Cells = make([]engine.Cell, 0, NumSquares)
 	for i := range NumSquares {
 		q := Square(i)
 		c := engine.Cell{

@@ -51,6 +51,7 @@ func (s *State) Layout(view int) *engine.Layout {
 			home[c] = seat
 		}
 	}
+	l.Cells = make([]engine.Cell, 0, len(b.names))
 	for i, name := range b.names {
 		c := engine.Cell{Name: name, X: x(b.x[i]), Y: y(b.y[i]), Shape: shape, Owner: home[i]}
 		if c.Owner >= 0 {

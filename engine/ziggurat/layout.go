@@ -18,6 +18,7 @@ func (s *State) Layout(view int) *engine.Layout {
 	if s.Outcome().Over {
 		l.ToMove = -1
 	}
+	l.Cells = make([]engine.Cell, 0, NumSquares)
 	for i := range NumSquares {
 		q := sq(i)
 		c := engine.Cell{

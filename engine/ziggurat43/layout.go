@@ -21,6 +21,7 @@ func (s *State) Layout(view int) *engine.Layout {
 	} else {
 		l.Status = sideNames[s.toMove] + " to move."
 	}
+	l.Cells = make([]engine.Cell, 0, len(cells))
 	for _, q := range cells {
 		c := engine.Cell{
 			Name:   q.String(),
