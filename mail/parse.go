@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/emersion/go-message"
@@ -71,7 +72,12 @@ func readHeader(in *Inbound, h gomail.Header) error {
 		in.InReplyTo = ids[0]
 	}
 	in.References = msgIDList(h, "References")
-	if d, err := h.Date(); err == nil {
+	// the form nearly every client writes, read at once; any other
+	// through net/mail, which tries a dozen layouts, each failure an error
+	// made and dropped
+	if d, err := time.Parse(time.RFC1123Z, h.Get("Date")); err == nil {
+		in.Date = d
+	} else if d, err := h.Date(); err == nil {
 		in.Date = d
 	}
 	in.To = addressList(h, "To")

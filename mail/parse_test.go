@@ -1,6 +1,7 @@
 package mail_test
 
 import (
+	netmail "net/mail"
 	"strings"
 	"testing"
 	"time"
@@ -259,5 +260,33 @@ func TestParseAutomaticFacts(t *testing.T) {
 	}
 	if in.AutoSubmitted != "" || in.Precedence != "" || in.XAutoreply || in.ListID || in.NullSender {
 		t.Fatalf("a plain message looks automatic: %+v", in)
+	}
+}
+
+// TestParseDate: a Date in the form most clients write is read at once,
+// any other through net/mail, and each gives the instant and offset
+// net/mail gives; one that does not read leaves Date zero.
+func TestParseDate(t *testing.T) {
+	for _, d := range []string{
+		"Thu, 26 Nov 2026 19:01:46 +0000",
+		"Thu, 26 Nov 2026 19:01:46 -0700",
+		"Thu, 26 Nov 2026 19:01:46 +0530 (IST)",
+		"Thu, 6 Nov 2026 09:01:46 +0100",
+		"26 Nov 2026 19:01:46 +0100",
+		"Thu, 26 Nov 2026 19:01 GMT",
+		"  Thu, 26 Nov 2026 19:01:46 +0000  ",
+		"yesterday",
+	} {
+		in, err := mail.Parse([]byte("From: a@example.org\r\nDate: " + d + "\r\nSubject: x\r\n\r\nbody\r\n"))
+		require.NoError(t, err)
+		want, err := netmail.ParseDate(strings.TrimSpace(d))
+		if err != nil {
+			assert.True(t, in.Date.IsZero(), "%q does not read, yet Date is %v", d, in.Date)
+			continue
+		}
+		assert.True(t, want.Equal(in.Date), "%q: %v, want %v", d, in.Date, want)
+		_, off := in.Date.Zone()
+		_, wantOff := want.Zone()
+		assert.Equal(t, wantOff, off, "%q: the offset", d)
 	}
 }
