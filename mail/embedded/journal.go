@@ -664,6 +664,7 @@ func (acct *account) log(rec *record) error {
 // record needs no lock: where it stands among the account's changes does
 // not matter, its ack's place does.) key, for a delivery over SMTP, is
 // journaled with it and remembered once it is acked (Servers.Delivered).
+// The mailbox keeps raw itself: the caller hands it over.
 func (acct *account) deliver(mailbox string, raw []byte, flags []imap.Flag, t time.Time, key string) (*imap.AppendData, error) {
 	if t.IsZero() {
 		t = time.Now()
@@ -700,7 +701,7 @@ func (acct *account) deliver(mailbox string, raw []byte, flags []imap.Flag, t ti
 		return nil, err
 	}
 	// The mailbox exists and acct.mu is held: Append cannot fail.
-	data, err := acct.user.Append(mailbox, literal{bytes.NewReader(raw), int64(len(raw))}, &imap.AppendOptions{Flags: flags, Time: t})
+	data, err := acct.user.AppendBytes(mailbox, raw, &imap.AppendOptions{Flags: flags, Time: t})
 	if err == nil {
 		acct.ledger.note(acct, mailbox, data.UID, int64(len(raw)), t)
 		acct.recent.add(key)

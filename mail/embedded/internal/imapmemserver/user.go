@@ -121,6 +121,21 @@ func (u *User) Append(mailbox string, r imap.LiteralReader, options *imap.Append
 	return mbox.appendLiteral(r, options)
 }
 
+// AppendBytes is Append of a message the caller hands over: buf is kept
+// as the message, not copied (pbem: the embedded servers' deliveries,
+// which build each message for its mailbox).
+func (u *User) AppendBytes(mailbox string, buf []byte, options *imap.AppendOptions) (*imap.AppendData, error) {
+	mbox, err := u.mailbox(mailbox)
+	if err != nil {
+		return nil, &imap.Error{
+			Type: imap.StatusResponseTypeNo,
+			Code: imap.ResponseCodeTryCreate,
+			Text: "No such mailbox",
+		}
+	}
+	return mbox.appendBytes(buf, options), nil
+}
+
 func (u *User) Create(name string, options *imap.CreateOptions) error {
 	u.mutex.Lock()
 	defer u.mutex.Unlock()
