@@ -156,7 +156,10 @@ func eachGame(file string, data []byte, each func(*Record, *Problem)) {
 	}
 	l := newLexState(file, data)
 	l.off = start
-	c := &chunker{l: l}
+	// room for a record's tokens (about one in four bytes) up front, so
+	// that a single game's is not grown append by append; a file of many
+	// games reuses it
+	c := &chunker{l: l, buf: make([]lexer.Token, 0, min((len(data)-start)/4, 1024)+16)}
 	for n := 1; ; n++ {
 		chunk := c.next()
 		if chunk == nil {
