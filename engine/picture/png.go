@@ -204,9 +204,9 @@ func (r *raster) paint(sh *shape) {
 // each in its colour. raster.run writes all of that in a key and keeps
 // the pixels the run leaves, RGBA and paletted, under it: a board shows
 // the same pieces on the same squares over and over, and copying them is
-// several times cheaper than blending them again. The key holds every
-// input byte for byte, so a kept run gives exactly the pixels drawing
-// it would.
+// several times cheaper than blending them again. The key holds what is
+// drawn byte for byte and the pixels under it by 128 bits of hash, so a
+// kept run gives the pixels drawing it would.
 var runs struct {
 	sync.RWMutex
 	m     map[string]*kept
@@ -217,7 +217,10 @@ var runs struct {
 // paletted rows.
 type kept struct{ rgba, idx []byte }
 
-const maxRuns = 8 << 20
+const maxRuns = 4 << 20
+
+// runSeeds seed the hashes of the pixels under a run.
+var runSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
 
 // drawOp is one mask or glyph of a run, recorded to be keyed and drawn.
 type drawOp struct {
@@ -264,11 +267,21 @@ func (r *raster) run(shapes []shape, fore bool) {
 		k = binary.AppendUvarint(k, uint64(len(b)))
 		k = append(k, b...)
 	}
+	// the pixels under it by two hashes of 64 bits (kept backgrounds are
+	// known by one): half the memory of a key holding them
 	w := rect.Dx()
+	r.h[0].SetSeed(runSeeds[0])
+	r.h[1].SetSeed(runSeeds[1])
 	for y := rect.Min.Y; y < rect.Max.Y; y++ {
-		k = append(k, r.img.Pix[r.img.PixOffset(rect.Min.X, y):][:4*w]...)
-		k = append(k, r.pal.Pix[r.pal.PixOffset(rect.Min.X, y):][:w]...)
+		rgba := r.img.Pix[r.img.PixOffset(rect.Min.X, y):][:4*w]
+		idx := r.pal.Pix[r.pal.PixOffset(rect.Min.X, y):][:w]
+		for i := range r.h {
+			r.h[i].Write(rgba)
+			r.h[i].Write(idx)
+		}
 	}
+	k = binary.LittleEndian.AppendUint64(k, r.h[0].Sum64())
+	k = binary.LittleEndian.AppendUint64(k, r.h[1].Sum64())
 	r.runKey = k
 	runs.RLock()
 	got := runs.m[string(k)]
@@ -645,6 +658,7 @@ type raster struct {
 	recording      bool
 	ops2           []drawOp
 	opKeys, runKey []byte
+	h              [2]maphash.Hash
 }
 
 // setColour makes u of colour c (through a pointer to r.col: no colour
