@@ -236,7 +236,7 @@ type drawOp struct {
 // run draws shapes, one run, copying the pixels they leave from runs
 // when the same run was drawn over the same pixels before.
 func (r *raster) run(shapes []shape, fore bool) {
-	r.ops2, r.opKeys, r.recording = r.ops2[:0], r.opKeys[:0], true
+	r.recorded, r.opKeys, r.recording = r.recorded[:0], r.opKeys[:0], true
 	for k := range shapes {
 		if shapes[k].Fore == fore {
 			r.paint(&shapes[k])
@@ -244,7 +244,7 @@ func (r *raster) run(shapes []shape, fore bool) {
 	}
 	r.recording = false
 	var rect image.Rectangle
-	for _, op := range r.ops2 {
+	for _, op := range r.recorded {
 		rect = rect.Union(op.rect)
 	}
 	rect = rect.Intersect(r.img.Rect)
@@ -256,7 +256,7 @@ func (r *raster) run(shapes []shape, fore bool) {
 	// pixels under it
 	k := binary.AppendUvarint(r.runKey[:0], uint64(rect.Dx()))
 	k = binary.AppendUvarint(k, uint64(rect.Dy()))
-	for _, op := range r.ops2 {
+	for _, op := range r.recorded {
 		d := op.rect.Min.Sub(rect.Min)
 		k = binary.AppendVarint(k, int64(d.X))
 		k = binary.AppendVarint(k, int64(d.Y))
@@ -287,7 +287,7 @@ func (r *raster) run(shapes []shape, fore bool) {
 	got := runs.m[string(k)]
 	runs.RUnlock()
 	if got == nil {
-		for _, op := range r.ops2 {
+		for _, op := range r.recorded {
 			if op.m != nil {
 				r.blend(op.rect, op.m, op.col)
 			} else {
@@ -653,10 +653,10 @@ type raster struct {
 	under  *image.RGBA
 	copied []bool
 	tw     int
-	// recording, the masks and glyphs a run draws are kept in ops2 (their
+	// recording, the masks and glyphs a run draws are kept in recorded (their
 	// keys in opKeys) instead of drawn; runKey is a run's key
 	recording      bool
-	ops2           []drawOp
+	recorded       []drawOp
 	opKeys, runKey []byte
 	h              [2]maphash.Hash
 }
@@ -738,7 +738,7 @@ func (r *raster) draw(rect image.Rectangle, c color.RGBA) {
 	if r.recording {
 		n := len(r.opKeys)
 		r.opKeys = append(append(r.opKeys, 'm'), r.key...)
-		r.ops2 = append(r.ops2, drawOp{rect: rect, col: c, m: m, key: [2]int{n, len(r.opKeys)}})
+		r.recorded = append(r.recorded, drawOp{rect: rect, col: c, m: m, key: [2]int{n, len(r.opKeys)}})
 		return
 	}
 	r.blend(rect, m, c)
@@ -1074,7 +1074,7 @@ func (r *raster) text(sh *shape) {
 					r.opKeys[n+1] = 1
 				}
 				r.opKeys = binary.AppendUvarint(binary.AppendUvarint(r.opKeys, uint64(px)), uint64(c))
-				r.ops2 = append(r.ops2, drawOp{rect: dr, col: r.col, glyph: g.mask, key: [2]int{n, len(r.opKeys)}})
+				r.recorded = append(r.recorded, drawOp{rect: dr, col: r.col, glyph: g.mask, key: [2]int{n, len(r.opKeys)}})
 			default:
 				r.glyph(g.mask, dr)
 			}
