@@ -420,3 +420,44 @@ func TestSMTPRequiresLoginAndOwnAddress(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, uint32(delivered), *st.NumMessages, "only the accepted mail arrived")
 }
+
+// TestFetchWholeMessageAsStored: BODY[] gives a message's bytes exactly as
+// they were added (folded and oddly spaced fields, a bare LF, even a line
+// that is no field, of which a parse gave nothing), BODY[]<offset.size> a
+// slice of them, and the other sections are still cut from the parsed
+// message.
+func TestFetchWholeMessageAsStored(t *testing.T) {
+	s := start(t, t.TempDir())
+	c, err := imapclient.DialInsecure(s.IMAPAddr(), nil)
+	require.NoError(t, err)
+	defer c.Close()
+	pw, _ := s.Password("referee")
+	require.NoError(t, c.Login("referee@pbem.local", pw).Wait())
+	odd := "Subject:   folded\r\n  over two lines\r\nX-Odd:\tvalue \nnot a field\r\nTo: <a@b>\r\n\r\nbody\r\n"
+	plain := "Subject: plain\r\nTo:  <a@b>\r\n\r\nbody\r\n"
+	for _, raw := range []string{odd, plain} {
+		cmd := c.Append("INBOX", int64(len(raw)), nil)
+		_, err = cmd.Write([]byte(raw))
+		require.NoError(t, err)
+		require.NoError(t, cmd.Close())
+		_, err = cmd.Wait()
+		require.NoError(t, err)
+	}
+	_, err = c.Select("INBOX", nil).Wait()
+	require.NoError(t, err)
+	var all imap.SeqSet
+	all.AddRange(1, 0)
+	whole := &imap.FetchItemBodySection{Peek: true}
+	part := &imap.FetchItemBodySection{Peek: true, Partial: &imap.SectionPartial{Offset: 5, Size: 10}}
+	past := &imap.FetchItemBodySection{Peek: true, Partial: &imap.SectionPartial{Offset: 1000, Size: 10}}
+	head := &imap.FetchItemBodySection{Peek: true, Specifier: imap.PartSpecifierHeader, HeaderFields: []string{"To"}}
+	msgs, err := c.Fetch(all, &imap.FetchOptions{BodySection: []*imap.FetchItemBodySection{whole, part, past, head}}).Collect()
+	require.NoError(t, err)
+	require.Len(t, msgs, 2)
+	for i, raw := range []string{odd, plain} {
+		require.Equal(t, raw, string(msgs[i].FindBodySection(whole)))
+		require.Equal(t, raw[5:15], string(msgs[i].FindBodySection(part)))
+		require.Empty(t, msgs[i].FindBodySection(past))
+	}
+	require.Equal(t, "To:  <a@b>\r\n\r\n", string(msgs[1].FindBodySection(head)))
+}

@@ -26,6 +26,18 @@ type message struct {
 	flags map[imap.Flag]struct{}
 }
 
+// wholePartial is the partial of b a BODY[]<offset.size> asks for (all of
+// b when partial is nil), as imapserver's extractPartial cuts it.
+func wholePartial(b []byte, partial *imap.SectionPartial) []byte {
+	if partial == nil {
+		return b
+	}
+	if partial.Offset > int64(len(b)) {
+		return nil
+	}
+	return b[partial.Offset:min(partial.Offset+partial.Size, int64(len(b)))]
+}
+
 func (msg *message) fetch(w *imapserver.FetchResponseWriter, options *imap.FetchOptions) error {
 	w.WriteUID(msg.uid)
 
@@ -46,7 +58,16 @@ func (msg *message) fetch(w *imapserver.FetchResponseWriter, options *imap.Fetch
 	}
 
 	for _, bs := range options.BodySection {
-		buf := imapserver.ExtractBodySection(bytes.NewReader(msg.buf), bs)
+		var buf []byte
+		if bs.Specifier == imap.PartSpecifierNone && len(bs.Part) == 0 && len(bs.HeaderFields) == 0 && len(bs.HeaderFieldsNot) == 0 {
+			// pbem: BODY[] is the message's own bytes (RFC 3501), sent
+			// as they are rather than parsed and written again (a
+			// buffered reader, the header read into fields and the body
+			// copied, for every message the poller fetches)
+			buf = wholePartial(msg.buf, bs.Partial)
+		} else {
+			buf = imapserver.ExtractBodySection(bytes.NewReader(msg.buf), bs)
+		}
 		wc := w.WriteBodySection(bs, int64(len(buf)))
 		_, writeErr := wc.Write(buf)
 		closeErr := wc.Close()
