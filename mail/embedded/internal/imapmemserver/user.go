@@ -110,13 +110,9 @@ func (u *User) List(w *imapserver.ListWriter, ref string, patterns []string, opt
 }
 
 func (u *User) Append(mailbox string, r imap.LiteralReader, options *imap.AppendOptions) (*imap.AppendData, error) {
-	mbox, err := u.mailbox(mailbox)
+	mbox, err := u.appendTo(mailbox)
 	if err != nil {
-		return nil, &imap.Error{
-			Type: imap.StatusResponseTypeNo,
-			Code: imap.ResponseCodeTryCreate,
-			Text: "No such mailbox",
-		}
+		return nil, err
 	}
 	return mbox.appendLiteral(r, options)
 }
@@ -125,7 +121,17 @@ func (u *User) Append(mailbox string, r imap.LiteralReader, options *imap.Append
 // as the message, not copied (pbem: the embedded servers' deliveries,
 // which build each message for its mailbox).
 func (u *User) AppendBytes(mailbox string, buf []byte, options *imap.AppendOptions) (*imap.AppendData, error) {
-	mbox, err := u.mailbox(mailbox)
+	mbox, err := u.appendTo(mailbox)
+	if err != nil {
+		return nil, err
+	}
+	return mbox.appendBytes(buf, options), nil
+}
+
+// appendTo is the mailbox a message is appended to, or the error that
+// asks the client to create it.
+func (u *User) appendTo(name string) (*Mailbox, error) {
+	mbox, err := u.mailbox(name)
 	if err != nil {
 		return nil, &imap.Error{
 			Type: imap.StatusResponseTypeNo,
@@ -133,7 +139,7 @@ func (u *User) AppendBytes(mailbox string, buf []byte, options *imap.AppendOptio
 			Text: "No such mailbox",
 		}
 	}
-	return mbox.appendBytes(buf, options), nil
+	return mbox, nil
 }
 
 func (u *User) Create(name string, options *imap.CreateOptions) error {
