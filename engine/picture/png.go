@@ -56,7 +56,8 @@ func PNGSize(l *engine.Layout, cell int) (w, h, cellPx int) {
 // Image draws a layout (with o's marks) on an opaque light ground, cells of
 // cell pixels (0: the default size): the same scene the SVG writes. The
 // board without its pieces is drawn once for each board and side seen
-// from, and kept.
+// from, and kept; so are the pixels each cell's pieces leave over the
+// pixels under them (see runs), copied when they come again.
 func Image(l *engine.Layout, o *Options, cell int) *image.RGBA {
 	img, _ := render(l, o, cell, nil, nil, false)
 	return img
