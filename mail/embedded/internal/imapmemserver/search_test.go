@@ -2,6 +2,7 @@ package imapmemserver
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -142,5 +143,46 @@ func TestAppendKeepsMessageInItsSize(t *testing.T) {
 	}
 	if allocs > 8 {
 		t.Errorf("%.0f allocations to add a message", allocs)
+	}
+}
+
+// AppendBytes keeps the caller's buffer as the message, not a copy; it and
+// Append answer a mailbox that does not exist with TRYCREATE, adding
+// nothing.
+func TestAppendBytes(t *testing.T) {
+	u := NewUser("u", "p")
+	if err := u.Create("INBOX", nil); err != nil {
+		t.Fatal(err)
+	}
+	raw := []byte("Subject: x\r\n\r\nbody\r\n")
+	data, err := u.AppendBytes("INBOX", raw, &imap.AppendOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mbox, err := u.mailbox("INBOX")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(mbox.l) != 1 || mbox.l[0].uid != data.UID {
+		t.Fatalf("INBOX holds %d messages after one append (UID %d)", len(mbox.l), data.UID)
+	}
+	if buf := mbox.l[0].buf; &buf[0] != &raw[0] || len(buf) != len(raw) {
+		t.Errorf("the message was copied (%d bytes), want the %d bytes handed over", len(buf), len(raw))
+	}
+
+	for name, appendTo := range map[string]func() (*imap.AppendData, error){
+		"Append": func() (*imap.AppendData, error) {
+			return u.Append("Nowhere", literal(string(raw)), &imap.AppendOptions{})
+		},
+		"AppendBytes": func() (*imap.AppendData, error) { return u.AppendBytes("Nowhere", raw, &imap.AppendOptions{}) },
+	} {
+		got, err := appendTo()
+		var ierr *imap.Error
+		if got != nil || !errors.As(err, &ierr) || ierr.Code != imap.ResponseCodeTryCreate || ierr.Type != imap.StatusResponseTypeNo {
+			t.Errorf("%s to a missing mailbox: %v, %v; want NO [TRYCREATE]", name, got, err)
+		}
+	}
+	if len(mbox.l) != 1 {
+		t.Errorf("INBOX holds %d messages, want 1", len(mbox.l))
 	}
 }
