@@ -642,6 +642,7 @@ func gameDiff(ctx context.Context, a, b *Store, id int64) (string, error) {
 		{"observers", ga.Observers, gb.Observers},
 		{"options", ga.Options, gb.Options},
 		{"offers", ga.Offers, gb.Offers},
+		{"conditions", ga.Conditions, gb.Conditions},
 		{"clock", []any{ga.TurnStart, ga.Deadline, ga.Due, ga.Reminded}, []any{gb.TurnStart, gb.Deadline, gb.Due, gb.Reminded}},
 		{"thread", ga.Thread, gb.Thread},
 		{"times", []time.Time{ga.Created, ga.Updated}, []time.Time{gb.Created, gb.Updated}},

@@ -38,7 +38,7 @@ func (s *Store) NewGameID(ctx context.Context) (int64, error) {
 	return id, nil
 }
 
-const gameColumns = `id, game, status, options, offers, record, turn_start, deadline, reminded, due, thread, created, updated, version`
+const gameColumns = `id, game, status, options, offers, conditions, record, turn_start, deadline, reminded, due, thread, created, updated, version`
 
 // Game returns the game with the id, or ErrNotFound.
 func (s *Store) Game(ctx context.Context, id int64) (*Game, error) {
@@ -79,9 +79,9 @@ func (s *Store) games(ctx context.Context, q querier, query string, args ...any)
 	var gs []*Game
 	for rows.Next() {
 		var g Game
-		var opts, offers string
+		var opts, offers, conds string
 		var turnStart, deadline, due, created, updated int64
-		if err := rows.Scan(&g.ID, &g.Game, &g.Status, &opts, &offers, &g.Record, &turnStart, &deadline,
+		if err := rows.Scan(&g.ID, &g.Game, &g.Status, &opts, &offers, &conds, &g.Record, &turnStart, &deadline,
 			&g.Reminded, &due, &g.Thread, &created, &updated, &g.Version); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("archive: games: %w", err)
@@ -96,6 +96,12 @@ func (s *Store) games(ctx context.Context, q querier, query string, args ...any)
 		}
 		if len(g.Offers) == 0 {
 			g.Offers = nil
+		}
+		if conds != "" {
+			if err := json.Unmarshal([]byte(conds), &g.Conditions); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("archive: game %d conditions: %w", g.ID, err)
+			}
 		}
 		g.TurnStart, g.Deadline, g.Due = fromUnix(turnStart), fromUnix(deadline), fromUnix(due)
 		g.Created, g.Updated = fromUnix(created), fromUnix(updated)
@@ -394,13 +400,21 @@ func putGame(ctx context.Context, tx querier, g *Game, at time.Time) error {
 			return err
 		}
 	}
+	conds := ""
+	if len(g.Conditions) > 0 {
+		b, err := json.Marshal(g.Conditions)
+		if err != nil {
+			return err
+		}
+		conds = string(b)
+	}
 	created := g.Created
 	if created.IsZero() {
 		created = at
 	}
 	if g.Version == 0 {
-		_, err = tx.ExecContext(ctx, `INSERT INTO games (`+gameColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)`,
-			g.ID, g.Game, g.Status, string(opts), string(offers), g.Record, unix(g.TurnStart), unix(g.Deadline),
+		_, err = tx.ExecContext(ctx, `INSERT INTO games (`+gameColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)`,
+			g.ID, g.Game, g.Status, string(opts), string(offers), conds, g.Record, unix(g.TurnStart), unix(g.Deadline),
 			g.Reminded, unix(g.Due), g.Thread, unix(created), unix(at))
 		if err != nil {
 			if uniqueViolation(err) {
@@ -409,10 +423,10 @@ func putGame(ctx context.Context, tx querier, g *Game, at time.Time) error {
 			return err
 		}
 	} else {
-		res, err := tx.ExecContext(ctx, `UPDATE games SET game = ?, status = ?, options = ?, offers = ?, record = ?,
+		res, err := tx.ExecContext(ctx, `UPDATE games SET game = ?, status = ?, options = ?, offers = ?, conditions = ?, record = ?,
 	turn_start = ?, deadline = ?, reminded = ?, due = ?, thread = ?, updated = ?, version = version + 1
 WHERE id = ? AND version = ?`,
-			g.Game, g.Status, string(opts), string(offers), g.Record, unix(g.TurnStart), unix(g.Deadline),
+			g.Game, g.Status, string(opts), string(offers), conds, g.Record, unix(g.TurnStart), unix(g.Deadline),
 			g.Reminded, unix(g.Due), g.Thread, unix(at), g.ID, g.Version)
 		if err != nil {
 			return err

@@ -75,6 +75,9 @@ ALTER TABLE players ADD COLUMN mail TEXT NOT NULL DEFAULT '';
 `, ""},
 	{10, "a change counter the web's kept pages compare, moved by every write its pages read", stampSchema, pgStampSchema},
 	{11, "the leadership lease of several referee instances on one store", leaderSchema, pgLeaderSchema},
+	{12, "games keep their seats' secret conditional lines", `
+ALTER TABLE games ADD COLUMN conditions TEXT NOT NULL DEFAULT '';
+`, ""},
 }
 
 // schema1 is migration 1: the referee's tables and the archive.

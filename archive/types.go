@@ -44,6 +44,9 @@ type Game struct {
 	Observers []Observer
 	// Offers pending (draw, undo).
 	Offers []Offer
+	// Conditions are the seats' pending conditional lines, at most one
+	// tree per seat. They are secret: only their owner ever reads them.
+	Conditions []Conditions
 	// Record is the canonical game record (notation.Write) once the game
 	// has started; "" while invitations are pending.
 	Record string
@@ -114,6 +117,17 @@ type Offer struct {
 	By       int    `json:"by"`   // seat of the player who made it
 	Accepted []int  `json:"accepted,omitempty"`
 	Ply      int    `json:"ply"` // plies played when it was made
+}
+
+// Conditions is one seat's tree of conditional lines ("if their ply is A,
+// play B; then if theirs is C, play D"). Each line is the canonical plies
+// to be played from the position after Base plies of the game, in order:
+// the plies of other seats are the conditions, the seat's own the answers.
+// Lines that share a start are one branch.
+type Conditions struct {
+	Seat  int        `json:"seat"`
+	Base  int        `json:"base"`
+	Lines [][]string `json:"lines"`
 }
 
 // Player is what the referee keeps about an address across games.

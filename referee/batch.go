@@ -278,5 +278,9 @@ func cloneGame(g *archive.Game) *archive.Game {
 	for i := range c.Offers {
 		c.Offers[i].Accepted = slices.Clone(c.Offers[i].Accepted)
 	}
+	c.Conditions = slices.Clone(g.Conditions)
+	for i := range c.Conditions {
+		c.Conditions[i].Lines = slices.Clone(c.Conditions[i].Lines)
+	}
 	return &c
 }

@@ -369,3 +369,51 @@ Bo <bo@example.org>} 1. Ca1-c3 ; mail me at ann@example.org
 		t.Errorf("PublicRecord() =\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestConditionsOnNoPage: a seat's conditional lines, stored with its
+// game, are on no page, record or stream, neither while the game is
+// played nor in the static site.
+func TestConditionsOnNoPage(t *testing.T) {
+	fx := newFixture(t)
+	g := addGame(t, fx.store, archive.Playing, archive.GameOptions{}, "Winter Cup", "", "Quinn", "Rita")
+	const secret = "Cz9-zz9secret"
+	g.Conditions = []archive.Conditions{{Seat: 1, Base: 6, Lines: [][]string{{"Ca1-b2", secret}}}}
+	stored, err := fx.store.Game(context.Background(), g.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored.Conditions = g.Conditions
+	if err := fx.store.Commit(context.Background(), &archive.Change{At: t0, Games: []*archive.Game{stored}}); err != nil {
+		t.Fatal(err)
+	}
+	if back, err := fx.store.Game(context.Background(), g.ID); err != nil || len(back.Conditions) != 1 {
+		t.Fatalf("the store did not keep the conditions: %+v, %v", back, err)
+	}
+	for _, path := range []string{fmt.Sprintf("/g/%d", g.ID), fmt.Sprintf("/g/%d.pgn", g.ID), "/", "/archive", "/players/Rita"} {
+		code, body, _ := get(t, fx.srv, path)
+		if code != http.StatusOK {
+			t.Errorf("GET %s = %d", path, code)
+		}
+		if strings.Contains(body, secret) || strings.Contains(body, "zz9") {
+			t.Errorf("GET %s shows a conditional line", path)
+		}
+	}
+	rec, cancel, done := openStream(fx.srv, g.ID, "")
+	cancel()
+	<-done
+	if strings.Contains(rec.Body.String(), "zz9") {
+		t.Errorf("the live stream shows a conditional line")
+	}
+	dir := t.TempDir()
+	if _, err := fx.srv.WriteSite(context.Background(), dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if b, _ := os.ReadFile(path); strings.Contains(string(b), "zz9") {
+				t.Errorf("the static site's %s shows a conditional line", path)
+			}
+		}
+		return nil
+	})
+}
