@@ -272,6 +272,9 @@ func (r *Referee) botChange(ctx context.Context, key string, id int64, ply int, 
 		}
 		return nil, err
 	}
+	if err := s.playConditions(); err != nil {
+		return nil, err
+	}
 	ch := s.change()
 	ch.MessageID = key
 	return ch, nil

@@ -22,7 +22,7 @@ type cmd struct {
 
 // commandVerbs are the first words of the commands.
 var commandVerbs = []string{"new", "move", "pass", "show", "games", "record", "help", "preview", "resign",
-	"draw", "accept", "decline", "undo", "vacation", "say", "watch", "unwatch", "tournament", "join", "digest", "mail"}
+	"draw", "accept", "decline", "undo", "vacation", "say", "watch", "unwatch", "tournament", "join", "digest", "mail", "conditions"}
 
 func isVerb(v string) bool { return slices.Contains(commandVerbs, v) }
 
@@ -91,6 +91,8 @@ func (s *session) dispatch(c *cmd) error {
 		return s.joinCmd(c)
 	case "digest":
 		return s.digestCmd(c)
+	case "conditions":
+		return s.conditionsCmd(c)
 	case "mail":
 		return s.mailCmd(c)
 	}

@@ -132,7 +132,7 @@ type Referee struct {
 }
 
 type counters struct {
-	handled, ignored, duplicates, limited, panics, conflicts, queued, unprocessable, unverified atomic.Int64
+	handled, ignored, duplicates, limited, panics, conflicts, queued, unprocessable, unverified, conditional atomic.Int64
 }
 
 // Values of [Options].Unauthenticated.
@@ -157,12 +157,15 @@ type Stats struct {
 	// verdict (failed, or none when such mail is ignored); they count
 	// in Ignored too.
 	Unverified int64
+	// Conditional counts the conditional answers played (in commits
+	// that may be retried, so an upper bound).
+	Conditional int64
 }
 
 // Stats returns the counters.
 func (r *Referee) Stats() Stats {
 	c := &r.stats
-	return Stats{c.handled.Load(), c.ignored.Load(), c.duplicates.Load(), c.limited.Load(), c.panics.Load(), c.conflicts.Load(), c.queued.Load(), c.unprocessable.Load(), c.unverified.Load()}
+	return Stats{c.handled.Load(), c.ignored.Load(), c.duplicates.Load(), c.limited.Load(), c.panics.Load(), c.conflicts.Load(), c.queued.Load(), c.unprocessable.Load(), c.unverified.Load(), c.conditional.Load()}
 }
 
 // New makes a referee on a store. It does no I/O.
@@ -399,6 +402,9 @@ func (r *Referee) process(ctx context.Context, st Store, req *Request, key strin
 		return ch, err
 	}
 	if err := s.run(); err != nil {
+		return nil, err
+	}
+	if err := s.playConditions(); err != nil {
 		return nil, err
 	}
 	if err := s.tournamentResults(); err != nil {

@@ -211,6 +211,7 @@ func (r *Referee) gameIDs() string {
 
 const shortHelp = `Commands, one per line: new GAME with ADDRESS ..., accept, decline,
 a ply (in a reply to a game's mail), move GAMEID PLY [#N],
+if THEIRPLY then YOURPLY ..., conditions [GAMEID],
 pass, show [GAMEID], games, record GAMEID, preview GAMEID PLY ...,
 resign, draw, accept draw, decline draw, undo, accept undo, decline
 undo, vacation N, say TEXT, watch GAMEID, unwatch, help [GAME].
@@ -241,6 +242,18 @@ func (r *Referee) helpText() string {
  move GAMEID PLY [#N]
      A move in any of your games; #N is the number of the ply you
      expect to play (a stale move is refused).
+ if THEIRPLY [THEIRPLY ...] then YOURPLY [THEIRPLY ... YOURPLY ...]
+     A conditional line, in a reply to the game's mail: when the
+     others' next plies are those before "then", the referee plays
+     yours at once, and so on along the line. Send it after your ply
+     when it is your turn, alone when it is not. Several lines form a
+     tree (lines that share a start are one branch); a mail with if
+     lines replaces the ones you had. In rpp with more than two seats,
+     name the ply of every seat that moves before you, with its label:
+     if Y:Lg1-f2 G:Le9-e8 then R:Lb2-b3. Only you ever see your lines;
+     a played answer is marked {conditional} in the record.
+ conditions [GAMEID]  Your pending conditional lines; "conditions
+                      clear [GAMEID]" removes them.
  pass                 Pass, where the rules allow it.
  show [GAMEID]        The board.
  games                Your games and whose turn it is.

@@ -153,11 +153,27 @@ func (s *session) run() error {
 			size, byteSize(s.r.opts.MaxBody))
 		return nil
 	}
-	lines, err := s.commandLines()
+	all, err := s.commandLines()
 	if err != nil {
 		return err
 	}
-	if len(lines) == 0 {
+	// A line after an if line that starts with no command word continues
+	// it: mail programs wrap long lines.
+	var lines, ifs []string
+	inIf := false
+	for _, l := range all {
+		switch {
+		case isIfLine(l):
+			ifs = append(ifs, l)
+			inIf = true
+		case inIf && !isVerb(verbOf(l)) && len(ifs[len(ifs)-1])+len(l) < MaxLineBytes:
+			ifs[len(ifs)-1] += " " + strings.TrimSpace(l)
+		default:
+			inIf = false
+			lines = append(lines, l)
+		}
+	}
+	if len(all) == 0 {
 		s.mine.label = "no command"
 		s.mine.add("The referee found no command in your message (quoted text and signatures are skipped).")
 		s.mine.add(shortHelp)
@@ -188,9 +204,42 @@ func (s *session) run() error {
 		} else if rest > 1 {
 			s.mine.add("The %s after it were not read.", plural(rest, "command"))
 		}
-		break
+		if len(ifs) > 0 {
+			s.mine.add("Your conditional lines were not read either (they start from the position your commands leave): send them again with the commands corrected.")
+		}
+		return nil
 	}
-	return nil
+	return s.ifLines(ifs)
+}
+
+// ifLines reads the conditional lines of the message, for the game it
+// answers (see conditionLines).
+func (s *session) ifLines(ifs []string) error {
+	if len(ifs) == 0 {
+		return nil
+	}
+	if len(ifs) > MaxConditionLines {
+		s.mine.add("Your message has %d conditional lines; a seat keeps at most %d in a game, so only the first %d were read.",
+			len(ifs), MaxConditionLines, MaxConditionLines)
+		ifs = ifs[:MaxConditionLines]
+	}
+	g, err := s.contextGame()
+	if err == nil && g == nil {
+		err = mistake(nil, "if lines in a reply to the game's mail (its subject carries [pbem #ID TOKEN])",
+			"conditional lines need a game: this message is no reply to a game's mail")
+	}
+	if err == nil {
+		err = s.conditionLines(g, ifs)
+	}
+	var ue *userError
+	if errors.As(err, &ue) {
+		s.refuse(ifs[0], ue)
+		if len(ifs) > 1 {
+			s.mine.add("No conditional line of this message was kept (%d in all).", len(ifs))
+		}
+		return nil
+	}
+	return err
 }
 
 // commandLines are the lines of the request that are command attempts
@@ -262,7 +311,7 @@ func (s *session) attempt(l string, g *game, decode bool) bool {
 	if len(l) > MaxLineBytes {
 		return true // refused by line, unread
 	}
-	if isVerb(verbOf(l)) || plyShaped(l) {
+	if isVerb(verbOf(l)) || plyShaped(l) || isIfLine(l) {
 		return true
 	}
 	if f := firstWord(l); len(f) > 1 && f[0] == '#' && strings.Trim(f[1:], "0123456789") == "" {

@@ -102,12 +102,16 @@ type harness struct {
 	ref   *referee.Referee
 	clock *fakeClock
 	now   time.Time
+	// where and opts open the store and make the referee again (restart).
+	where string
+	opts  *referee.Options
 }
 
 func newHarness(t testing.TB, db store, opts map[string]string) *harness {
 	ctx := context.Background()
 	clock := &fakeClock{now: start}
-	store, err := archive.OpenStore(ctx, db.Where(t), &archive.Options{Now: clock.Now})
+	where := db.Where(t)
+	store, err := archive.OpenStore(ctx, where, &archive.Options{Now: clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +163,28 @@ func newHarness(t testing.TB, db store, opts map[string]string) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &harness{t: t, ctx: ctx, store: store, ref: ref, clock: clock, now: start}
+	return &harness{t: t, ctx: ctx, store: store, ref: ref, clock: clock, now: start, where: where, opts: o}
+}
+
+// restart closes the store and opens it again under a new referee, as
+// pbem serve does after a crash or a restart: what the referee knows then
+// is what the store kept.
+func (h *harness) restart() *referee.Referee {
+	h.t.Helper()
+	if err := h.store.Close(); err != nil {
+		h.t.Fatal(err)
+	}
+	store, err := archive.OpenStore(h.ctx, h.where, &archive.Options{Now: h.clock.Now})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.t.Cleanup(func() { store.Close() })
+	h.store = store
+	ref, err := referee.New(store, h.opts)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return ref
 }
 
 func runTranscript(t *testing.T, db store, file string) {
