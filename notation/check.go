@@ -196,6 +196,9 @@ func check(r *Record, lookup Lookup, canon bool) (*Game, []*Problem) {
 	main, ok := c.line(r.Main, g.Lines[0], 0, -1, 0, &g.Moves)
 	problems = append(problems, c.problems...)
 	g.Lines = main // main[0] is g.Lines[0]
+	c.problems = nil
+	c.clocks(r)
+	problems = append(problems, c.problems...)
 	if ok {
 		g.Outcome = g.Final().Outcome()
 		problems = append(problems, c.result(r)...)
