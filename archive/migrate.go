@@ -78,6 +78,12 @@ ALTER TABLE players ADD COLUMN mail TEXT NOT NULL DEFAULT '';
 	{12, "games keep their seats' secret conditional lines", `
 ALTER TABLE games ADD COLUMN conditions TEXT NOT NULL DEFAULT '';
 `, ""},
+	{15, "players choose their time zone (deadlines shown in it, weekends off counted in it)", `
+ALTER TABLE players ADD COLUMN tz TEXT NOT NULL DEFAULT '';
+`, ""},
+	{16, "tournaments set their games' time control (a bank, weekends off, grace, no vacation)", `
+ALTER TABLE tournaments ADD COLUMN control TEXT NOT NULL DEFAULT '';
+`, ""},
 }
 
 // schema1 is migration 1: the referee's tables and the archive.

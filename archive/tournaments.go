@@ -114,9 +114,11 @@ type Tournament struct {
 	Format string
 	// Rounds of a Swiss or tables event (0: derived from the players).
 	Rounds int
-	// Days per move; Rated games count for the ratings.
-	Days  int
-	Rated bool
+	// Days per move; Rated games count for the ratings; Control is the
+	// rest of the games' time control.
+	Days    int
+	Rated   bool
+	Control Control
 	// Seats per game (2, or a multi-seat game's table size).
 	Seats int
 	// Director is the address that created the tournament; DirectorToken
@@ -196,7 +198,7 @@ func (s *Store) NewTournamentID(ctx context.Context) (int64, error) {
 	return id, nil
 }
 
-const tournamentColumns = `id, name, game, format, rounds, days, rated, seats, director, director_name, director_token,
+const tournamentColumns = `id, name, game, format, rounds, days, control, rated, seats, director, director_name, director_token,
 	status, seed, digest_due, created, updated, version`
 
 // Tournament returns the tournament with the id, or ErrNotFound.
@@ -246,10 +248,17 @@ func (s *Store) tournaments(ctx context.Context, query string, args ...any) ([]*
 	for rows.Next() {
 		var t Tournament
 		var due, created, updated int64
-		if err := rows.Scan(&t.ID, &t.Name, &t.Game, &t.Format, &t.Rounds, &t.Days, &t.Rated, &t.Seats,
+		var control string
+		if err := rows.Scan(&t.ID, &t.Name, &t.Game, &t.Format, &t.Rounds, &t.Days, &control, &t.Rated, &t.Seats,
 			&t.Director.Addr, &t.Director.Name, &t.DirectorToken, &t.Status, &t.Seed, &due, &created, &updated, &t.Version); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("archive: tournaments: %w", err)
+		}
+		if control != "" {
+			if err := json.Unmarshal([]byte(control), &t.Control); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("archive: tournament %d control: %w", t.ID, err)
+			}
 		}
 		t.DigestDue, t.Created, t.Updated = fromUnix(due), fromUnix(created), fromUnix(updated)
 		ts = append(ts, &t)
@@ -361,10 +370,18 @@ func putTournament(ctx context.Context, tx *sql.Tx, t *Tournament, at time.Time)
 	if created.IsZero() {
 		created = at
 	}
+	control := ""
+	if t.Control != (Control{}) {
+		b, err := json.Marshal(t.Control)
+		if err != nil {
+			return err
+		}
+		control = string(b)
+	}
 	if t.Version == 0 {
 		_, err := tx.ExecContext(ctx, `INSERT INTO tournaments (`+tournamentColumns+`)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)`,
-			t.ID, t.Name, t.Game, t.Format, t.Rounds, t.Days, t.Rated, t.Seats, strings.ToLower(t.Director.Addr), t.Director.Name,
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)`,
+			t.ID, t.Name, t.Game, t.Format, t.Rounds, t.Days, control, t.Rated, t.Seats, strings.ToLower(t.Director.Addr), t.Director.Name,
 			t.DirectorToken, t.Status, t.Seed, unix(t.DigestDue), unix(created), unix(at))
 		if err != nil {
 			if uniqueViolation(err) {
@@ -373,11 +390,11 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)`,
 			return err
 		}
 	} else {
-		res, err := tx.ExecContext(ctx, `UPDATE tournaments SET name = ?, game = ?, format = ?, rounds = ?, days = ?, rated = ?,
+		res, err := tx.ExecContext(ctx, `UPDATE tournaments SET name = ?, game = ?, format = ?, rounds = ?, days = ?, control = ?, rated = ?,
 	seats = ?, director = ?, director_name = ?, director_token = ?, status = ?, seed = ?, digest_due = ?, updated = ?,
 	version = version + 1
 WHERE id = ? AND version = ?`,
-			t.Name, t.Game, t.Format, t.Rounds, t.Days, t.Rated, t.Seats, strings.ToLower(t.Director.Addr), t.Director.Name,
+			t.Name, t.Game, t.Format, t.Rounds, t.Days, control, t.Rated, t.Seats, strings.ToLower(t.Director.Addr), t.Director.Name,
 			t.DirectorToken, t.Status, t.Seed, unix(t.DigestDue), unix(at), t.ID, t.Version)
 		if err != nil {
 			return err

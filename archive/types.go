@@ -76,8 +76,10 @@ type GameOptions struct {
 	Board   string `json:"board,omitempty"`
 	// First is "random", an address, or "" (the creator's order).
 	First string `json:"first,omitempty"`
-	// Days per move.
-	Days  int    `json:"days"`
+	// Days per move (the control when Base is zero).
+	Days int `json:"days"`
+	// Control is the rest of the time control.
+	Control
 	Rated bool   `json:"rated"`
 	Event string `json:"event,omitempty"`
 	Round string `json:"round,omitempty"`
@@ -88,6 +90,21 @@ type GameOptions struct {
 	Inviter string `json:"inviter,omitempty"`
 	// Private games are not listed or shown to anyone but their players.
 	Private bool `json:"private,omitempty"`
+}
+
+// Control is a time control beyond days per move: Base, Inc and Max are
+// a bank of time, its increment after each ply and its cap, in seconds
+// (Base zero: the game's days per move); Grace is how long a side may
+// still move after its clock ran out (seconds); Weekends "off":
+// Saturdays and Sundays of the mover's time zone do not run its clock;
+// NoVacation: a vacation does not stop the clocks (an event's choice).
+type Control struct {
+	Base       int64  `json:"base,omitempty"`
+	Inc        int64  `json:"inc,omitempty"`
+	Max        int64  `json:"max,omitempty"`
+	Grace      int64  `json:"grace,omitempty"`
+	Weekends   string `json:"weekends,omitempty"`
+	NoVacation bool   `json:"novacation,omitempty"`
 }
 
 // Observer is an address that asked to watch a game. It gets the game's
@@ -141,6 +158,9 @@ type Player struct {
 	// Mail is how the player wants mail: MailText for plain text only,
 	// "" (or MailHTML) for text with an HTML part showing the board.
 	Mail string
+	// TZ is the player's time zone, an IANA name ("" is UTC): deadlines
+	// are shown in it, and weekends off are its weekends.
+	TZ string
 	// Version as for Game (0: not stored yet).
 	Version int64
 }

@@ -22,7 +22,7 @@ type cmd struct {
 
 // commandVerbs are the first words of the commands.
 var commandVerbs = []string{"new", "move", "pass", "show", "games", "record", "help", "preview", "resign",
-	"draw", "accept", "decline", "undo", "vacation", "say", "watch", "unwatch", "tournament", "join", "digest", "mail", "conditions"}
+	"draw", "accept", "decline", "undo", "vacation", "say", "watch", "unwatch", "tournament", "join", "digest", "mail", "conditions", "tz"}
 
 func isVerb(v string) bool { return slices.Contains(commandVerbs, v) }
 
@@ -93,6 +93,8 @@ func (s *session) dispatch(c *cmd) error {
 		return s.digestCmd(c)
 	case "conditions":
 		return s.conditionsCmd(c)
+	case "tz":
+		return s.tzCmd(c)
 	case "mail":
 		return s.mailCmd(c)
 	}
@@ -263,6 +265,7 @@ func (s *session) move(g *game, text string, expect int, bare bool) error {
 		return mistake(g, s.plyForm(g), "a ply must follow")
 	}
 	before := g.state()
+	clock := g.clockOf(seat)
 	m, err := g.codec.Decode(before, text)
 	if err == nil {
 		err = g.play(m)
@@ -270,6 +273,7 @@ func (s *session) move(g *game, text string, expect int, bare bool) error {
 	if err != nil {
 		return withSuggestions(g.codec, before, text, s.badPly(g, text, err, bare))
 	}
+	s.charge(g, seat, clock)
 	canon := g.codec.Encode(before, m)
 	note := ""
 	if n, ok := before.(engine.Narrator); ok {

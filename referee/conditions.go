@@ -466,6 +466,7 @@ func (s *session) answerConditions(g *game) error {
 // playAnswer plays seat's conditional answer.
 func (s *session) playAnswer(g *game, seat int, text string) error {
 	before := g.state()
+	clock := g.clockOf(seat)
 	m, err := g.codec.Decode(before, text)
 	if err == nil {
 		err = g.play(m)
@@ -478,6 +479,7 @@ func (s *session) playAnswer(g *game, seat int, text string) error {
 		s.tellSeats(g, []int{seat}, "Your conditional answer %s could not be played in game #%d; your lines are cleared. It is your move.", text, g.ID)
 		return nil
 	}
+	s.charge(g, seat, clock)
 	g.comment("conditional")
 	n := g.plies()
 	canon := g.codec.Encode(before, m)

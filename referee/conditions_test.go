@@ -474,7 +474,7 @@ func TestConditionalEndsGame(t *testing.T) {
 		if g.Status != archive.Over || len(g.Conditions) != 0 {
 			t.Fatalf("game is %s with conditions %+v, want over with none:\n%s", g.Status, g.Conditions, out)
 		}
-		if !strings.Contains(g.Record, "+2 {conditional}") || !strings.Contains(g.Record, `[Result "0-1"]`) {
+		if !strings.Contains(movetext(t, g.Record), "+2 {conditional}") || !strings.Contains(g.Record, `[Result "0-1"]`) {
 			t.Errorf("record:\n%s", g.Record)
 		}
 		if !strings.Contains(out, "answered +2") {

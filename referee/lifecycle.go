@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"pbem/archive"
 	"pbem/engine"
@@ -71,6 +72,9 @@ func (s *session) newGame(c *cmd) error {
 			return mistake(nil, newForm, "%s is named twice", addr)
 		}
 		people = append(people, Address{Addr: addr})
+	}
+	if err := checkControl(o); err != nil {
+		return err
 	}
 	n := len(people)
 	if n < 2 {
@@ -208,8 +212,48 @@ func (g *game) seating() string {
 	return joinAnd(w)
 }
 
+// controlText says a game's time control in words: "7 days per move", "30
+// days + 1 day a move, at most 40 days, weekends off, grace 1 day".
+func controlText(o archive.GameOptions) string {
+	var t string
+	if o.Base > 0 {
+		t = spanText(o.Base)
+		if o.Inc > 0 {
+			t += " + " + spanText(o.Inc) + " a move"
+		}
+		if o.Max > 0 {
+			t += ", at most " + spanText(o.Max)
+		}
+	} else {
+		t = fmt.Sprintf("%s per move", plural(o.Days, "day"))
+	}
+	if o.Weekends == "off" {
+		t += ", weekends off"
+	}
+	if o.Grace > 0 {
+		t += ", grace " + spanText(o.Grace)
+	}
+	return t
+}
+
+// spanText writes seconds as days, hours and minutes in words.
+func spanText(sec int64) string {
+	d := time.Duration(sec) * time.Second
+	var parts []string
+	if n := int(d / (24 * time.Hour)); n > 0 {
+		parts = append(parts, plural(n, "day"))
+	}
+	if n := int(d % (24 * time.Hour) / time.Hour); n > 0 {
+		parts = append(parts, plural(n, "hour"))
+	}
+	if n := int(d % time.Hour / time.Minute); n > 0 || len(parts) == 0 {
+		parts = append(parts, plural(n, "minute"))
+	}
+	return strings.Join(parts, " ")
+}
+
 func optionText(o archive.GameOptions) string {
-	t := fmt.Sprintf("%s per move", plural(o.Days, "day"))
+	t := controlText(o)
 	if !o.Rated {
 		t += ", unrated"
 	}
@@ -230,7 +274,7 @@ func optionText(o archive.GameOptions) string {
 
 // option reads one option=value of new.
 func (r *Referee) option(o *archive.GameOptions, k, v string) error {
-	const opts = "players=N, board=NAME, first=random|ADDRESS, days=N, rated=yes|no, private=yes|no, event=NAME, round=N"
+	const opts = "players=N, board=NAME, first=random|ADDRESS, days=N, time=BASE+INC, max=CAP, weekends=off, grace=SPAN, rated=yes|no, private=yes|no, event=NAME, round=N"
 	v = strings.TrimSpace(v)
 	if v == "" {
 		return mistake(nil, opts, "the option %s has no value", k)
@@ -266,6 +310,8 @@ func (r *Referee) option(o *archive.GameOptions, k, v string) error {
 			return mistake(nil, fmt.Sprintf("days=N with N from 1 to %d", r.opts.MaxDays), "the option days=%s is not allowed", v)
 		}
 		o.Days = n
+	case "time", "max", "grace", "weekends":
+		return r.controlOption(o, k, v)
 	case "rated":
 		switch strings.ToLower(v) {
 		case "yes", "true", "1":
@@ -292,6 +338,71 @@ func (r *Referee) option(o *archive.GameOptions, k, v string) error {
 		return text()
 	default:
 		return mistake(nil, "options among "+opts, "unknown option %q", k)
+	}
+	return nil
+}
+
+// controlOption reads time=BASE+INC, max=CAP, grace=SPAN and
+// weekends=off|on (spans in d, h and m: 30d, 1d12h, 36h).
+func (r *Referee) controlOption(o *archive.GameOptions, k, v string) error {
+	most := time.Duration(r.opts.MaxDays) * 24 * time.Hour * 4
+	span := func(text, form string) (int64, error) {
+		d, err := notation.ParseClock(strings.ToLower(text))
+		if err != nil || d < 0 || d > most {
+			return 0, mistake(nil, form, "the option %s=%s is not allowed: %q is not a span of days, hours and minutes (as 30d, 1d12h or 36h) up to %d days", k, v, text, most/(24*time.Hour))
+		}
+		return int64(d / time.Second), nil
+	}
+	switch k {
+	case "time":
+		const form = "time=BASE+INC, a bank of time and what each of your plies adds to it, as time=30d+1d (d, h, m)"
+		base, inc, _ := strings.Cut(v, "+")
+		b, err := span(base, form)
+		if err != nil {
+			return err
+		}
+		if b < 3600 {
+			return mistake(nil, form, "the option time=%s is not allowed: a bank of at least an hour", v)
+		}
+		var n int64
+		if inc != "" {
+			if n, err = span(inc, form); err != nil {
+				return err
+			}
+		}
+		o.Base, o.Inc = b, n
+	case "max":
+		n, err := span(v, "max=CAP, the most a bank may hold, as max=40d")
+		if err != nil {
+			return err
+		}
+		o.Max = n
+	case "grace":
+		n, err := span(v, "grace=SPAN, how long a player may still move after the clock ran out, as grace=1d")
+		if err != nil {
+			return err
+		}
+		o.Grace = n
+	case "weekends":
+		switch strings.ToLower(v) {
+		case "off":
+			o.Weekends = "off"
+		case "on":
+			o.Weekends = ""
+		default:
+			return mistake(nil, "weekends=off (Saturdays and Sundays do not count) or weekends=on", "the option weekends=%s is not allowed", v)
+		}
+	}
+	return nil
+}
+
+// checkControl refuses a control whose parts do not fit together.
+func checkControl(o archive.GameOptions) error {
+	if o.Max > 0 && o.Base == 0 {
+		return mistake(nil, "max=CAP with time=BASE+INC", "the option max= caps a bank of time: give time=BASE+INC too")
+	}
+	if o.Max > 0 && o.Max < o.Base {
+		return mistake(nil, "max=CAP at least the bank", "the cap max=%s is below the bank of %s", spanText(o.Max), spanText(o.Base))
 	}
 	return nil
 }
@@ -390,7 +501,7 @@ func (s *session) start(g *game) error {
 		}
 		tags = append(tags, notation.Tag{Name: st.Side, Value: v})
 	}
-	tags = append(tags, notation.Tag{Name: "TimeControl", Value: fmt.Sprintf("1/%d", o.Days*86400)})
+	tags = append(tags, g.control().Tags()...)
 	b, err := notation.NewBuilder(g.codec, g.opts, tags)
 	if err != nil {
 		panic(fmt.Sprintf("game %d: start: %v", g.ID, err))
@@ -463,7 +574,7 @@ func (s *session) vacationCmd(c *cmd) error {
 	if err != nil {
 		return err
 	}
-	var paused []string
+	var paused, running []string
 	for _, ag := range gs {
 		g, err := s.adopt(ag)
 		if err != nil {
@@ -471,6 +582,10 @@ func (s *session) vacationCmd(c *cmd) error {
 		}
 		seat := g.seatOf(s.from.Addr)
 		if seat < 0 || g.Status != archive.Playing {
+			continue
+		}
+		if g.Options.NoVacation {
+			running = append(running, "#"+g.id())
 			continue
 		}
 		if g.mover() == seat {
@@ -485,6 +600,9 @@ func (s *session) vacationCmd(c *cmd) error {
 		stamp(p.VacationUntil), plural(limit-p.VacationDays, "day"), year)
 	if len(paused) > 0 {
 		text += " Your clocks stop in game " + strings.Join(paused, ", ") + "."
+	}
+	if len(running) > 0 {
+		text += " They go on in game " + strings.Join(running, ", ") + ": its event allows no vacation."
 	}
 	s.mine.label = "vacation"
 	s.mine.add("%s", text)

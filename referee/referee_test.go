@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -61,13 +62,38 @@ func (h *harness) send(text string) string {
 	return h.step(fmt.Sprintf("s%d", h.now.UnixNano()), "in", text)
 }
 
+// record is the movetext of game id's record without its clock comments
+// ({[%emt ...] [%clk ...]}, which the clock tests read): the plies, the
+// other comments and the result.
 func (h *harness) record(id int64) string {
 	h.t.Helper()
 	g, err := h.store.Game(h.ctx, id)
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	_, moves, _ := strings.Cut(g.Record, "\n\n")
+	return movetext(h.t, g.Record)
+}
+
+// movetext is a record's movetext without its clock comments.
+func movetext(t testing.TB, record string) string {
+	t.Helper()
+	recs, probs := notation.Parse("record", []byte(record))
+	if len(probs) > 0 || len(recs) != 1 {
+		t.Fatalf("record does not parse: %v\n%s", probs, record)
+	}
+	r := recs[0]
+	strip := func(cs []string) []string {
+		return slices.DeleteFunc(cs, func(c string) bool { return strings.HasPrefix(c, "[%emt ") })
+	}
+	r.Main.Comments = strip(r.Main.Comments)
+	for _, p := range r.Main.Plies {
+		p.Comments = strip(p.Comments)
+	}
+	cg, problems := notation.Check(r, testLookup)
+	if cg == nil {
+		t.Fatalf("record does not check: %v", problems)
+	}
+	_, moves, _ := strings.Cut(notation.Format(cg), "\n\n")
 	return strings.TrimSpace(moves)
 }
 

@@ -14,6 +14,35 @@ import (
 // stamp writes a time for mails.
 func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") }
 
+// stampIn is stamp in a reader's time zone.
+func stampIn(t time.Time, loc *time.Location) string {
+	if loc == nil || loc == time.UTC {
+		return stamp(t)
+	}
+	return t.In(loc).Format("2006-01-02 15:04 MST") + " (" + loc.String() + ")"
+}
+
+// clockShort writes a clock as the board's clock line does: 27d 4h, 31d,
+// 5h 3m, 12m.
+func clockShort(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	m := int64(d / time.Minute)
+	dd, h, mm := m/(24*60), m/60%24, m%60
+	switch {
+	case dd > 0 && h > 0:
+		return fmt.Sprintf("%dd %dh", dd, h)
+	case dd > 0:
+		return fmt.Sprintf("%dd", dd)
+	case h > 0 && mm > 0:
+		return fmt.Sprintf("%dh %dm", h, mm)
+	case h > 0:
+		return fmt.Sprintf("%dh", h)
+	}
+	return fmt.Sprintf("%dm", mm)
+}
+
 // duration writes a span in days and hours (hours and minutes under a
 // day).
 func duration(d time.Duration) string {
@@ -106,13 +135,37 @@ func (s *session) block(g *game, seat int, heading bool) string {
 	var lines []string
 	mover := g.mover()
 	next := g.plies() + 1
-	left := duration(g.Deadline.Sub(s.now))
+	c := g.control()
+	moverZone := s.zone(g.Seats[mover].Player.Addr)
+	left := duration(counted(s.now, g.Deadline, c.WeekendsOff, moverZone))
+	if c.WeekendsOff {
+		left += " of clock time"
+	}
+	readerZone := time.UTC
+	if seat >= 0 {
+		readerZone = s.zone(g.Seats[seat].Player.Addr)
+	}
+	due := stampIn(g.Deadline, readerZone)
 	if mover == seat {
 		lines = append(lines,
-			fmt.Sprintf("Ply %d: your move (you play %s). You have until %s (%s).", next, g.Seats[seat].Side, stamp(g.Deadline), left),
+			fmt.Sprintf("Ply %d: your move (you play %s). You have until %s (%s).", next, g.Seats[seat].Side, due, left),
 			fmt.Sprintf("Reply with your ply as the first line, or send: move %d PLY #%d", g.ID, next))
 	} else {
-		lines = append(lines, fmt.Sprintf("Ply %d: %s to move, until %s (%s).", next, g.who(mover), stamp(g.Deadline), left))
+		lines = append(lines, fmt.Sprintf("Ply %d: %s to move, until %s (%s).", next, g.who(mover), due, left))
+	}
+	if g.Reminded&remindLate != 0 && g.Options.Grace > 0 {
+		lines = append(lines, fmt.Sprintf("%s's clock ran out: the grace lasts until %s.", g.name(mover), stampIn(g.graceEnd(), readerZone)))
+	}
+	if c.Bank() {
+		var clocks []string
+		for i := range g.Seats {
+			d := g.clockOf(i)
+			if i == mover {
+				d = counted(s.now, g.Deadline, c.WeekendsOff, moverZone)
+			}
+			clocks = append(clocks, g.name(i)+" "+clockShort(d))
+		}
+		lines = append(lines, "Clocks ("+controlText(g.Options)+"): "+strings.Join(clocks, ", ")+".")
 	}
 	for _, o := range g.Offers {
 		var waiting []string
@@ -230,8 +283,13 @@ func (r *Referee) helpText() string {
      Start a game and invite the other players. Options: players=N,
      board=NAME, first=random|ADDRESS (who plays the first side;
      default: you, then the others in the order given), days=N (days
-     per move, default 7), rated=yes|no, event=NAME, round=N, and
-     private (only its players can see the game, here and on the web).
+     per move, default 7), time=BASE+INC (a bank of time instead, and
+     what each of your plies adds: time=30d+1d; d, h, m), max=CAP (the
+     most a bank holds), weekends=off (Saturdays and Sundays of the
+     mover's time zone do not count), grace=SPAN (a late player may
+     still move so long; the others are told), rated=yes|no,
+     event=NAME, round=N, and private (only its players can see the
+     game, here and on the web).
      You confirm with "accept" in reply to the referee's answer; then
      the invitees get their invitations and answer "accept" or
      "decline". An ADDRESS may be "bot" or "bot:N" (N from 0, random
@@ -266,10 +324,13 @@ func (r *Referee) helpText() string {
  undo                 Ask to take back your last ply; the others
                       "accept undo" or "decline undo".
  vacation N           Stop your clocks for N days (30 days a year).
+ tz ZONE              Your time zone (as Europe/Paris): deadlines are
+                      shown in it; weekends off are its weekends.
  say TEXT             A message to the other players.
  watch GAMEID         Get every board of a game; "unwatch" stops.
  tournament new "NAME" GAME roundrobin|double|swiss|tables [rounds=N]
-     [days=N] [rated] [players=K]
+     [days=N] [time=BASE+INC] [max=CAP] [weekends=off] [grace=SPAN]
+     [vacation=no] [rated] [players=K]
      Direct a tournament, once you confirm it with "tournament
      confirm T" in a reply to the mail that comes; then, in a reply
      with its token, tournament invite T ADDRESS ..., tournament
@@ -287,9 +348,9 @@ func (r *Referee) helpText() string {
 
  Commands about a game need your token for it: reply to the game's
  mail (its subject carries [pbem #ID TOKEN]), or write to its reply
- address. Each move has a time limit (days=N); reminders come after
- half of it and a day before the end, and then the game is lost on
- time.
+ address. Each move has a time limit (days=N, or the bank of
+ time=BASE+INC); reminders come after half of it and a day before the
+ end, and then (after any grace) the game is lost on time.
 
  Games:`)
 	for _, c := range r.opts.Games() {

@@ -261,7 +261,7 @@ func formatWord(f tournament.Format) string {
 // tournamentNew: tournament new "NAME" GAME FORMAT [rounds=N] [days=N]
 // [rated] [players=K].
 func (s *session) tournamentNew(args []string) error {
-	const form = `tournament new "NAME" GAME roundrobin|double|swiss|tables [rounds=N] [days=N] [rated] [players=K]`
+	const form = `tournament new "NAME" GAME roundrobin|double|swiss|tables [rounds=N] [days=N] [time=BASE+INC] [max=CAP] [weekends=off] [grace=SPAN] [vacation=no] [rated] [players=K]`
 	if len(args) < 3 {
 		return mistake(nil, form, "tournament new needs a name, a game and a format")
 	}
@@ -297,9 +297,20 @@ func (s *session) tournamentNew(args []string) error {
 			t.Days = n
 		case k == "players" && nerr == nil && n >= 2 && n <= 16:
 			t.Seats = n
+		case k == "time" || k == "max" || k == "grace" || k == "weekends":
+			o := archive.GameOptions{Control: t.Control}
+			if err := s.r.controlOption(&o, k, v); err != nil {
+				return err
+			}
+			t.Control = o.Control
+		case k == "vacation" && (v == "no" || v == "yes"):
+			t.Control.NoVacation = v == "no"
 		default:
 			return mistake(nil, form+fmt.Sprintf(" (rounds from 1 to 50, days from 1 to %d, players from 2 to 16)", s.r.opts.MaxDays), "%q is not an option of tournament new", a)
 		}
+	}
+	if err := checkControl(archive.GameOptions{Control: t.Control}); err != nil {
+		return err
 	}
 	eo := engine.Options{Players: t.Seats}
 	sides, err := rules.Sides(eo)
@@ -377,7 +388,10 @@ func settings(t *archive.Tournament) string {
 	if t.Rounds > 0 {
 		w = append(w, plural(t.Rounds, "round"))
 	}
-	w = append(w, plural(t.Days, "day")+" per move")
+	w = append(w, controlText(archive.GameOptions{Days: t.Days, Control: t.Control}))
+	if t.Control.NoVacation {
+		w = append(w, "no vacation")
+	}
 	if t.Rated {
 		w = append(w, "rated")
 	} else {
@@ -820,7 +834,7 @@ func (s *session) tournamentGame(t *archive.Tournament, tg tournament.Game) (*ga
 	if err != nil {
 		return nil, err
 	}
-	o := archive.GameOptions{Players: eo.Players, Days: t.Days, Rated: t.Rated, Event: t.Name, Round: strconv.Itoa(tg.Round)}
+	o := archive.GameOptions{Players: eo.Players, Days: t.Days, Control: t.Control, Rated: t.Rated, Event: t.Name, Round: strconv.Itoa(tg.Round)}
 	ag := &archive.Game{ID: id, Game: rules.ID(), Status: archive.Invited, Options: o,
 		TurnStart: s.now, Thread: s.threadID(id), Created: s.now}
 	for i, addr := range tg.Players {
