@@ -621,9 +621,18 @@ func (s *session) acceptOffer(g *game, seat int, kind string) error {
 }
 
 func (s *session) sayCmd(c *cmd) error {
-	text := strings.TrimSpace(printable(c.rest))
+	const form = "say TEXT, or say to SIDE[,SIDE...] TEXT for some players only (sides as the game names them, or their addresses); say [to ...] alone on its line, then the text, then end, for several lines"
+	to, rest, isTo := recipients(c.rest)
+	if isTo && len(to) == 0 {
+		return mistake(nil, form, "say to needs the sides the message is for")
+	}
+	var lines []string
+	for _, l := range strings.Split(rest, "\n") {
+		lines = append(lines, strings.TrimRight(printable(l), " "))
+	}
+	text := strings.TrimSpace(strings.Join(lines, "\n"))
 	if text == "" {
-		return mistake(nil, "say TEXT", "say needs a message")
+		return mistake(nil, form, "say needs a message")
 	}
 	g, err := s.contextOnly(&cmd{verb: "say"}, "")
 	if err != nil {
@@ -639,20 +648,91 @@ func (s *session) sayCmd(c *cmd) error {
 	if r := []rune(text); len(r) > 1000 {
 		text = string(r[:1000]) + "..."
 	}
-	s.tell(g, false, "%s says:\n%s", g.who(seat), indent(text))
-	s.mine.add("Your message went to %s.", g.others(seat, nil))
+	if len(to) == 0 {
+		s.tell(g, false, "%s", preformatted+wrap(g.who(seat)+" says:")+"\n"+indentLines(text))
+		s.mine.add("Your message went to %s.", g.others(seat, nil))
+		return nil
+	}
+	var seats []int
+	for _, x := range to {
+		i := g.sideArg(x)
+		switch {
+		case i < 0:
+			return mistake(g, form, "%q is not a side of game #%d (its sides: %s)", x, g.ID, strings.Join(g.sides, ", "))
+		case i == seat:
+			return mistake(g, form, "%q is your own side", x)
+		}
+		if !slices.Contains(seats, i) {
+			seats = append(seats, i)
+		}
+	}
+	slices.Sort(seats)
+	var names []string
+	for _, i := range seats {
+		names = append(names, g.who(i))
+	}
+	others := "you"
+	if len(seats) > 1 {
+		others = "you and the others named: " + joinAnd(names)
+	}
+	s.tellSeats(g, seats, "%s", preformatted+wrap(fmt.Sprintf("%s says, to %s only:", g.who(seat), others))+"\n"+indentLines(text))
+	s.mine.add("Your message went to %s only.", joinAnd(names))
 	return nil
 }
 
-func indent(text string) string {
-	var b strings.Builder
-	for i, l := range strings.Split(wrapAt(text, Width-2), "\n") {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString("  " + l)
+// recipients reads the start of say's text: "to SIDE[,SIDE...] TEXT"
+// (the sides joined by commas, blanks allowed after them) gives the sides
+// and TEXT; anything else is all text.
+func recipients(rest string) (to []string, text string, isTo bool) {
+	rest = strings.TrimLeft(rest, " \t")
+	w, after, _ := strings.Cut(rest, " ")
+	if !strings.EqualFold(w, "to") {
+		return nil, rest, false
 	}
-	return b.String()
+	rest = strings.TrimLeft(after, " \t")
+	for rest != "" {
+		w, after, _ := strings.Cut(rest, " ")
+		w, nl, hasNL := strings.Cut(w, "\n")
+		if hasNL {
+			after = nl + " " + after
+		}
+		for _, x := range strings.Split(w, ",") {
+			if x != "" {
+				to = append(to, x)
+			}
+		}
+		rest = strings.TrimLeft(after, " ")
+		if !strings.HasSuffix(w, ",") && !strings.HasPrefix(rest, ",") || hasNL {
+			break
+		}
+		rest = strings.TrimLeft(rest, ", ")
+	}
+	return to, rest, true
+}
+
+// sideArg is the seat a word names in g: a side ("Y", "yellow" as the
+// record names it), or the address of its player; -1 for none.
+func (g *game) sideArg(x string) int {
+	for i, st := range g.Seats {
+		if strings.EqualFold(st.Side, x) || strings.EqualFold(normAddr(st.Player.Addr), normAddr(x)) {
+			return i
+		}
+	}
+	return -1
+}
+
+// indentLines indents a message of one or more lines by two blanks,
+// each line wrapped on its own (its own breaks kept).
+func indentLines(text string) string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		lead := len(l) - len(strings.TrimLeft(l, " "))
+		lead = min(lead, 8)
+		for _, w := range strings.Split(wrapAt(l, Width-2-lead), "\n") {
+			out = append(out, strings.TrimRight("  "+strings.Repeat(" ", lead)+w, " "))
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 // wrapAt fills text to width columns.

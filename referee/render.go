@@ -327,6 +327,11 @@ func (r *Referee) helpText() string {
  tz ZONE              Your time zone (as Europe/Paris): deadlines are
                       shown in it; weekends off are its weekends.
  say TEXT             A message to the other players.
+ say to SIDE[,SIDE...] TEXT
+                      A message to those sides' players only (sides as
+                      the game names them, or the players' addresses).
+                      For several lines: say [to ...] alone on its
+                      line, the text, then a line end.
  watch GAMEID         Get every board of a game; "unwatch" stops.
  tournament new "NAME" GAME roundrobin|double|swiss|tables [rounds=N]
      [days=N] [time=BASE+INC] [max=CAP] [weekends=off] [grace=SPAN]

@@ -263,9 +263,24 @@ func (s *session) commandLines() ([]string, error) {
 	}
 	whose := own.judge(body, at)
 	var unsure []string
-	for i, l := range body {
+	for i := 0; i < len(body); i++ {
+		l := body[i]
 		if whose[i] == refereesLine {
 			continue // the referee's own words, reproduced
+		}
+		if sayAlone(l) {
+			// say [to SIDES] alone on its line: the text is the lines
+			// after it, up to a line "end" (or the end of the message).
+			var text []string
+			for i++; i < len(body) && !strings.EqualFold(strings.TrimSpace(body[i]), "end"); i++ {
+				text = append(text, body[i])
+			}
+			if len(text) == 0 {
+				lines = append(lines, strings.TrimSpace(l))
+			} else {
+				lines = append(lines, strings.TrimSpace(l)+"\n"+strings.Join(text, "\n"))
+			}
+			continue
 		}
 		l = typographic(l)
 		if !s.attempt(l, g, len(lines) <= MaxCommands) {
@@ -286,6 +301,20 @@ func (s *session) commandLines() ([]string, error) {
 		}
 	}
 	return lines, nil
+}
+
+// sayAlone reports whether l is "say" or "say to SIDE[,SIDE...]" with no
+// text after it: a message of several lines follows.
+func sayAlone(l string) bool {
+	if verbOf(l) != "say" {
+		return false
+	}
+	rest := strings.TrimSpace(l[len(firstWord(l))+strings.Index(l, firstWord(l)):])
+	if rest == "" {
+		return true
+	}
+	to, text, isTo := recipients(rest)
+	return isTo && len(to) > 0 && strings.TrimSpace(text) == ""
 }
 
 // typographic reads a line as the player meant it where a word processor or
