@@ -75,6 +75,8 @@ ALTER TABLE players ADD COLUMN mail TEXT NOT NULL DEFAULT '';
 `, ""},
 	{10, "a change counter the web's kept pages compare, moved by every write its pages read", stampSchema, pgStampSchema},
 	{11, "the leadership lease of several referee instances on one store", leaderSchema, pgLeaderSchema},
+	// 14, not 12: 12 and 13 are taken on other branches (see positionsSchema).
+	{14, "archive: the positions of every archived game, for search by position and the explorer", positionsSchema, pgPositionsSchema},
 }
 
 // schema1 is migration 1: the referee's tables and the archive.
