@@ -168,3 +168,105 @@ func BenchmarkSearchPosition(b *testing.B) {
 		})
 	}
 }
+
+// TestExploreCountsAsDirectly: the explorer's counts and results, for the
+// start and a few early positions of every game, equal a count made
+// directly from the records of a random corpus.
+func TestExploreCountsAsDirectly(t *testing.T) {
+	eachStore(t, func(t *testing.T, where string) {
+		s := open(t, where)
+		importText(t, s, string(corpus(t, 20, 300)))
+		ctx := context.Background()
+		// The games, checked again.
+		type game struct {
+			g     *notation.Game
+			ranks []int
+		}
+		var games []game
+		es, err := s.Entries(ctx, 0, 1000)
+		require.NoError(t, err)
+		for _, e := range es {
+			recs, _ := notation.Parse("e", []byte(e.Record))
+			g, problems := notation.Check(recs[0], lookup)
+			require.Empty(t, problems)
+			ranks, err := notation.ParseResult(g.Codec, g.Sides, g.Record.Result)
+			require.NoError(t, err)
+			games = append(games, game{g, ranks})
+		}
+		direct := func(id, text string) map[string]Played {
+			out := map[string]Played{}
+			for _, x := range games {
+				if x.g.Codec.Rules().ID() != id {
+					continue
+				}
+				for i, l := range x.g.Lines[:len(x.g.Lines)-1] {
+					if l.State().(engine.Positioner).Position() != text {
+						continue
+					}
+					ply := x.g.Record.Main.Plies[i].Canon
+					p := out[ply]
+					p.Ply = ply
+					p.Games++
+					firsts := 0
+					for _, r := range x.ranks {
+						if r == 1 {
+							firsts++
+						}
+					}
+					switch r := 0; {
+					case x.ranks == nil:
+						p.Unfinished++
+					default:
+						r = x.ranks[l.State().ToMove()]
+						p.RankSum += r
+						switch {
+						case r == 1 && firsts == 1:
+							p.Wins++
+						case r == 1:
+							p.Draws++
+						default:
+							p.Losses++
+						}
+					}
+					out[ply] = p
+				}
+			}
+			return out
+		}
+		checked, finished := 0, 0
+		for _, c := range codecs {
+			id := c.Rules().ID()
+			o := engine.Options{}
+			if id == "rpp" {
+				o.Players = 4
+			}
+			n := 0
+			for _, g := range games {
+				if g.g.Codec.Rules().ID() != id || n == 4 {
+					continue
+				}
+				n++
+				for _, k := range []int{0, 1, 2} {
+					if k >= len(g.g.Lines)-1 {
+						continue
+					}
+					text := g.g.Lines[k].State().(engine.Positioner).Position()
+					got, err := s.Explore(ctx, lookup, Filter{Game: id, Position: text, Options: o})
+					require.NoError(t, err)
+					gotMap := map[string]Played{}
+					for i, p := range got {
+						gotMap[p.Ply] = *p
+						finished += p.Finished()
+						if i > 0 {
+							assert.GreaterOrEqual(t, got[i-1].Games, p.Games, "sorted by count")
+						}
+					}
+					assert.Equal(t, direct(id, text), gotMap, "%s after %d plies: %s", id, k, text)
+					checked++
+				}
+			}
+		}
+		assert.Greater(t, checked, 50)
+		assert.Greater(t, finished, 100, "the corpus has finished games to count results of")
+	})
+}

@@ -33,6 +33,7 @@ func archiveCommands() []archiveCommand {
 		{"export", "[--game G] [--event E] [--player P] [--since DATE] [--format pgn|json] | --format trf EVENT", "write archived games as a canonical record collection or JSON lines, or a tournament as a FIDE report (TRF)", runArchiveExport},
 		{"list", "[--game G] [--event E] [--player P] [--since DATE]", "list archived games, one line each: id, date, game, event, round, sides, result", runArchiveList},
 		{"search", "[--game G] [--event E] [--player P] [--since DATE] [--position TEXT | --after PLIES] [WORD ...]", "list the archived games with every WORD in a tag value (any case), or through a position (by transposition too) with the plies after which they stand there", runArchiveList},
+		{"explore", "GAME [PLY ...] [--position TEXT] [--event E] [--player P] [--since DATE]", "every ply played in the archive from the position after the PLYs from the start (or TEXT), most played first, with its games and their results for the side to move", runArchiveExplore},
 		{"crosstable", "EVENT [--game G] [--format text|csv]", "the results of an event: players against players, score, Sonneborn-Berger", runArchiveCrosstable},
 		{"ratings", "[--game G] [--format text|csv]", "Elo ratings per game, recomputed from the rated games of the archive", runArchiveRatings},
 		siteCommand,
@@ -99,6 +100,12 @@ func (c *cli) archiveFlags(sub archiveCommand, args []string) (a *archiveArgs, c
 	a = &archiveArgs{name: sub.name}
 	a.data = fset.String("data", archive.DefaultDir, "the data directory `DIR` holding the archive (the referee's store), or the postgres:// URL of a PostgreSQL store")
 	switch sub.name {
+	case "explore":
+		fset.StringVar(&a.filter.Event, "event", "", "only games of the event `E` (equal to the Event tag, any case)")
+		fset.StringVar(&a.filter.Player, "player", "", "only games where a side's tag (a player) contains `P` (any case)")
+		fset.StringVar(&a.filter.Since, "since", "", "only games dated `DATE` (YYYY.MM.DD) or later, by the Date tag")
+		a.position = fset.String("position", "", "explore from the position `TEXT` (docs/NOTATION.md, \"Positions\") instead of plies from the start")
+		a.players = fset.Int("players", 0, "the seats `N` of the game (rpp; 0: the default)")
 	case "export", "list", "search":
 		fset.StringVar(&a.filter.Game, "game", "", "only games of the game `G` (a game id, see pbem games)")
 		fset.StringVar(&a.filter.Event, "event", "", "only games of the event `E` (equal to the Event tag, any case)")
@@ -371,6 +378,64 @@ func listLine(fd *archive.Found) string {
 	}
 	return fmt.Sprintf("%d\t%s\t%s\t%s\t%s\t%s\t%s\n", fd.ID, field(fd.Date), fd.Game, field(fd.Event), field(fd.Round),
 		field(strings.Join(sides, "; ")), fd.Result)
+}
+
+func runArchiveExplore(c *cli, a *archiveArgs) int {
+	if len(a.pos) == 0 {
+		return c.archiveFail(a, "expected the game and the plies from the start, e.g. pbem archive explore ziggurat43 Se3-e4")
+	}
+	a.filter.Game = a.pos[0]
+	codec, err := referee.Lookup(a.filter.Game)
+	if err != nil {
+		return c.archiveFail(a, "%v", err)
+	}
+	a.filter.Game = codec.Rules().ID()
+	a.filter.Options = engine.Options{Players: *a.players}
+	plies := strings.Join(a.pos[1:], " ")
+	switch {
+	case *a.position != "" && plies != "":
+		return c.archiveFail(a, "plies and --position both given; expected one of them")
+	case *a.position != "":
+		a.filter.Position = *a.position
+	default:
+		text, err := archive.AfterPlies(referee.Lookup, a.filter.Game, a.filter.Options, plies)
+		if err != nil {
+			return c.archiveFail(a, "%v", err)
+		}
+		a.filter.Position = text
+	}
+	s, code := c.archiveOpen(a, false)
+	if s == nil {
+		return code
+	}
+	defer s.Close()
+	played, err := s.Explore(context.Background(), referee.Lookup, a.filter)
+	if err != nil {
+		return c.archiveFail(a, "%v", err)
+	}
+	text, err := archive.ReadPosition(referee.Lookup, a.filter.Game, a.filter.Options, a.filter.Position)
+	if err != nil {
+		return c.archiveFail(a, "%v", err)
+	}
+	st, _ := engine.ParsePosition(codec.Rules(), a.filter.Options, text)
+	w := bufio.NewWriter(c.stdout)
+	fmt.Fprintf(w, "position %s\n", text)
+	if len(played) == 0 {
+		fmt.Fprintf(w, "no archived game plays on from this position\n")
+	} else {
+		fmt.Fprintf(w, "ply\tgames\twins\tdraws\tlosses\tunfinished\taverage rank (results for %s, to move)\n", st.Sides()[st.ToMove()])
+		for _, p := range played {
+			avg := "-"
+			if p.Finished() > 0 {
+				avg = strconv.FormatFloat(p.AverageRank(), 'f', 2, 64)
+			}
+			fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%d\t%d\t%s\n", p.Ply, p.Games, p.Wins, p.Draws, p.Losses, p.Unfinished, avg)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return c.archiveFail(a, "%v", err)
+	}
+	return 0
 }
 
 func runArchiveCrosstable(c *cli, a *archiveArgs) int {

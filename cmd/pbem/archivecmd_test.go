@@ -38,7 +38,7 @@ func TestArchiveHelp(t *testing.T) {
 	assert.Contains(t, errs, "Usage: pbem archive SUBCOMMAND")
 	code, _, errs = run(t, "", "archive", "frobnicate")
 	assert.Equal(t, 2, code)
-	assert.Contains(t, errs, `pbem archive: unknown subcommand "frobnicate"; expected one of import, export, list, search, crosstable, ratings`)
+	assert.Contains(t, errs, `pbem archive: unknown subcommand "frobnicate"; expected one of import, export, list, search, explore, crosstable, ratings`)
 }
 
 func TestArchiveUsageErrors(t *testing.T) {
@@ -69,6 +69,8 @@ func TestArchiveUsageErrors(t *testing.T) {
 		{[]string{"export", "--format", "xml"}, `pbem archive export: unknown --format "xml"; expected pgn, json or trf`},
 		{[]string{"export", "x"}, `pbem archive export: unexpected argument "x"`},
 		{[]string{"crosstable"}, "pbem archive crosstable: expected one event name, got 0 arguments"},
+		{[]string{"explore"}, "pbem archive explore: expected the game and the plies from the start"},
+		{[]string{"explore", "castles", "Ca1-b2"}, `pbem archive explore: ply 1 "Ca1-b2": `},
 		{[]string{"crosstable", "E", "--format", "html"}, `unknown --format "html"; expected text or csv`},
 		{[]string{"ratings", "--format", "html"}, `unknown --format "html"; expected text or csv`},
 		{[]string{"ratings", "--bogus"}, "flag provided but not defined: -bogus"},
@@ -253,6 +255,18 @@ func TestArchiveQueries(t *testing.T) {
 	assert.Equal(t, []string{"1", "2", "3", "4", "5"}, ids(pbem("archive", "search", "--game", "castles", "--after", "@c3")))
 	assert.Contains(t, pbem("archive", "search", "--game", "castles", "--after", "@c3", "ann"), "\tply 1\n")
 	assert.Equal(t, []string{"7"}, ids(pbem("archive", "search", "--position", "3/7/SSS3sss/CCAS3sacc/KCHAS3sahck R")))
+
+	// The explorer: games 1-5 open with @c3; only game 1 plays on.
+	assert.Equal(t, `position ...S/..../..../F... 5/0/0 5/0/0 S*
+ply	games	wins	draws	losses	unfinished	average rank (results for Second, to move)
+@c3	5	1	1	2	1	1.50
+`, pbem("archive", "explore", "castles"))
+	assert.Equal(t, `position ...S/..s./..../F... 5/0/0 4/0/0 F
+ply	games	wins	draws	losses	unfinished	average rank (results for First, to move)
+Ca1-b2	1	1	0	0	0	1.00
+`, pbem("archive", "explore", "castles", "@c3", "--player", "ben"))
+	assert.Equal(t, "position ...S/..s./.F../.... 4/1/0 4/0/0 S\nno archived game plays on from this position\n",
+		pbem("archive", "explore", "castles", "@c3", "Ca1-b2"))
 
 	// Export with a filter: the canonical form of the games selected.
 	var want strings.Builder
