@@ -123,6 +123,17 @@ table{border-collapse:collapse}td,th{padding:.15em .6em;text-align:left;border-b
 {{end}}{{if or .List (not .Tournaments)}}<h2>Games</h2>{{template "rows" .List}}
 {{end}}{{end}}{{template "bottom" .}}{{end}}
 
+{{define "explore"}}{{template "top" .}}{{with .Body}}
+<h1>Explorer: {{.Game}}</h1>
+<p><a href="{{.Start}}">start</a>{{range .Plies}} <a href="{{.URL}}">{{.Ply}}</a>{{end}}</p>
+{{if .SVG}}<div class="board">{{.SVG}}</div>{{end}}
+<p>Position: <code>{{.Position}}</code></p>
+{{if .Moves}}<table class="explore"><tr><th>ply</th><th>games</th><th>wins</th><th>draws</th><th>losses</th><th>unfinished</th><th>score</th><th>average rank</th></tr>
+{{range .Moves}}<tr><td><a href="{{.URL}}">{{.Ply}}</a></td><td>{{.Games}}</td><td>{{.Wins}}</td><td>{{.Draws}}</td><td>{{.Losses}}</td><td>{{.Unfinished}}</td><td>{{.WinPercent}}</td><td>{{.AverageRank}}</td></tr>
+{{end}}</table>
+<p>Results for {{.Mover}}, the side to move.</p>{{else}}<p>No archived game plays on from this position.</p>{{end}}
+{{end}}{{template "bottom" .}}{{end}}
+
 {{define "ratingsindex"}}{{template "top" .}}{{with .Body}}
 <h1>Ratings</h1><ul>{{range .Games}}<li><a href="{{.URL}}">{{.Name}}</a></li>{{end}}</ul>
 {{end}}{{template "bottom" .}}{{end}}
