@@ -96,6 +96,7 @@ table{border-collapse:collapse}td,th{padding:.15em .6em;text-align:left;border-b
 <ol class="moves">{{range .Plies}}<li>{{if .URL}}<a href="{{.URL}}"{{if .Current}} aria-current="step"{{end}}>{{.Side}} {{.Text}}</a>{{else}}{{.Side}} {{.Text}}{{end}}</li>
 {{end}}</ol>
 {{if .PGN}}<p><a href="{{.PGN}}" download>Download the record (PGN)</a></p>{{end}}
+{{if .Through}}<p><a href="{{.Through}}">Games through this position</a>{{if .Explore}} · <a href="{{.Explore}}">Explore from here</a>{{end}}</p>{{end}}
 </div></div>
 {{end}}{{template "bottom" .}}{{end}}
 
@@ -107,6 +108,7 @@ table{border-collapse:collapse}td,th{padding:.15em .6em;text-align:left;border-b
 <label>event <input name="event" value="{{.Event}}" size="14"></label>
 <label>since <input name="since" value="{{.Since}}" size="10" placeholder="YYYY.MM.DD"></label>
 <label>words <input name="q" value="{{.Q}}" size="14"></label>
+<label>position <input name="position" value="{{.Position}}" size="30" placeholder="a position text"></label>
 <button>search</button></form>{{end}}
 {{if .Error}}<p class="err">{{.Error}}</p>{{end}}
 <p>{{.Total}} games{{if lt .Shown .Total}}, the newest {{.Shown}} shown{{end}}.</p>
