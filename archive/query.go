@@ -33,6 +33,10 @@ type Found struct {
 	// Sides in seat order; nil when the game is not in the catalog.
 	Sides []Side
 
+	// Plies are the plies after which the game stands at the filter's
+	// Position (0: the start), for a query by position.
+	Plies []int
+
 	// canonical: an import stored the record as it checked it.
 	canonical bool
 }
@@ -63,6 +67,16 @@ type Filter struct {
 	// Name is the start of one side's public name (PublicName), compared
 	// case-insensitively: "ali" finds Alice; never an address.
 	Name string
+	// Position keeps the games whose main line passes through the position
+	// (a position text of Game, which it needs; see ReadPosition and
+	// AfterPlies), by transposition too; Found.Plies says after which
+	// plies.
+	Position string
+	// Options are the game's options for reading Position (rpp's text
+	// names its own board and seats; the zero value suits every game).
+	Options engine.Options
+
+	posKey uint64 // engine.PositionKey of Position, set by Check
 }
 
 var sinceRE = regexp.MustCompile(`^[0-9]{4}\.[0-9]{2}\.[0-9]{2}$`)
@@ -84,6 +98,16 @@ func (f *Filter) Check(lookup notation.Lookup) error {
 		return err
 	}
 	f.Text = words
+	if f.Position != "" {
+		if f.Game == "" {
+			return fmt.Errorf("archive: a position search needs the game; expected a game id with the position")
+		}
+		text, err := ReadPosition(lookup, f.Game, f.Options, f.Position)
+		if err != nil {
+			return err
+		}
+		f.Position, f.posKey = text, engine.PositionKey(text)
+	}
 	return nil
 }
 
@@ -180,8 +204,9 @@ func sidesOf(game, result string, tags []Tag, lookup notation.Lookup) []Side {
 	return sides
 }
 
-// putIndex indexes the archive row id.
-func putIndex(ctx context.Context, st *indexStmts, id int64, game, result string, tags []Tag, lookup notation.Lookup) error {
+// putIndex indexes the archive row id; positions are its positions (nil:
+// read them from record).
+func putIndex(ctx context.Context, st *indexStmts, id int64, game, result string, tags []Tag, record string, positions []positionRow, lookup notation.Lookup) error {
 	event, _ := tagValue(tags, "Event")
 	date, _ := tagValue(tags, "Date")
 	round, _ := tagValue(tags, "Round")
@@ -197,6 +222,12 @@ func putIndex(ctx context.Context, st *indexStmts, id int64, game, result string
 	if _, err := st.search.ExecContext(ctx, id, searchTags(tags), searchPlayers(sides)); err != nil {
 		return err
 	}
+	if positions == nil {
+		positions = recordPositions(record, lookup)
+	}
+	if err := putPositions(ctx, st, id, positions); err != nil {
+		return err
+	}
 	_, err := st.done.ExecContext(ctx, id)
 	return err
 }
@@ -205,6 +236,7 @@ func putIndex(ctx context.Context, st *indexStmts, id int64, game, result string
 // transaction.
 type indexStmts struct {
 	index, sides, search, done *sql.Stmt
+	position, dropPositions    *sql.Stmt
 }
 
 func (s *Store) prepareIndex(ctx context.Context, tx *sql.Tx) (*indexStmts, error) {
@@ -232,6 +264,12 @@ ON CONFLICT (rowid) DO UPDATE SET tags = excluded.tags, players = excluded.playe
 	if st.done, err = tx.PrepareContext(ctx, `DELETE FROM archive_unindexed WHERE entry_id = ?`); err != nil {
 		return nil, err
 	}
+	if st.position, err = tx.PrepareContext(ctx, `INSERT INTO archive_positions (pos_key, entry_id, ply, next) VALUES (?, ?, ?, ?)`); err != nil {
+		return nil, err
+	}
+	if st.dropPositions, err = tx.PrepareContext(ctx, `DELETE FROM archive_positions WHERE entry_id = ?`); err != nil {
+		return nil, err
+	}
 	return &st, nil
 }
 
@@ -240,6 +278,8 @@ func (st *indexStmts) Close() {
 	st.sides.Close()
 	st.search.Close()
 	st.done.Close()
+	st.position.Close()
+	st.dropPositions.Close()
 }
 
 // Reindex indexes the archived games not indexed yet: those the referee
@@ -267,7 +307,8 @@ func (s *Store) reindex(ctx context.Context, lookup notation.Lookup, limit int) 
 		return 0, err
 	}
 	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, `SELECT u.entry_id, a.id IS NOT NULL, COALESCE(a.game, ''), COALESCE(a.result, ''), COALESCE(a.tags, '[]')
+	rows, err := tx.QueryContext(ctx, `SELECT u.entry_id, a.id IS NOT NULL, COALESCE(a.game, ''), COALESCE(a.result, ''), COALESCE(a.tags, '[]'),
+	COALESCE(a.record, '')
 FROM archive_unindexed u LEFT JOIN archive a ON a.id = u.entry_id ORDER BY u.entry_id LIMIT ?`, limit)
 	if err != nil {
 		return 0, err
@@ -277,12 +318,13 @@ FROM archive_unindexed u LEFT JOIN archive a ON a.id = u.entry_id ORDER BY u.ent
 		exists       bool
 		game, result string
 		tags         []Tag
+		record       string
 	}
 	var todo []row
 	for rows.Next() {
 		var r row
 		var tags string
-		if err := rows.Scan(&r.id, &r.exists, &r.game, &r.result, &tags); err != nil {
+		if err := rows.Scan(&r.id, &r.exists, &r.game, &r.result, &tags, &r.record); err != nil {
 			rows.Close()
 			return 0, err
 		}
@@ -307,7 +349,7 @@ FROM archive_unindexed u LEFT JOIN archive a ON a.id = u.entry_id ORDER BY u.ent
 			}
 			continue
 		}
-		if err := putIndex(ctx, st, r.id, r.game, r.result, r.tags, lookup); err != nil {
+		if err := putIndex(ctx, st, r.id, r.game, r.result, r.tags, r.record, nil, lookup); err != nil {
 			return 0, err
 		}
 	}
@@ -344,6 +386,11 @@ func (s *Store) Query(ctx context.Context, lookup notation.Lookup, f Filter, eac
 		page, err := s.page(ctx, match, where, append([]any{after}, args...))
 		if err != nil {
 			return fmt.Errorf("archive: query: %w", err)
+		}
+		if f.Position != "" {
+			if err := s.positionPlies(ctx, f.posKey, page); err != nil {
+				return fmt.Errorf("archive: query: %w", err)
+			}
 		}
 		for _, fd := range page {
 			if !textOK(fd, text) || name != "" && !namedSide(fd, name) {
@@ -384,6 +431,10 @@ func (f *Filter) where(pg bool) (string, []any) {
 	if f.Since != "" {
 		conds = append(conds, `i.day != '' AND i.day >= ?`)
 		args = append(args, f.Since)
+	}
+	if f.Position != "" {
+		conds = append(conds, `a.id IN (SELECT p.entry_id FROM archive_positions p WHERE p.pos_key = ?)`)
+		args = append(args, int64(f.posKey))
 	}
 	if f.Public {
 		conds = append(conds, publicEntry(pg))

@@ -107,13 +107,14 @@ func EntryOf(g *notation.Game, now time.Time) *Entry {
 		}
 	}
 	return &Entry{
-		Game:    g.Codec.Rules().ID(),
-		Result:  g.CanonicalResult(),
-		Tags:    tags,
-		Record:  text,
-		Hash:    Hash(text),
-		Rated:   rated,
-		Created: now,
+		Game:      g.Codec.Rules().ID(),
+		Result:    g.CanonicalResult(),
+		Tags:      tags,
+		Record:    text,
+		Hash:      Hash(text),
+		Rated:     rated,
+		Created:   now,
+		positions: positionRows(g),
 	}
 }
 
@@ -191,7 +192,7 @@ VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, 1) ON CONFLICT (hash) DO NOTHING RETURNING id
 		if err != nil {
 			return 0, err
 		}
-		if err := putIndex(ctx, st, ids[i], e.Game, e.Result, e.Tags, im.lookup); err != nil {
+		if err := putIndex(ctx, st, ids[i], e.Game, e.Result, e.Tags, e.Record, e.positions, im.lookup); err != nil {
 			return 0, err
 		}
 		added++

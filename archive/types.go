@@ -264,6 +264,10 @@ type Entry struct {
 	Hash    string
 	Rated   bool
 	Created time.Time
+
+	// positions are the game's positions when EntryOf made the entry from
+	// a checked game (nil: the index reads them from Record).
+	positions []positionRow
 }
 
 // Hash returns the content hash of a record text.

@@ -71,6 +71,9 @@ type Game struct {
 	Outcome engine.Outcome
 	// Plies counts the plies checked, variations included.
 	Plies int
+	// Position is the canonical text of the position a [SetUp "1"] record
+	// starts from ("" when it starts from the rules' start).
+	Position string
 
 	repaired *repairedLine // when the main line was checked past a problem
 }
@@ -140,6 +143,35 @@ func options(r *Record, rules engine.Rules) (engine.Options, []string, *Problem)
 	return o, sides, nil
 }
 
+// setUp reads the position a record starts from when it has [SetUp "1"]:
+// the state and its canonical text from the [Position] tag. Without
+// [SetUp "1"] it returns a nil state (the rules' start).
+func setUp(r *Record, rules engine.Rules, o engine.Options) (engine.State, string, *Problem) {
+	tagProblem := func(name, token, format string, args ...any) *Problem {
+		t := r.tag(name)
+		return &Problem{File: r.File, Game: r.Index, Line: t.Pos.Line, Col: t.Pos.Col, Token: token, Msg: fmt.Sprintf(format, args...)}
+	}
+	flag, hasFlag := r.Tag("SetUp")
+	text, hasText := r.Tag("Position")
+	switch {
+	case hasFlag && flag != "0" && flag != "1":
+		return nil, "", tagProblem("SetUp", flag, `bad [SetUp %q]; expected "1" (the game starts from its [Position]) or "0"`, flag)
+	case flag == "1" && !hasText:
+		return nil, "", tagProblem("SetUp", flag, `[SetUp "1"] without [Position]; expected the position text in a [Position] tag (NOTATION.md, "Positions")`)
+	case hasText && flag != "1":
+		return nil, "", tagProblem("Position", text, `[Position] without [SetUp "1"]; expected [SetUp "1"] with it`)
+	case flag != "1":
+		return nil, "", nil
+	}
+	// The side to move is the position's: FirstPlayer numbers rounds only.
+	o.First = 0
+	s, err := engine.ParsePosition(rules, o, text)
+	if err != nil {
+		return nil, "", tagProblem("Position", text, "bad [Position]: %v", err)
+	}
+	return s, s.(engine.Positioner).Position(), nil
+}
+
 func (r *Record) tag(name string) Tag {
 	for _, t := range r.Tags {
 		if t.Name == name {
@@ -191,6 +223,11 @@ func check(r *Record, lookup Lookup, canon bool) (*Game, []*Problem) {
 	}
 	g := &Game{Record: r, Codec: codec, Options: o, Sides: sides}
 	c := &checker{g: g, first: o.First, n: len(sides), canon: canon}
+	if set, text, p := setUp(r, codec.Rules(), o); p != nil {
+		return nil, append(problems, p)
+	} else if set != nil {
+		start, g.Position, c.setUp = set, text, true
+	}
 	g.Lines = []*engine.Line{engine.NewLineFor(start, len(r.Main.Plies))}
 	c.mainBad = -1
 	main, ok := c.line(r.Main, g.Lines[0], 0, -1, 0, &g.Moves)
@@ -276,6 +313,9 @@ type checker struct {
 	first, n int
 	problems []*Problem
 	canon    bool // fill in Ply.Canon
+	// setUp: the game starts from a [Position]; its first ply is in round
+	// 1 whoever makes it ("1..." when not the first side, as in PGN).
+	setUp bool
 	// mainBad is the number of legal plies of the main line before its
 	// first illegal one, or -1.
 	mainBad int
@@ -293,12 +333,17 @@ func (c *checker) add(pos Pos, ply int, tok, format string, args ...any) *Proble
 // game) in round prevRound. A round opens with the side that moves first;
 // a ply opens a new round when its mover does not come after the previous
 // mover in seat order counted from the first side (this also holds when
-// seats are skipped). The castles setup ply is round 0.
+// seats are skipped). The castles setup ply is round 0; in a game set up
+// from a position, a first ply by another side than the first continues
+// round 1.
 func (c *checker) roundOf(prevRound, prev, mover int) (int, bool) {
 	cyc := func(x int) int { return (x - c.first + c.n) % c.n }
 	if prev < 0 {
 		if cyc(mover) == 0 {
 			return 1, true
+		}
+		if c.setUp {
+			return 1, false
 		}
 		return 0, false
 	}

@@ -16,12 +16,13 @@ import (
 const MaxColumns = 79
 
 // tagOrder returns the canonical tag order: Game Event Site Date Round, the
-// sides in seat order, Result, then FirstPlayer Players Board Termination
-// TimeControl Annotator, then any other tags in the order they were read.
+// sides in seat order, Result, then FirstPlayer Players Board SetUp
+// Position Termination TimeControl Annotator, then any other tags in the
+// order they were read.
 func tagOrder(sides []string) []string {
 	o := []string{"Game", "Event", "Site", "Date", "Round"}
 	o = append(o, sides...)
-	return append(o, "Result", "FirstPlayer", "Players", "Board", "Termination", "TimeControl", "Annotator")
+	return append(o, "Result", "FirstPlayer", "Players", "Board", "SetUp", "Position", "Termination", "TimeControl", "Annotator")
 }
 
 // CanonicalResult is the result token the writer emits for a checked game:
@@ -53,8 +54,11 @@ func Write(w io.Writer, g *Game) error {
 		}
 		seen[name] = true
 		v, ok := r.Tag(name)
-		if name == "Result" {
+		switch {
+		case name == "Result":
 			v, ok = res, true
+		case name == "Position" && g.Position != "":
+			v = g.Position // canonical
 		}
 		if ok {
 			fmt.Fprintf(bw, "[%s %s]\n", name, quote(v))

@@ -4,6 +4,8 @@ import (
 	"os"
 	"testing"
 
+	"pbem/engine"
+
 	"github.com/stretchr/testify/assert"
 )
 
@@ -31,5 +33,31 @@ func TestCatalogListsEveryGame(t *testing.T) {
 	}
 	for _, c := range catalog {
 		assert.NotContains(t, planned, c.Rules().ID(), "a catalogued game is still listed as planned")
+	}
+}
+
+// TestCatalogGamesHavePositions: every game writes and reads its
+// positions (docs/NOTATION.md, "Positions"), which the records set up from
+// a position and the archive's position search need.
+func TestCatalogGamesHavePositions(t *testing.T) {
+	for _, c := range catalog {
+		r := c.Rules()
+		t.Run(r.ID(), func(t *testing.T) {
+			s, err := r.Start(engine.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			text, _, ok := engine.Position(s)
+			if !ok {
+				t.Fatalf("%T is not an engine.Positioner: add Position to engine/%s", s, r.ID())
+			}
+			back, err := engine.ParsePosition(r, engine.Options{}, text)
+			if err != nil {
+				t.Fatalf("ParsePosition(%q): %v", text, err)
+			}
+			if back.Key() != s.Key() {
+				t.Errorf("the start read back from %q is another position", text)
+			}
+		})
 	}
 }

@@ -3,9 +3,11 @@ package web
 import (
 	"fmt"
 	"html/template"
+	"net/url"
 	"strconv"
 
 	"pbem/archive"
+	"pbem/engine"
 )
 
 // gamePage is the body of a game page.
@@ -31,6 +33,11 @@ type gamePage struct {
 	First, Prev, Next, End string
 	PGN                    string
 	Problem                string
+	// Through links the archive's games through the position shown,
+	// Explore the explorer at it ("" in a static site, or when the game
+	// has no position notation; Explore also for a game set up from a
+	// position).
+	Through, Explore string
 }
 
 type playerRow struct {
@@ -102,6 +109,19 @@ func (s *Server) gameView(g *game, ply int, k linker) *view {
 	} else if g.Ref != nil {
 		for _, st := range g.Ref.Seats {
 			sides = append(sides, st.Side)
+		}
+	}
+	if !k.static && g.Checked != nil && ply < len(g.Checked.Lines) {
+		if text, _, ok := engine.Position(g.Checked.Lines[ply].State()); ok {
+			id := g.Checked.Codec.Rules().ID()
+			p.Through = k.url("/archive?game=" + url.QueryEscape(id) + "&position=" + url.QueryEscape(text))
+			if g.Checked.Position == "" && ply <= len(g.Checked.Record.Main.Plies) {
+				var plies []string
+				for _, pl := range g.Checked.Record.Main.Plies[:ply] {
+					plies = append(plies, pl.Canon)
+				}
+				p.Explore = k.url(exploreURL(id, plies))
+			}
 		}
 	}
 	toMove := -1

@@ -47,6 +47,8 @@ func TestPagesGolden(t *testing.T) {
 		{"ratings-index", "/ratings"},
 		{"ratings", "/ratings/ziggurat"},
 		{"player", "/players/Alice"},
+		{"explore", "/explore/ziggurat"},
+		{"archive-position", "/archive?position=qdwwdq%2F6%2F6%2F6%2F6%2FQDWWDQ+QDWqdw+-+S+0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, body, _ := get(t, fx.srv, tc.path)

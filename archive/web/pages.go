@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"pbem/archive"
+	"pbem/engine"
 )
 
 // gameRow is one game in a list.
@@ -63,6 +64,10 @@ func foundRow(fd *archive.Found, k linker) gameRow {
 		r.Path = "/a/" + strconv.FormatInt(fd.ID, 10)
 	}
 	r.URL = k.url(r.Path)
+	if len(fd.Plies) > 0 {
+		// Found by position: the link shows the game there.
+		r.URL = k.url(r.Path + "?ply=" + strconv.Itoa(fd.Plies[0]))
+	}
 	for _, sd := range fd.Sides {
 		r.Players = append(r.Players, k.player(PublicName(sd.Player)))
 	}
@@ -114,10 +119,12 @@ func (s *Server) indexPage(ctx context.Context, r *http.Request, k linker) (stri
 
 type archivePage struct {
 	Game, Player, Event, Since, Q string
-	Games                         []gameRow
-	Total                         int
-	Shown                         int
-	Error                         string
+	// Position is a position text: the games through it.
+	Position string
+	Games    []gameRow
+	Total    int
+	Shown    int
+	Error    string
 }
 
 // archiveLimit bounds the games one search page lists (the newest).
@@ -125,9 +132,24 @@ const archiveLimit = 200
 
 func (s *Server) archivePage(ctx context.Context, r *http.Request, k linker) (string, *view, error) {
 	q := r.URL.Query()
-	p := &archivePage{Game: q.Get("game"), Player: q.Get("player"), Event: q.Get("event"), Since: q.Get("since"), Q: q.Get("q")}
+	p := &archivePage{Game: q.Get("game"), Player: q.Get("player"), Event: q.Get("event"), Since: q.Get("since"), Q: q.Get("q"),
+		Position: strings.TrimSpace(q.Get("position"))}
 	// The player is matched by public name, never by address.
-	f := archive.Filter{Game: p.Game, Name: p.Player, Event: p.Event, Since: strings.ReplaceAll(p.Since, "-", "."), Text: strings.Fields(p.Q)}
+	f := archive.Filter{Game: p.Game, Name: p.Player, Event: p.Event, Since: strings.ReplaceAll(p.Since, "-", "."), Text: strings.Fields(p.Q),
+		Position: p.Position}
+	if f.Position != "" && f.Game == "" {
+		// The game is the one whose notation reads the text.
+		for _, id := range s.opts.Games {
+			if _, err := archive.ReadPosition(s.opts.Lookup, id, engine.Options{}, f.Position); err == nil {
+				f.Game = id
+				break
+			}
+		}
+		if f.Game == "" {
+			p.Error = "the position is no game's position text; choose the game to see what is wrong with it"
+			return "archive", &view{Site: s.opts.Title, Title: "Archive", Body: p, link: k, Static: k.static}, nil
+		}
+	}
 	limit := archiveLimit
 	if k.static {
 		limit = -1

@@ -96,6 +96,7 @@ table{border-collapse:collapse}td,th{padding:.15em .6em;text-align:left;border-b
 <ol class="moves">{{range .Plies}}<li>{{if .URL}}<a href="{{.URL}}"{{if .Current}} aria-current="step"{{end}}>{{.Side}} {{.Text}}</a>{{else}}{{.Side}} {{.Text}}{{end}}</li>
 {{end}}</ol>
 {{if .PGN}}<p><a href="{{.PGN}}" download>Download the record (PGN)</a></p>{{end}}
+{{if .Through}}<p><a href="{{.Through}}">Games through this position</a>{{if .Explore}} · <a href="{{.Explore}}">Explore from here</a>{{end}}</p>{{end}}
 </div></div>
 {{end}}{{template "bottom" .}}{{end}}
 
@@ -107,6 +108,7 @@ table{border-collapse:collapse}td,th{padding:.15em .6em;text-align:left;border-b
 <label>event <input name="event" value="{{.Event}}" size="14"></label>
 <label>since <input name="since" value="{{.Since}}" size="10" placeholder="YYYY.MM.DD"></label>
 <label>words <input name="q" value="{{.Q}}" size="14"></label>
+<label>position <input name="position" value="{{.Position}}" size="30" placeholder="a position text"></label>
 <button>search</button></form>{{end}}
 {{if .Error}}<p class="err">{{.Error}}</p>{{end}}
 <p>{{.Total}} games{{if lt .Shown .Total}}, the newest {{.Shown}} shown{{end}}.</p>
@@ -122,6 +124,17 @@ table{border-collapse:collapse}td,th{padding:.15em .6em;text-align:left;border-b
 {{end}}</table>
 {{end}}{{if or .List (not .Tournaments)}}<h2>Games</h2>{{template "rows" .List}}
 {{end}}{{end}}{{template "bottom" .}}{{end}}
+
+{{define "explore"}}{{template "top" .}}{{with .Body}}
+<h1>Explorer: {{.Game}}</h1>
+<p><a href="{{.Start}}">start</a>{{range .Plies}} <a href="{{.URL}}">{{.Ply}}</a>{{end}}</p>
+{{if .SVG}}<div class="board">{{.SVG}}</div>{{end}}
+<p>Position: <code>{{.Position}}</code></p>
+{{if .Moves}}<table class="explore"><tr><th>ply</th><th>games</th><th>wins</th><th>draws</th><th>losses</th><th>unfinished</th><th>score</th><th>average rank</th></tr>
+{{range .Moves}}<tr><td><a href="{{.URL}}">{{.Ply}}</a></td><td>{{.Games}}</td><td>{{.Wins}}</td><td>{{.Draws}}</td><td>{{.Losses}}</td><td>{{.Unfinished}}</td><td>{{.WinPercent}}</td><td>{{.AverageRank}}</td></tr>
+{{end}}</table>
+<p>Results for {{.Mover}}, the side to move.</p>{{else}}<p>No archived game plays on from this position.</p>{{end}}
+{{end}}{{template "bottom" .}}{{end}}
 
 {{define "ratingsindex"}}{{template "top" .}}{{with .Body}}
 <h1>Ratings</h1><ul>{{range .Games}}<li><a href="{{.URL}}">{{.Name}}</a></li>{{end}}</ul>

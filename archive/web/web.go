@@ -127,6 +127,7 @@ func New(store *archive.Store, o *Options) (*Server, error) {
 	m.HandleFunc("GET /ratings", s.page(s.ratingsIndex))
 	m.HandleFunc("GET /ratings/{game}", s.expensive(s.page(s.cached(s.ratingsPage))))
 	m.HandleFunc("GET /players/{name}", s.expensive(s.page(s.cached(s.playerPage))))
+	m.HandleFunc("GET /explore/{game}", s.expensive(s.page(s.explorePage)))
 	s.mux = m
 	return s, nil
 }

@@ -11,10 +11,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
 	"pbem/archive"
+	"pbem/engine"
 	"pbem/notation"
 	"pbem/referee"
 )
@@ -30,7 +32,8 @@ func archiveCommands() []archiveCommand {
 		{"import", "FILE ...", "check record files as pbem check does and archive every valid game once (- : standard input)", runArchiveImport},
 		{"export", "[--game G] [--event E] [--player P] [--since DATE] [--format pgn|json] | --format trf EVENT", "write archived games as a canonical record collection or JSON lines, or a tournament as a FIDE report (TRF)", runArchiveExport},
 		{"list", "[--game G] [--event E] [--player P] [--since DATE]", "list archived games, one line each: id, date, game, event, round, sides, result", runArchiveList},
-		{"search", "[--game G] [--event E] [--player P] [--since DATE] WORD ...", "list the archived games with every WORD in a tag value (any case)", runArchiveList},
+		{"search", "[--game G] [--event E] [--player P] [--since DATE] [--position TEXT | --after PLIES] [WORD ...]", "list the archived games with every WORD in a tag value (any case), or through a position (by transposition too) with the plies after which they stand there", runArchiveList},
+		{"explore", "GAME [PLY ...] [--position TEXT] [--event E] [--player P] [--since DATE]", "every ply played in the archive from the position after the PLYs from the start (or TEXT), most played first, with its games and their results for the side to move", runArchiveExplore},
 		{"crosstable", "EVENT [--game G] [--format text|csv]", "the results of an event: players against players, score, Sonneborn-Berger", runArchiveCrosstable},
 		{"ratings", "[--game G] [--format text|csv]", "Elo ratings per game, recomputed from the rated games of the archive", runArchiveRatings},
 		siteCommand,
@@ -45,6 +48,9 @@ type archiveArgs struct {
 	filter archive.Filter
 	format *string
 	pos    []string
+	// search by position: a position text, or the plies from the start.
+	position, after *string
+	players         *int
 }
 
 // runArchive is `pbem archive SUBCOMMAND ...`.
@@ -94,6 +100,12 @@ func (c *cli) archiveFlags(sub archiveCommand, args []string) (a *archiveArgs, c
 	a = &archiveArgs{name: sub.name}
 	a.data = fset.String("data", archive.DefaultDir, "the data directory `DIR` holding the archive (the referee's store), or the postgres:// URL of a PostgreSQL store")
 	switch sub.name {
+	case "explore":
+		fset.StringVar(&a.filter.Event, "event", "", "only games of the event `E` (equal to the Event tag, any case)")
+		fset.StringVar(&a.filter.Player, "player", "", "only games where a side's tag (a player) contains `P` (any case)")
+		fset.StringVar(&a.filter.Since, "since", "", "only games dated `DATE` (YYYY.MM.DD) or later, by the Date tag")
+		a.position = fset.String("position", "", "explore from the position `TEXT` (docs/NOTATION.md, \"Positions\") instead of plies from the start")
+		a.players = fset.Int("players", 0, "the seats `N` of the game (rpp; 0: the default)")
 	case "export", "list", "search":
 		fset.StringVar(&a.filter.Game, "game", "", "only games of the game `G` (a game id, see pbem games)")
 		fset.StringVar(&a.filter.Event, "event", "", "only games of the event `E` (equal to the Event tag, any case)")
@@ -101,6 +113,11 @@ func (c *cli) archiveFlags(sub archiveCommand, args []string) (a *archiveArgs, c
 		fset.StringVar(&a.filter.Since, "since", "", "only games dated `DATE` (YYYY.MM.DD) or later, by the Date tag")
 	case "crosstable", "ratings":
 		fset.StringVar(&a.filter.Game, "game", "", "only games of the game `G` (a game id, see pbem games)")
+	}
+	if sub.name == "search" {
+		a.position = fset.String("position", "", "only games through the position `TEXT` (docs/NOTATION.md, \"Positions\"; the game is the one whose notation reads it, or --game)")
+		a.after = fset.String("after", "", "only games through the position after the `PLIES` from the start, written as in a record and separated by blanks (needs --game)")
+		a.players = fset.Int("players", 0, "the seats `N` of the game for --after (rpp; 0: the default)")
 	}
 	switch sub.name {
 	case "export":
@@ -259,9 +276,14 @@ func runArchiveExport(c *cli, a *archiveArgs) int {
 }
 
 func runArchiveList(c *cli, a *archiveArgs) int {
+	byPosition := false
 	if a.name == "search" {
-		if len(a.pos) == 0 {
-			return c.archiveFail(a, "expected words to search for")
+		var code int
+		if byPosition, code = c.searchPosition(a); code != 0 {
+			return code
+		}
+		if len(a.pos) == 0 && !byPosition {
+			return c.archiveFail(a, "expected words to search for, --position TEXT or --after PLIES")
 		}
 		a.filter.Text = a.pos
 	} else if len(a.pos) > 0 {
@@ -277,7 +299,15 @@ func runArchiveList(c *cli, a *archiveArgs) int {
 	defer s.Close()
 	w := bufio.NewWriter(c.stdout)
 	err := s.Query(context.Background(), referee.Lookup, a.filter, func(fd *archive.Found) error {
-		_, err := w.WriteString(listLine(fd))
+		line := listLine(fd)
+		if byPosition {
+			plies := make([]string, len(fd.Plies))
+			for i, p := range fd.Plies {
+				plies[i] = strconv.Itoa(p)
+			}
+			line = strings.TrimSuffix(line, "\n") + "\tply " + strings.Join(plies, ",") + "\n"
+		}
+		_, err := w.WriteString(line)
 		return err
 	})
 	if err == nil {
@@ -287,6 +317,48 @@ func runArchiveList(c *cli, a *archiveArgs) int {
 		return c.archiveFail(a, "%v", err)
 	}
 	return 0
+}
+
+// searchPosition sets the filter's position from --position or --after;
+// byPosition reports whether either was given, code is non-zero after an
+// error (reported).
+func (c *cli) searchPosition(a *archiveArgs) (byPosition bool, code int) {
+	switch {
+	case *a.position != "" && *a.after != "":
+		return false, c.archiveFail(a, "--position and --after both given; expected one of them")
+	case *a.after != "":
+		if a.filter.Game == "" {
+			return false, c.archiveFail(a, "--after needs the game: expected --game G")
+		}
+		text, err := archive.AfterPlies(referee.Lookup, a.filter.Game, engine.Options{Players: *a.players}, *a.after)
+		if err != nil {
+			return false, c.archiveFail(a, "--after: %v", strings.TrimPrefix(err.Error(), "archive: "))
+		}
+		a.filter.Position = text
+		return true, 0
+	case *a.position == "":
+		return false, 0
+	}
+	a.filter.Position = *a.position
+	if a.filter.Game != "" {
+		return true, 0
+	}
+	// The game is the one whose notation reads the text.
+	var read, why []string
+	for _, g := range referee.Games() {
+		id := g.Rules().ID()
+		if _, err := archive.ReadPosition(referee.Lookup, id, engine.Options{}, *a.position); err != nil {
+			why = append(why, "  "+strings.TrimPrefix(err.Error(), "archive: "))
+		} else {
+			read = append(read, id)
+		}
+	}
+	if len(read) != 1 {
+		return false, c.archiveFail(a, "--position %q is the position text of %d games; expected one (give --game G):\n%s",
+			*a.position, len(read), strings.Join(why, "\n"))
+	}
+	a.filter.Game = read[0]
+	return true, 0
 }
 
 // listLine is one game as list and search show it: tab-separated id,
@@ -306,6 +378,64 @@ func listLine(fd *archive.Found) string {
 	}
 	return fmt.Sprintf("%d\t%s\t%s\t%s\t%s\t%s\t%s\n", fd.ID, field(fd.Date), fd.Game, field(fd.Event), field(fd.Round),
 		field(strings.Join(sides, "; ")), fd.Result)
+}
+
+func runArchiveExplore(c *cli, a *archiveArgs) int {
+	if len(a.pos) == 0 {
+		return c.archiveFail(a, "expected the game and the plies from the start, e.g. pbem archive explore ziggurat43 Se3-e4")
+	}
+	a.filter.Game = a.pos[0]
+	codec, err := referee.Lookup(a.filter.Game)
+	if err != nil {
+		return c.archiveFail(a, "%v", err)
+	}
+	a.filter.Game = codec.Rules().ID()
+	a.filter.Options = engine.Options{Players: *a.players}
+	plies := strings.Join(a.pos[1:], " ")
+	switch {
+	case *a.position != "" && plies != "":
+		return c.archiveFail(a, "plies and --position both given; expected one of them")
+	case *a.position != "":
+		a.filter.Position = *a.position
+	default:
+		text, err := archive.AfterPlies(referee.Lookup, a.filter.Game, a.filter.Options, plies)
+		if err != nil {
+			return c.archiveFail(a, "%v", err)
+		}
+		a.filter.Position = text
+	}
+	s, code := c.archiveOpen(a, false)
+	if s == nil {
+		return code
+	}
+	defer s.Close()
+	played, err := s.Explore(context.Background(), referee.Lookup, a.filter)
+	if err != nil {
+		return c.archiveFail(a, "%v", err)
+	}
+	text, err := archive.ReadPosition(referee.Lookup, a.filter.Game, a.filter.Options, a.filter.Position)
+	if err != nil {
+		return c.archiveFail(a, "%v", err)
+	}
+	st, _ := engine.ParsePosition(codec.Rules(), a.filter.Options, text)
+	w := bufio.NewWriter(c.stdout)
+	fmt.Fprintf(w, "position %s\n", text)
+	if len(played) == 0 {
+		fmt.Fprintf(w, "no archived game plays on from this position\n")
+	} else {
+		fmt.Fprintf(w, "ply\tgames\twins\tdraws\tlosses\tunfinished\taverage rank (results for %s, to move)\n", st.Sides()[st.ToMove()])
+		for _, p := range played {
+			avg := "-"
+			if p.Finished() > 0 {
+				avg = strconv.FormatFloat(p.AverageRank(), 'f', 2, 64)
+			}
+			fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%d\t%d\t%s\n", p.Ply, p.Games, p.Wins, p.Draws, p.Losses, p.Unfinished, avg)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return c.archiveFail(a, "%v", err)
+	}
+	return 0
 }
 
 func runArchiveCrosstable(c *cli, a *archiveArgs) int {

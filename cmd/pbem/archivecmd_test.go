@@ -38,7 +38,7 @@ func TestArchiveHelp(t *testing.T) {
 	assert.Contains(t, errs, "Usage: pbem archive SUBCOMMAND")
 	code, _, errs = run(t, "", "archive", "frobnicate")
 	assert.Equal(t, 2, code)
-	assert.Contains(t, errs, `pbem archive: unknown subcommand "frobnicate"; expected one of import, export, list, search, crosstable, ratings`)
+	assert.Contains(t, errs, `pbem archive: unknown subcommand "frobnicate"; expected one of import, export, list, search, explore, crosstable, ratings`)
 }
 
 func TestArchiveUsageErrors(t *testing.T) {
@@ -61,10 +61,16 @@ func TestArchiveUsageErrors(t *testing.T) {
 		{[]string{"list", "--since", "2026-01-01"}, `pbem archive list: bad date "2026-01-01"; expected YYYY.MM.DD`},
 		{[]string{"list", "--game", "chess"}, `pbem archive list: unknown game "chess"; expected one of castles`},
 		{[]string{"list", "word"}, `unexpected argument "word"; to search for words use pbem archive search`},
-		{[]string{"search"}, "pbem archive search: expected words to search for"},
+		{[]string{"search"}, "pbem archive search: expected words to search for, --position TEXT or --after PLIES"},
+		{[]string{"search", "--after", "Ca1-b2"}, "pbem archive search: --after needs the game: expected --game G"},
+		{[]string{"search", "--after", "Ca1-b3", "--game", "castles"}, `pbem archive search: --after: ply 1 "Ca1-b3": `},
+		{[]string{"search", "--position", "x y"}, `pbem archive search: --position "x y" is the position text of 0 games; expected one (give --game G):`},
+		{[]string{"search", "--position", "...S/..../..../F... 5/0/0 5/0/0 X", "--game", "castles"}, `pbem archive search: castles position, column 33: no side "X"; want F, S, or S* (Second's setup ply)`},
 		{[]string{"export", "--format", "xml"}, `pbem archive export: unknown --format "xml"; expected pgn, json or trf`},
 		{[]string{"export", "x"}, `pbem archive export: unexpected argument "x"`},
 		{[]string{"crosstable"}, "pbem archive crosstable: expected one event name, got 0 arguments"},
+		{[]string{"explore"}, "pbem archive explore: expected the game and the plies from the start"},
+		{[]string{"explore", "castles", "Ca1-b2"}, `pbem archive explore: ply 1 "Ca1-b2": `},
 		{[]string{"crosstable", "E", "--format", "html"}, `unknown --format "html"; expected text or csv`},
 		{[]string{"ratings", "--format", "html"}, `unknown --format "html"; expected text or csv`},
 		{[]string{"ratings", "--bogus"}, "flag provided but not defined: -bogus"},
@@ -243,6 +249,24 @@ func TestArchiveQueries(t *testing.T) {
 	assert.Equal(t, []string{"2", "5"}, ids(pbem("archive", "search", "cy", "ann", "--game", "castles")))
 	assert.Equal(t, []string{"4"}, ids(pbem("archive", "search", "time")))
 	assert.Empty(t, pbem("archive", "search", "nobody"))
+	// By position: the game is the one whose notation reads the text.
+	assert.Equal(t, "1\t2026.04.01\tcastles\tSpring Open\t1\tFirst: Ann <ann@example.org>; Second: Ben <ben@example.org>\t1-0\tply 2\n",
+		pbem("archive", "search", "--position", "...S/..s./.F../.... 4/1/0 4/0/0 S"))
+	assert.Equal(t, []string{"1", "2", "3", "4", "5"}, ids(pbem("archive", "search", "--game", "castles", "--after", "@c3")))
+	assert.Contains(t, pbem("archive", "search", "--game", "castles", "--after", "@c3", "ann"), "\tply 1\n")
+	assert.Equal(t, []string{"7"}, ids(pbem("archive", "search", "--position", "3/7/SSS3sss/CCAS3sacc/KCHAS3sahck R")))
+
+	// The explorer: games 1-5 open with @c3; only game 1 plays on.
+	assert.Equal(t, `position ...S/..../..../F... 5/0/0 5/0/0 S*
+ply	games	wins	draws	losses	unfinished	average rank (results for Second, to move)
+@c3	5	1	1	2	1	1.50
+`, pbem("archive", "explore", "castles"))
+	assert.Equal(t, `position ...S/..s./..../F... 5/0/0 4/0/0 F
+ply	games	wins	draws	losses	unfinished	average rank (results for First, to move)
+Ca1-b2	1	1	0	0	0	1.00
+`, pbem("archive", "explore", "castles", "@c3", "--player", "ben"))
+	assert.Equal(t, "position ...S/..s./.F../.... 4/1/0 4/0/0 S\nno archived game plays on from this position\n",
+		pbem("archive", "explore", "castles", "@c3", "Ca1-b2"))
 
 	// Export with a filter: the canonical form of the games selected.
 	var want strings.Builder

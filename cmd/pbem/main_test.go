@@ -121,6 +121,14 @@ func TestShow(t *testing.T) {
 	assert.Equal(t, 0, code)
 	assert.True(t, strings.HasPrefix(out, "game 5 after ply 2 (Ca1-b2)\n"), out)
 	assert.Contains(t, out, "Second to move")
+	const after2 = "...S/..s./.F../.... 4/1/0 4/0/0 S"
+	assert.Contains(t, out, "\nposition "+after2+"\nkey ", "the position text below the board")
+	code, out, _ = run(t, "", "show", f, "--game", "5", "--position")
+	assert.Equal(t, 0, code)
+	assert.Equal(t, after2+"\n", out, "--position prints the text alone")
+	code, out, _ = run(t, "", "show", f, "--game", "5", "--ply", "0", "--position")
+	assert.Equal(t, 0, code)
+	assert.Equal(t, "...S/..../..../F... 5/0/0 5/0/0 S*\n", out)
 	code, _, errs := run(t, "", "show", f, "--game", "5", "--ply", "9")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errs, "expected --ply 0 to 2")
@@ -148,4 +156,31 @@ func TestFmtWrite(t *testing.T) {
 	assert.Contains(t, errs, "not formatted")
 	got, _ = os.ReadFile(bad)
 	assert.Equal(t, illegal, string(got), "a file with invalid games is left alone")
+}
+
+// TestSetUpRecords: check, fmt and show read a record set up from a
+// position ([SetUp "1"] and [Position]); a bad position is refused with
+// the column and what was expected.
+func TestSetUpRecords(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "g.pgn")
+	const pos = "...S/..s./.F../.... 4/1/0 4/0/0 S"
+	in := "[Game \"castles\"] [Position \"...S/..s./.F../....  4/1/0 4/0/0 S\"] [SetUp \"1\"]\n1... d4-d3 2. b2-b3 *\n"
+	require.NoError(t, os.WriteFile(f, []byte(in), 0o600))
+	code, out, errs := run(t, "", "check", f)
+	require.Equal(t, 0, code, errs)
+	assert.Equal(t, "checked 1 games, 2 plies: 0 errors\n", out)
+	code, out, _ = run(t, "", "show", f, "--ply", "0", "--position")
+	assert.Equal(t, 0, code)
+	assert.Equal(t, pos+"\n", out)
+	code, out, errs = run(t, "", "fmt", f)
+	require.Equal(t, 0, code, errs)
+	assert.Equal(t, "[Game \"castles\"]\n[Result \"*\"]\n[SetUp \"1\"]\n[Position \""+pos+"\"]\n\n1... Cd4-d3 2. Cb2-b3 *\n\n", out,
+		"fmt writes the position canonically (one blank between fields)")
+
+	bad := filepath.Join(dir, "bad.pgn")
+	require.NoError(t, os.WriteFile(bad, []byte("[Game \"castles\"] [SetUp \"1\"] [Position \"...S/..s./.F../.... 4/1/0 4/0/0 X\"] *\n"), 0o600))
+	code, out, _ = run(t, "", "check", bad)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, out, `bad [Position]: castles position, column 33: no side "X"; want F, S, or S* (Second's setup ply)`)
 }

@@ -467,15 +467,17 @@ func firstN(s []*State, n int) []*State { return s[:min(n, len(s))] }
 
 func TestFromDiagramErrors(t *testing.T) {
 	for _, tc := range []struct{ d, want string }{
-		{"...S/..../..../F... 5/0/0 5/0/0", "castles: diagram: want 4 fields, got 3"},
-		{"...S/..../F... 5/0/0 5/0/0 F", "castles: diagram: want 4 rows"},
-		{"...S/..../..../F.. 5/0/0 5/0/0 F", `castles: diagram: row "F..": want 4 cells`},
-		{"...S/..../..../F..x 5/0/0 5/0/0 F", "castles: diagram: bad cell 'x'"},
-		{"..../..../..../F... 5/0/0 5/0/0 F", "castles: diagram: a castle is missing"},
-		{"...S/..../..../F... 5/0 5/0/0 F", `castles: diagram: counts "5/0": want heap/supply/points`},
-		{"...S/..../..../F... 5/0/a 5/0/0 F", `castles: diagram: bad count "a"`},
-		{"...S/..../..../F... 5/0/0 5/0/0 X", `castles: diagram: bad side "X"`},
-		{"...S/..../..../F... 4/0/0 5/0/0 F", "castles: diagram: castles: First has 4 units (board 0, supply 0, heap 4), want 5"},
+		{"...S/..../..../F... 5/0/0 5/0/0", "castles position, column 32: the text ends after 3 fields, without the side to move; want 4 fields separated by blanks: cells, First's heap/supply/points, Second's heap/supply/points, side to move"},
+		{"...S/..../F... 5/0/0 5/0/0 F", "castles position, column 15: the cells end at rank 2 after 4 cells; want 4 ranks of 4 cells, rank 4 first"},
+		{"...S/..../..../F.. 5/0/0 5/0/0 F", "castles position, column 19: the cells end at rank 1 after 3 cells; want 4 ranks of 4 cells, rank 4 first"},
+		{"...S/..../..../F..x 5/0/0 5/0/0 F", "castles position, column 19: 'x' on d1 is no cell content; want F or S (a castle), f or s (a unit) or . (empty)"},
+		{"..../..../..../F... 5/0/0 5/0/0 F", "castles position, column 1: Second's castle is missing; want one F and one S"},
+		{"...S/..../..../F... 5/0 5/0/0 F", `castles position, column 21: 2 counts in "5/0"; want heap/supply/points, three counts such as 4/0/0`},
+		{"...S/..../..../F... 5/0/a 5/0/0 F", `castles position, column 25: bad count "a"; want a count 0 to 5`},
+		{"...S/..../..../F... 5/0/0 5/0/0 X", `castles position, column 33: no side "X"; want F, S, or S* (Second's setup ply)`},
+		{"...S/..../..../F... 4/0/0 5/0/0 F", "castles position: First has 4 units (board 0, supply 0, heap 4), want 5"},
+		{"...S/..../...F/F... 5/0/0 5/0/0 F", "castles position, column 16: a second First castle; want one castle per side"},
+		{"...S/..../..../F...f 5/0/0 5/0/0 F", "castles position, column 20: a fifth cell on rank 1; want '/' between ranks"},
 	} {
 		if _, err := FromDiagram(tc.d); err == nil || err.Error() != tc.want {
 			t.Errorf("FromDiagram(%q) = %v, want %q", tc.d, err, tc.want)
