@@ -141,6 +141,28 @@ type Narrator interface {
 	Narrate(m Move, after State) string
 }
 
+// Leave is a seat leaving a game of three or more seats, by resignation
+// ("resign") or time forfeit ("time"), where the rules let the others
+// play on (a State that implements Leaver). It is a move of the seat that
+// leaves, whoever is to move; the record writes it as its own token.
+type Leave struct {
+	Seat   int
+	Reason string
+}
+
+// Leave reasons.
+const (
+	LeaveResign = "resign"
+	LeaveTime   = "time"
+)
+
+// Leaver is implemented by a State whose seats may leave while the others
+// play on: CanLeave reports whether seat may leave now (Apply takes a
+// Leave then).
+type Leaver interface {
+	CanLeave(seat int) bool
+}
+
 // Outcome is the result of a game.
 type Outcome struct {
 	// Over is false while the game goes on.

@@ -377,7 +377,10 @@ func (c *checker) line(l *Line, at *engine.Line, base, prevMover, prevRound int,
 		}
 		mover := s.ToMove()
 		round, opens := c.roundOf(prevRound, prevMover, mover)
-		if p.HasNumber && (p.Number != round || p.Continues == opens) {
+		leave := leaveToken(p.Text)
+		if leave && p.HasNumber {
+			c.add(p.NumberPos, ply, p.NumberTok, "move number %s before %s: a seat's leave takes no move number", p.NumberTok, p.Text)
+		} else if p.HasNumber && (p.Number != round || p.Continues == opens) {
 			want := fmt.Sprintf("%d.", round)
 			if !opens {
 				want = fmt.Sprintf("%d...", round)
@@ -410,15 +413,29 @@ func (c *checker) line(l *Line, at *engine.Line, base, prevMover, prevRound int,
 			p.Canon = c.g.Codec.Encode(s, m)
 		}
 		p.round, p.opens = round, opens
+		_, p.leave = m.(engine.Leave)
 		c.g.Plies++
 		if moves != nil {
 			*moves = append(*moves, m)
 		}
-		at, prevMover, prevRound = next, mover, round
+		at = next
+		if !p.leave {
+			// A leave stands between plies: it neither opens a round
+			// nor moves the turn's order on.
+			prevMover, prevRound = mover, round
+		}
 		lines = append(lines, at)
 	}
 	c.confirm(fixes, l.Plies, lines, moves != nil)
 	return lines, true
+}
+
+// leaveToken reports whether a ply's text has the shape of a seat's leave
+// (Y:resign, Y:time), which takes no move number.
+func leaveToken(text string) bool {
+	_, r, ok := strings.Cut(text, ":")
+	r = strings.ToLower(r)
+	return ok && (r == engine.LeaveResign || r == engine.LeaveTime)
 }
 
 // Checked is one game of a file after checking.

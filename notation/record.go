@@ -88,6 +88,7 @@ type Ply struct {
 	// Filled in by Check (or a Builder).
 	Canon string // canonical spelling
 	round int
+	leave bool // the ply is a seat's leave (engine.Leave): no move number
 }
 
 // grammar: one game. A file is split into games before parsing (see split),

@@ -128,13 +128,14 @@ func (w *wrapper) line(l *Line) {
 		// A move number stays on the line of its ply.
 		num := ""
 		switch {
+		case p.leave:
 		case p.opens:
 			num = strconv.Itoa(p.round) + ". "
 		case renumber:
 			num = strconv.Itoa(p.round) + "... "
 		}
 		w.word(num + p.Canon + strings.Join(p.Annots, ""))
-		renumber = false
+		renumber = p.leave
 		for _, n := range p.NAGs {
 			w.word("$" + strconv.Itoa(n))
 		}
@@ -208,11 +209,14 @@ func (b *Builder) Play(m engine.Move) error {
 	}
 	round, opens := b.c.roundOf(b.round, b.mover, s.ToMove())
 	canon := b.g.Codec.Encode(s, m)
-	b.g.Record.Main.Plies = append(b.g.Record.Main.Plies, &Ply{Text: canon, Canon: canon, round: round, opens: opens})
+	_, leave := m.(engine.Leave)
+	b.g.Record.Main.Plies = append(b.g.Record.Main.Plies, &Ply{Text: canon, Canon: canon, round: round, opens: opens, leave: leave})
 	b.g.Lines = append(b.g.Lines, next)
 	b.g.Moves = append(b.g.Moves, m)
 	b.g.Plies++
-	b.round, b.mover = round, s.ToMove()
+	if !leave {
+		b.round, b.mover = round, s.ToMove()
+	}
 	b.g.Outcome = next.Outcome()
 	return nil
 }

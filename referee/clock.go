@@ -10,6 +10,7 @@ import (
 	_ "time/tzdata" // zones for tz on machines without a zoneinfo database
 
 	"pbem/archive"
+	"pbem/engine"
 	"pbem/notation"
 )
 
@@ -322,6 +323,10 @@ func (r *Referee) tickChange(ctx context.Context, ag *archive.Game, now time.Tim
 		mover := g.mover()
 		half, last := g.reminders()
 		switch {
+		case !s.now.Before(g.graceEnd()) && g.canLeave(mover):
+			if err := s.leave(g, mover, engine.LeaveTime, fmt.Sprintf("%s ran out of time (the deadline was %s)", g.who(mover), stamp(g.Deadline))); err != nil {
+				return nil, err
+			}
 		case !s.now.Before(g.graceEnd()):
 			why := g.who(mover) + " ran out of time"
 			if g.Options.Grace > 0 {

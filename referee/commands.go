@@ -267,6 +267,9 @@ func (s *session) move(g *game, text string, expect int, bare bool) error {
 	before := g.state()
 	clock := g.clockOf(seat)
 	m, err := g.codec.Decode(before, text)
+	if _, leave := m.(engine.Leave); leave && err == nil {
+		return mistake(g, s.plyForm(g)+", or resign to leave the game", "%s is how the record marks a seat that left: to leave, send resign", text)
+	}
 	if err == nil {
 		err = g.play(m)
 	}
@@ -406,11 +409,69 @@ func (s *session) resignCmd(c *cmd) error {
 	if err := playing(g); err != nil {
 		return err
 	}
+	if g.isOut(seat) {
+		return mistake(g, "", "you have left game #%d already", g.ID)
+	}
+	if g.canLeave(seat) {
+		s.mine.add("You resigned game #%d: you leave it, and the others play on.", g.ID)
+		return s.leave(g, seat, engine.LeaveResign, g.who(seat)+" resigned")
+	}
 	why := g.who(seat) + " resigned"
 	s.tell(g, true, "%s.", why)
 	s.mine.add("You resigned game #%d.", g.ID)
 	s.finish(g, leaveOutcome(g, seat, why), "resign", why)
 	return nil
+}
+
+// canLeave reports whether seat may leave g with the others playing on:
+// a game of three or more seats whose rules allow it (engine.Leaver;
+// RULES.md says what becomes of the pieces). When two seats are still in,
+// the leave leaves one, which wins by the rules.
+func (g *game) canLeave(seat int) bool {
+	l, ok := g.state().(engine.Leaver)
+	return ok && len(g.Seats) > 2 && l.CanLeave(seat)
+}
+
+// isOut reports whether seat has left g (or been eliminated) while the
+// game goes on: it never moves again, and offers do not wait for it.
+func (g *game) isOut(seat int) bool {
+	if g.b == nil || len(g.Seats) < 3 || g.line().Outcome().Over {
+		return false
+	}
+	l, ok := g.state().(engine.Leaver)
+	return ok && !l.CanLeave(seat)
+}
+
+// leave takes seat out of g (resignation or time) and the game goes on:
+// the record gets the leave's token (Y:resign), and when one seat is
+// left it wins by the rules. The turn moves on only if the seat was to
+// move.
+func (s *session) leave(g *game, seat int, reason, why string) error {
+	wasMover := g.mover() == seat
+	if err := g.play(engine.Leave{Seat: seat, Reason: reason}); err != nil {
+		panic(fmt.Sprintf("game %d: %s cannot leave: %v", g.ID, g.Seats[seat].Side, err))
+	}
+	g.Offers = nil
+	if o := g.line().Outcome(); o.Over {
+		s.tell(g, true, "%s and leaves the game: %s is the last seat in.", why, g.who(g.lastIn()))
+		s.finish(g, o, "normal", "")
+		return nil
+	}
+	s.tell(g, true, "%s and leaves the game; the others play on. Their pieces stay where they stand: they never move again, and can be captured.", why)
+	if s.mine != nil {
+		s.mine.show(g)
+	}
+	if wasMover {
+		return s.startTurn(g)
+	}
+	s.touch(g)
+	return nil
+}
+
+// lastIn is the seat that won by the others leaving.
+func (g *game) lastIn() int {
+	o := g.line().Outcome()
+	return slices.Index(o.Rank, 1)
 }
 
 // offer returns the pending offer of a kind.
@@ -427,7 +488,7 @@ func (g *game) offer(kind string) *archive.Offer {
 func (g *game) others(seat int, except []int) string {
 	var names []string
 	for i := range g.Seats {
-		if i != seat && !slices.Contains(except, i) {
+		if i != seat && !slices.Contains(except, i) && !g.isOut(i) {
 			names = append(names, g.who(i))
 		}
 	}
@@ -445,6 +506,9 @@ func (s *session) drawCmd(c *cmd) error {
 	}
 	if err := playing(g); err != nil {
 		return err
+	}
+	if g.isOut(seat) {
+		return mistake(g, "", "you have left game #%d: the seats still in decide", g.ID)
 	}
 	if o := g.offer("draw"); o != nil {
 		if o.By == seat {
@@ -504,9 +568,17 @@ func (s *session) undoCmd(c *cmd) error {
 	if g.offer("undo") != nil {
 		return mistake(g, "accept undo or decline undo", "an undo request is pending already")
 	}
+	if g.isOut(seat) {
+		return mistake(g, "", "you have left game #%d", g.ID)
+	}
 	last := g.lastPlyOf(seat)
 	if last < 0 {
 		return mistake(g, "undo after one of your plies", "you have played no ply to take back")
+	}
+	for _, m := range g.moves[last:] {
+		if _, ok := m.(engine.Leave); ok {
+			return mistake(g, "", "a seat has left the game since your last ply: undo cannot bring it back")
+		}
 	}
 	g.Offers = append(g.Offers, archive.Offer{Kind: "undo", By: seat, Ply: g.plies()})
 	what := fmt.Sprintf("ply %d (%s)", last+1, g.plyTexts(last)[0])
@@ -542,6 +614,9 @@ func (s *session) answerCmd(c *cmd) error {
 	}
 	if err := playing(g); err != nil {
 		return err
+	}
+	if g.isOut(seat) {
+		return mistake(g, "", "you have left game #%d: the seats still in decide", g.ID)
 	}
 	if c.verb == "accept" {
 		return s.acceptOffer(g, seat, kind)
@@ -588,7 +663,13 @@ func (s *session) acceptOffer(g *game, seat int, kind string) error {
 		return mistake(g, "the answer of "+g.others(o.By, o.Accepted), "you have accepted the %s already", offerName(kind))
 	}
 	o.Accepted = append(o.Accepted, seat)
-	if len(o.Accepted) < len(g.Seats)-1 {
+	waiting := 0
+	for i := range g.Seats {
+		if i != o.By && !slices.Contains(o.Accepted, i) && !g.isOut(i) {
+			waiting++
+		}
+	}
+	if waiting > 0 {
 		s.tell(g, false, "%s accepts the %s of %s; waiting for %s.", g.who(seat), offerName(kind), g.name(o.By), g.others(o.By, o.Accepted))
 		s.mine.add("You accepted the %s; waiting for %s.", offerName(kind), g.others(o.By, o.Accepted))
 		s.mine.show(g)

@@ -170,7 +170,7 @@ func (s *session) block(g *game, seat int, heading bool) string {
 	for _, o := range g.Offers {
 		var waiting []string
 		for i := range g.Seats {
-			if i != o.By && !slices.Contains(o.Accepted, i) {
+			if i != o.By && !slices.Contains(o.Accepted, i) && !g.isOut(i) {
 				waiting = append(waiting, g.name(i))
 			}
 		}

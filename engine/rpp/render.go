@@ -180,7 +180,9 @@ func (s *State) renderSeats(out *strings.Builder, flip bool) {
 			edge = turnedEdge[edge]
 		}
 		fmt.Fprintf(out, "%c %-6s home %-11s", SeatLetters[i], seatColours[i], edge)
-		if s.out[i] != 0 {
+		if s.out[i] != 0 && s.live[i] > 0 {
+			fmt.Fprintf(out, " left (out %s), live %d", ordinal(int(s.out[i])), s.live[i])
+		} else if s.out[i] != 0 {
 			fmt.Fprintf(out, " eliminated %s", ordinal(int(s.out[i])))
 		} else {
 			fmt.Fprintf(out, " live %2d", s.live[i])

@@ -450,8 +450,46 @@ func (s *State) diagnose(m Move) error {
 	return engine.Illegal("the %c on %s may not move to %s", z, from, to)
 }
 
+// CanLeave implements engine.Leaver: in a game of three or more seats, a
+// seat still in may leave (RULES.md: a leaver's pieces stay as they
+// stand, never move again, and can be captured).
+func (s *State) CanLeave(seat int) bool {
+	o, _ := s.over()
+	return !o && s.seats > 2 && seat >= 0 && seat < int(s.seats) && s.out[seat] == 0
+}
+
+// leave takes seat out: it counts as eliminated from now (its rank
+// below every seat still in), its pieces stay; the count of passes in a
+// row starts again; if it was to move, the turn goes on.
+func (s *State) leave(l engine.Leave) (engine.State, error) {
+	if l.Reason != engine.LeaveResign && l.Reason != engine.LeaveTime {
+		return nil, engine.Illegal("a seat leaves by resign or time, not %q", l.Reason)
+	}
+	if !s.CanLeave(l.Seat) {
+		if s.seats <= 2 {
+			return nil, engine.Illegal("with two seats a resignation ends the game: no seat leaves it")
+		}
+		if o, why := s.over(); o {
+			return nil, engine.Illegal("the game is over (%s)", why)
+		}
+		return nil, engine.Illegal("seat %c is out of the game already", SeatLetters[l.Seat])
+	}
+	n := s.clone()
+	n.nOut++
+	n.out[l.Seat] = n.nOut
+	n.passes = 0
+	if int(n.toMove) == l.Seat {
+		n.advance(l.Seat) // may resolve stacks: both hashes anew
+	}
+	n.zc, n.zr = n.cellsHash(), n.restHash()
+	return n, nil
+}
+
 // Apply plays m and returns the new position.
 func (s *State) Apply(em engine.Move) (engine.State, error) {
+	if l, ok := em.(engine.Leave); ok {
+		return s.leave(l)
+	}
 	m, ok := em.(Move)
 	if !ok {
 		if p, isPtr := em.(*Move); isPtr && p != nil {
@@ -938,7 +976,8 @@ func (s *State) Check() error {
 		if live[i] != int(s.live[i]) {
 			return fmt.Errorf("seat %c has %d live pieces, counted %d", SeatLetters[i], live[i], s.live[i])
 		}
-		if (live[i] == 0) != (s.out[i] != 0) {
+		if live[i] == 0 && s.out[i] == 0 {
+			// A seat out with live pieces left the game (Leave).
 			return fmt.Errorf("seat %c has %d live pieces and elimination %d", SeatLetters[i], live[i], s.out[i])
 		}
 		if e := s.out[i]; e != 0 {

@@ -233,6 +233,20 @@ func (c *Codec) Decode(es engine.State, text string) (engine.Move, error) {
 	if err := notation.CheckPlyLength(text); err != nil {
 		return nil, err
 	}
+	if seat, reason, ok := leaveText(text); ok {
+		s, isRpp := es.(*rpp.State)
+		if !isRpp {
+			return nil, fmt.Errorf("rpp: not an rpp position: %T", es)
+		}
+		if seat >= s.Seats() {
+			return nil, engine.Illegal("no seat %c in this game (seats %s)", rpp.SeatLetters[seat], strings.Join(s.Sides(), " "))
+		}
+		l := engine.Leave{Seat: seat, Reason: reason}
+		if _, err := s.Apply(l); err != nil {
+			return nil, err
+		}
+		return l, nil
+	}
 	var fp ply
 	p := &fp
 	var err error
@@ -294,6 +308,21 @@ func (c *Codec) Decode(es engine.State, text string) (engine.Move, error) {
 	return m, nil
 }
 
+// leaveText reads a seat's leave as the record writes it: Y:resign or
+// Y:time (any case).
+func leaveText(text string) (seat int, reason string, ok bool) {
+	t := strings.TrimSpace(text)
+	if len(t) < 3 || t[1] != ':' {
+		return 0, "", false
+	}
+	reason = strings.ToLower(t[2:])
+	if reason != engine.LeaveResign && reason != engine.LeaveTime {
+		return 0, "", false
+	}
+	seat = strings.IndexByte(rpp.SeatLetters, t[0]&^0x20)
+	return seat, reason, seat >= 0
+}
+
 // pieceOn resolves an omitted piece letter: the one piece of the seat to
 // move that may leave from. With none that may move, the largest of its
 // pieces there (Classify then says why it cannot), or L.
@@ -328,6 +357,9 @@ func pieceOn(s *rpp.State, from rpp.Cell) (rpp.Size, error) {
 // Encode writes m in its canonical form, with the seat label: R:Lc1-c2,
 // Y:Lc3xc4 (captures), G:Sc3-c4* (captured on arrival), B:pass.
 func (c *Codec) Encode(es engine.State, em engine.Move) string {
+	if l, ok := em.(engine.Leave); ok {
+		return rpp.SeatLetters[l.Seat:l.Seat+1] + ":" + l.Reason
+	}
 	s := es.(*rpp.State)
 	m := em.(rpp.Move)
 	label := rpp.SeatLetters[s.ToMove() : s.ToMove()+1]
@@ -364,6 +396,8 @@ A ply is the seat label, a colon, then the move:
   Y:Lc3xc4   x: the mover captures (the L takes the M on c4)
   G:Sc3-c4*  *: the mover is captured on arrival (by an M on c4)
   B:pass     a pass (always allowed)
+  Y:resign   with 3 or more seats, written by the referee where a seat
+             left the game (Y:time: its time ran out); play goes on
 Pieces: L, M, S. Squares: file letter and rank number (c4) on square
 boards and the octagon; row letter and the cell's number from the
 left end of the row on hex boards (c4 = row c, 4th cell).

@@ -1,0 +1,167 @@
+package referee_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"pbem/archive"
+	"pbem/engine"
+	"pbem/notation"
+	"pbem/referee"
+)
+
+// newTable starts rpp with n seats (p0 ... p(n-1), the creator's order).
+func newTable(t *testing.T, db store, n int) *condGame {
+	t.Helper()
+	h := newHarness(t, db, nil)
+	var addrs []string
+	for i := range n {
+		addrs = append(addrs, fmt.Sprintf("p%d@example.org", i))
+	}
+	h.send(fmt.Sprintf("from: %s\nsubject: new rpp with %s players=%d\n", addrs[0], strings.Join(addrs[1:], " "), n))
+	for _, a := range addrs {
+		h.send(fmt.Sprintf("from: %s\nto: {plus 1 %s}\n\naccept\n", a, a))
+	}
+	codec, _ := referee.Lookup("rpp")
+	c := &condGame{t: t, h: h, id: 1, codec: codec, addrs: addrs, rng: rand.New(rand.NewPCG(uint64(n), 9))}
+	g := c.game()
+	if g.Status != archive.Playing {
+		t.Fatalf("game is %s", g.Status)
+	}
+	c.opts = engine.Options{Players: g.Options.Players, Board: g.Options.Board}
+	c.addrs = nil
+	for _, st := range g.Seats {
+		c.addrs = append(c.addrs, st.Player.Addr)
+	}
+	return c
+}
+
+// TestLeavers: in an 8-seat game two seats resign (one while another is
+// to move, one on its own turn) and one runs out of time; the game goes
+// on without them (their turns skipped), the record marks each leave,
+// checks, and when the game ends the seats that left rank below every
+// seat still in, in reverse order of leaving.
+func TestLeavers(t *testing.T) {
+	eachStore(t, func(t *testing.T, db store) {
+		c := newTable(t, db, 8)
+		seatOf := func(addr string) int { return slices.Index(c.addrs, addr) }
+		play := func(k int) {
+			for range k {
+				l := c.line()
+				if l.Outcome().Over {
+					return
+				}
+				mover := l.State().ToMove()
+				ply, _ := c.pick(l)
+				c.send(mover, ply)
+			}
+		}
+		play(5)
+		l := c.line()
+		notMover := (l.State().ToMove() + 3) % 8
+		out := c.send(notMover, "resign")
+		if !strings.Contains(flat(mailTo(out, c.addrs[(notMover+1)%8])), "resigned and leaves the game; the others play on") {
+			t.Fatalf("the others are not told the game goes on:\n%s", out)
+		}
+		if g := c.game(); g.Status != archive.Playing {
+			t.Fatalf("after one resignation the game is %s", g.Status)
+		}
+		if l2 := c.line(); l2.State().ToMove() != l.State().ToMove() {
+			t.Errorf("a resignation out of turn moved the turn from %d to %d", l.State().ToMove(), l2.State().ToMove())
+		}
+		play(3)
+		mover := c.line().State().ToMove()
+		c.send(mover, "resign")
+		if next := c.line().State().ToMove(); next == mover || next == notMover {
+			t.Errorf("after the mover resigned, %d is to move", next)
+		}
+		// The next mover runs out of time.
+		late := c.line().State().ToMove()
+		tickOut := c.h.step("t", "tick", "time: +8d")
+		g := c.game()
+		if g.Status != archive.Playing || !strings.Contains(g.Record, c.game().Seats[late].Side+":time") {
+			t.Fatalf("after a time forfeit the game is %s:\n%s\n%s", g.Status, g.Record, tickOut)
+		}
+		// The seats that left never move again; play on a while.
+		for range 40 {
+			l := c.line()
+			if l.Outcome().Over {
+				break
+			}
+			m := l.State().ToMove()
+			if m == notMover || m == mover || m == late {
+				t.Fatalf("seat %d, which left, is to move", m)
+			}
+			ply, _ := c.pick(l)
+			c.send(m, ply)
+		}
+		// A leaver's commands are refused.
+		if out := flat(mailTo(c.send(notMover, "draw"), c.addrs[notMover])); !strings.Contains(out, "have left game #1") {
+			t.Errorf("a leaver's draw offer: %s", out)
+		}
+		// The rest resign one by one: the last one in wins.
+		left := []int{notMover, mover, late}
+		for {
+			g := c.game()
+			if g.Status == archive.Over {
+				break
+			}
+			next := -1
+			for i := range 8 {
+				if !slices.Contains(left, i) {
+					next = i
+					break
+				}
+			}
+			c.send(next, "resign")
+			left = append(left, next)
+		}
+		g = c.game()
+		recs, probs := notation.Parse("g", []byte(g.Record))
+		if len(probs) > 0 {
+			t.Fatal(probs)
+		}
+		cg, problems := notation.Check(recs[0], testLookup)
+		if len(problems) > 0 || cg == nil {
+			t.Fatalf("the record does not check: %v\n%s", problems, g.Record)
+		}
+		ranks, err := notation.ParseResult(cg.Codec, cg.Sides, recs[0].Result)
+		if err != nil {
+			t.Fatal(err)
+		}
+		winner := slices.Index(ranks, 1)
+		if slices.Contains(left, winner) || len(left) != 7 {
+			t.Fatalf("winner %d, left %v, result %s", winner, left, recs[0].Result)
+		}
+		for k := 1; k < len(left); k++ {
+			if ranks[left[k]] >= ranks[left[k-1]] {
+				t.Errorf("seat %d left after seat %d but ranks %d, not above %d (result %s)", left[k], left[k-1], ranks[left[k]], ranks[left[k-1]], recs[0].Result)
+			}
+		}
+		for _, tok := range []string{c.game().Seats[notMover].Side + ":resign", c.game().Seats[late].Side + ":time"} {
+			if !strings.Contains(g.Record, tok) {
+				t.Errorf("the record lacks %s:\n%s", tok, g.Record)
+			}
+		}
+		_ = seatOf
+		// The archive reads it too.
+		var export strings.Builder
+		if n, err := c.h.store.Export(c.h.ctx, &export, testLookup, archive.Filter{}, nil); err != nil || n != 1 {
+			t.Errorf("export: %d games, %v", n, err)
+		}
+	})
+}
+
+// TestTwoSeatsResignAsBefore: with two players resign ends the game.
+func TestTwoSeatsResignAsBefore(t *testing.T) {
+	eachStore(t, func(t *testing.T, db store) {
+		c := newTable(t, db, 2)
+		c.send(1, "resign")
+		if g := c.game(); g.Status != archive.Over || !strings.Contains(g.Record, `[Termination "resign"]`) || strings.Contains(g.Record, ":resign") {
+			t.Errorf("two-seat resignation:\n%s", g.Record)
+		}
+	})
+}
