@@ -75,6 +75,9 @@ ALTER TABLE players ADD COLUMN mail TEXT NOT NULL DEFAULT '';
 `, ""},
 	{10, "a change counter the web's kept pages compare, moved by every write its pages read", stampSchema, pgStampSchema},
 	{11, "the leadership lease of several referee instances on one store", leaderSchema, pgLeaderSchema},
+	// 13, not 12: 12 is taken on main by games.conditions; merging renumbers
+	// if needed (issue 42).
+	{13, "the referee's secret keys: Message-IDs and the marks of its copies", secretsSchema, ""},
 }
 
 // schema1 is migration 1: the referee's tables and the archive.

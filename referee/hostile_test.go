@@ -197,3 +197,48 @@ func TestTablesEntriesBounded(t *testing.T) {
 		}
 	})
 }
+
+// TestMessageIDsKeyed (issue 42): the Message-ID of a reply cannot be
+// computed from the request, which its sender chooses: it is keyed with
+// the referee's secret, and carries a mark (OwnMessageID) that only the
+// secret makes, so that a forged "copy" of a reply is not taken for one.
+func TestMessageIDsKeyed(t *testing.T) {
+	eachStore(t, func(t *testing.T, db store) {
+		ids := func(secret string) (*harness, []string) {
+			h := newHarness(t, db, map[string]string{"secret": secret})
+			out := h.send("from: Alice <alice@example.org>\nmessage-id: <chosen@example.org>\n\nhelp\n")
+			var got []string
+			for _, l := range strings.Split(out, "\n") {
+				if id, ok := strings.CutPrefix(l, "Message-ID: "); ok {
+					got = append(got, strings.Trim(id, "<>"))
+				}
+			}
+			if len(got) == 0 {
+				t.Fatalf("no reply to help:\n%s", out)
+			}
+			return h, got
+		}
+		h1, a := ids("one secret")
+		h2, b := ids("another secret")
+		if a[0] == b[0] {
+			t.Errorf("the reply to one request has the Message-ID %s under two secrets; want it to depend on the secret", a[0])
+		}
+		if !h1.ref.OwnMessageID(a[0]) || !h1.ref.OwnMessageID("<"+a[0]+">") {
+			t.Errorf("OwnMessageID(%q) = false for the referee that wrote it", a[0])
+		}
+		local, _, _ := strings.Cut(a[0], "@")
+		for _, forged := range []string{
+			b[0],                         // another secret's
+			local + "@elsewhere.example", // another domain
+			"pbem.0.0123456789abcdef0123@pbem.example",   // as ids were, unmarked
+			local[:len(local)-1] + "0@pbem.example",      // the mark changed
+			strings.Replace(a[0], "pbem.0", "pbem.1", 1), // another base, same mark
+			"x@pbem.example", "", "@pbem.example",
+		} {
+			if forged != a[0] && h1.ref.OwnMessageID(forged) {
+				t.Errorf("OwnMessageID(%q) = true; want only ids the referee's secret marked", forged)
+			}
+		}
+		_ = h2
+	})
+}

@@ -2,7 +2,10 @@ package referee
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -117,6 +120,13 @@ type Options struct {
 	Admins []string
 	// Logger gets what the referee does (default: discard).
 	Logger *slog.Logger
+	// Secret keys the Message-IDs of the referee's mails and the marks
+	// they carry (OwnMessageID), so that no one can predict the id of a
+	// reply from the request's, nor make mail the referee takes for a
+	// copy of its own: pbem passes the store's (archive.Store.Secret), the
+	// same for every instance and every restart. Default: random (from
+	// crypto/rand, not Rand), good for this Referee only.
+	Secret []byte
 }
 
 // Referee turns requests into stored game changes and replies. It is safe
@@ -226,11 +236,52 @@ func New(store Store, opts *Options) (*Referee, error) {
 	if o.InviteQuiet <= 0 {
 		o.InviteQuiet = 30 * 24 * time.Hour
 	}
+	if len(o.Secret) == 0 {
+		o.Secret = make([]byte, 32)
+		if _, err := rand.Read(o.Secret); err != nil {
+			return nil, fmt.Errorf("referee: a secret for Message-IDs: %w", err)
+		}
+	}
 	log := o.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Referee{store: store, opts: o, local: local, domain: domain, log: log}, nil
+}
+
+// SecretName is the name of the store's secret (archive.Store.Secret)
+// that pbem passes as [Options].Secret.
+const SecretName = "referee"
+
+// mark is the mark of a Message-ID's base (the part before its last dot):
+// a digest of it keyed with the referee's secret.
+func (r *Referee) mark(base string) string {
+	h := hmac.New(sha256.New, r.opts.Secret)
+	h.Write([]byte("copy\x00" + base))
+	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+// MarkedMessageID returns the Message-ID base.MARK@domain: base (such as
+// pbem.12.HASH) with its mark, at the referee's domain.
+func (r *Referee) MarkedMessageID(base string) string {
+	return base + "." + r.mark(base) + "@" + r.domain
+}
+
+// OwnMessageID reports whether id (without angle brackets) is a Message-ID
+// of a mail this referee wrote, or another with the same secret: one at its
+// domain whose local part ends in the mark only the secret makes. Mail
+// that carries such an id and the referee's address as From is a copy of
+// its own reply (smtp.copies), and only such mail is.
+func (r *Referee) OwnMessageID(id string) bool {
+	local, domain, ok := strings.Cut(strings.Trim(id, "<>"), "@")
+	if !ok || !strings.EqualFold(domain, r.domain) {
+		return false
+	}
+	i := strings.LastIndexByte(local, '.')
+	if i < 0 {
+		return false
+	}
+	return hmac.Equal([]byte(local[i+1:]), []byte(r.mark(local[:i])))
 }
 
 // Address is the referee's own address.

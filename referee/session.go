@@ -2,6 +2,7 @@ package referee
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -736,20 +737,25 @@ func (s *session) messageID(d *draft, g *game) string {
 	return s.uniqueID(fmt.Sprintf("pbem.%d", id), s.key, d.kind, normAddr(d.to.Addr), strconv.FormatInt(id, 10))
 }
 
-// uniqueID is the Message-ID prefix.HASH@domain of a mail, HASH a digest
-// of parts (what it answers, its kind, its recipient and game), made
-// unique within the session: a second mail with the same parts (two
-// answers to one address in one message, "standings" on two lines) gets
-// the digest of parts and its rank, so that no two mails of a session
-// share an id. The same request processed again gives the same ids.
+// uniqueID is the Message-ID prefix.HASH.MARK@domain of a mail, HASH a
+// digest of parts (what it answers, its kind, its recipient and game)
+// keyed with the referee's secret (Options.Secret), so that no one can
+// compute it from the request's Message-ID, and MARK the mark of the id
+// (OwnMessageID). It is made unique within the session: a second mail
+// with the same parts (two answers to one address in one message,
+// "standings" on two lines) gets the digest of parts and its rank, so
+// that no two mails of a session share an id. The same request processed
+// again gives the same ids.
 func (s *session) uniqueID(prefix string, parts ...string) string {
 	if s.ids == nil {
 		s.ids = map[string]bool{}
 	}
 	text := strings.Join(parts, "\x00")
 	for n := 1; ; n++ {
-		h := sha256.Sum256([]byte(text))
-		id := fmt.Sprintf("%s.%s@%s", prefix, hex.EncodeToString(h[:10]), s.r.domain)
+		h := hmac.New(sha256.New, s.r.opts.Secret)
+		h.Write([]byte("message-id\x00" + text))
+		base := prefix + "." + hex.EncodeToString(h.Sum(nil)[:10])
+		id := s.r.MarkedMessageID(base)
 		if !s.ids[id] {
 			s.ids[id] = true
 			return id

@@ -118,6 +118,10 @@ func newHarness(t testing.TB, db store, opts map[string]string) *harness {
 		Games:   testGames,
 		Clock:   clock,
 		Rand:    rand.NewChaCha8([32]byte{1, 2, 3}),
+		Secret:  []byte("the transcripts' secret"),
+	}
+	if k := opts["secret"]; k != "" {
+		o.Secret = []byte(k)
 	}
 	for k, v := range opts {
 		if k == "web-base-url" {
@@ -126,6 +130,9 @@ func newHarness(t testing.TB, db store, opts map[string]string) *harness {
 		}
 		if k == "admins" {
 			o.Admins = strings.Fields(v)
+			continue
+		}
+		if k == "secret" {
 			continue
 		}
 		n, err := strconv.Atoi(v)
