@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"pbem/archive"
 	"pbem/referee"
@@ -240,5 +241,42 @@ func TestMessageIDsKeyed(t *testing.T) {
 			}
 		}
 		_ = h2
+	})
+}
+
+// TestTokenMailIsLimited (issue 42): mail with a player's valid token was
+// never limited, and anyone has a token after two mails (a game with a
+// bot): 200 "show" mails got 200 replies. It counts against a window of
+// its own (TokenRateLimit, default 120 an hour), which forged mail,
+// without the token, cannot fill.
+func TestTokenMailIsLimited(t *testing.T) {
+	eachStore(t, func(t *testing.T, db store) {
+		h := started(t, db, map[string]string{"token-rate-limit": "4"})
+		show := "from: Alice <alice@example.org>\nto: {plus 1 alice@example.org}\n\nshow\n"
+		send := func(text string) string {
+			h.now = h.now.Add(time.Second) // another request
+			return h.send(text)
+		}
+		h.now = h.now.Add(time.Hour) // a fresh window: accepting counted
+		for i := range 4 {
+			if out := send(show); !strings.Contains(out, "A to move") {
+				t.Fatalf("show %d of 4 allowed was not answered with the board:\n%s", i+1, out)
+			}
+		}
+		if out := send(show); !strings.Contains(out, "more than 4 messages with a game's token") {
+			t.Errorf("the first show over the limit was not told so:\n%s", out)
+		}
+		if out := send(show); out != "(no mail)\n" {
+			t.Errorf("the second show over the limit was answered:\n%s", out)
+		}
+		// Bob's window is his own; forged mail "from" Alice has no token
+		// and counts elsewhere.
+		if out := send("from: Bob <bob@example.org>\nto: {plus 1 bob@example.org}\n\nshow\n"); !strings.Contains(out, "A to move") {
+			t.Errorf("Bob's show was limited by Alice's mail:\n%s", out)
+		}
+		h.now = h.now.Add(time.Hour)
+		if out := send(show); !strings.Contains(out, "A to move") {
+			t.Errorf("a show an hour later was not answered:\n%s", out)
+		}
 	})
 }

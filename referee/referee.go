@@ -78,9 +78,16 @@ type Options struct {
 	// the first one over is answered, briefly. RateLimitTotal bounds such
 	// messages from all senders together per RateWindow (default 600):
 	// beyond it they are neither read nor answered. A message that carries
-	// a player's or watcher's valid token is never limited.
+	// a player's or watcher's valid token counts against TokenRateLimit
+	// instead.
 	RateLimit, RateLimitTotal int
 	RateWindow                time.Duration
+	// TokenRateLimit is how many messages with a game's valid token one
+	// sender may send per RateWindow (default 120 per hour: far more than
+	// play needs, but a bound on what one player, or a stranger who made
+	// a game with a bot, can make the referee do). Forged mail has no
+	// token and cannot fill it. Over it, only the first is answered.
+	TokenRateLimit int
 	// InvitesPerMessage bounds the addresses one message invites to
 	// tournaments (default 20), InvitesPerWindow those one director
 	// invites per RateWindow (default 50). InviteQuiet is how long an
@@ -222,6 +229,7 @@ func New(store Store, opts *Options) (*Referee, error) {
 	def(&o.MaxDays, 60)
 	def(&o.RateLimit, 30)
 	def(&o.RateLimitTotal, 600)
+	def(&o.TokenRateLimit, 120)
 	def(&o.MaxBody, 1<<20)
 	def(&o.VacationDays, 30)
 	def(&o.MaxObservers, 50)

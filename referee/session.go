@@ -142,11 +142,15 @@ func (s *session) run() error {
 		}
 		limit := s.rateLimit
 		if tour {
-			limit = s.tokenLimit
+			limit = s.tournamentLimit
 		}
 		if ok, err := limit(); err != nil || !ok {
 			return err
 		}
+	} else if ok, err := s.gameTokenLimit(); err != nil || !ok {
+		// Mail with a game's token counts too, generously, in a window
+		// of its own.
+		return err
 	}
 	if size := max(q.Size, len(q.Body)); size > s.r.opts.MaxBody {
 		s.mine.label = "message too large"
@@ -418,13 +422,27 @@ func (s *session) window(key string) (*archive.Sender, error) {
 	return snd, nil
 }
 
-// tokenLimit counts a message whose proof is a tournament's token in the
-// sender's window of such mail (RateLimit per RateWindow, like mail
+// tournamentLimit counts a message whose proof is a tournament's token in
+// the sender's window of such mail (RateLimit per RateWindow, like mail
 // without a token, but kept apart: forged mail cannot fill it). Over it,
 // only the first message is answered.
-func (s *session) tokenLimit() (bool, error) {
+func (s *session) tournamentLimit() (bool, error) {
+	return s.tokenLimit("tournament:", s.r.opts.RateLimit, "a tournament's token")
+}
+
+// gameTokenLimit counts a message with a game's valid token in the
+// sender's window of such mail (TokenRateLimit per RateWindow).
+func (s *session) gameTokenLimit() (bool, error) {
+	return s.tokenLimit("token:", s.r.opts.TokenRateLimit, "a game's token")
+}
+
+// tokenLimit counts a message in the sender's window of mail with a
+// token, kept under prefix+address: limit per RateWindow, apart from mail
+// without a token, since forged mail cannot fill it. Over it, only the
+// first message is answered, saying it was sent with what.
+func (s *session) tokenLimit(prefix string, limit int, what string) (bool, error) {
 	o := s.r.opts
-	snd, err := s.window("tournament:" + s.from.Addr)
+	snd, err := s.window(prefix + s.from.Addr)
 	if err != nil {
 		return false, err
 	}
@@ -432,7 +450,7 @@ func (s *session) tokenLimit() (bool, error) {
 		snd.WindowStart, snd.Count, snd.Warned = s.now, 0, false
 	}
 	snd.Count++
-	if snd.Count <= o.RateLimit {
+	if snd.Count <= limit {
 		return true, nil
 	}
 	s.r.stats.limited.Add(1)
@@ -442,8 +460,8 @@ func (s *session) tokenLimit() (bool, error) {
 	}
 	snd.Warned = true
 	s.mine.label = "too many messages"
-	s.mine.add("You sent more than %d messages with a tournament's token within %s. This one and the next ones until %s are not read; send them again after that.",
-		o.RateLimit, duration(o.RateWindow), stamp(snd.WindowStart.Add(o.RateWindow)))
+	s.mine.add("You sent more than %d messages with %s within %s. This one and the next ones until %s are not read; send them again after that.",
+		limit, what, duration(o.RateWindow), stamp(snd.WindowStart.Add(o.RateWindow)))
 	return false, nil
 }
 

@@ -142,6 +142,8 @@ func newHarness(t testing.TB, db store, opts map[string]string) *harness {
 		switch k {
 		case "rate-limit":
 			o.RateLimit = n
+		case "token-rate-limit":
+			o.TokenRateLimit = n
 		case "rate-limit-total":
 			o.RateLimitTotal = n
 		case "max-body":
