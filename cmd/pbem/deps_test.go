@@ -12,7 +12,7 @@ import (
 // (ARCHITECTURE.md): engine < engine/<game>; engine, engine/<game>,
 // participle < notation < notation/<game>; engine, notation, archive <
 // referee, but engine only < referee/tournament (pure rules of pairing and
-// standings); SQLite and pgx (PostgreSQL) < archive; go-imap, go-smtp, go-message, golang.org/x/net/html and publicsuffix < mail;
+// standings); SQLite, pgx (PostgreSQL) and confusables (TR39 skeletons of names) < archive; go-imap, go-smtp, go-message, golang.org/x/net/html and publicsuffix < mail;
 // klauspost/compress < engine/picture; everything < cmd. The standard library is always allowed. Test files are
 // not checked.
 func allowed(pkg, imp string) bool {
@@ -59,7 +59,7 @@ func allowed(pkg, imp string) bool {
 	case strings.HasPrefix(pkg, "pbem/archive"):
 		return imp == "pbem/engine" || imp == "pbem/notation" || strings.HasPrefix(imp, "pbem/archive") ||
 			strings.HasPrefix(imp, "modernc.org/sqlite") || strings.HasPrefix(imp, "github.com/jackc/pgx/v5") ||
-			imp == "golang.org/x/text/unicode/norm"
+			imp == "golang.org/x/text/unicode/norm" || imp == "github.com/mtibben/confusables"
 	case pkg == "pbem/referee/tournament":
 		return imp == "pbem/engine"
 	case strings.HasPrefix(pkg, "pbem/referee"):
