@@ -71,6 +71,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -145,6 +146,14 @@ func Open(ctx context.Context, dir string, opts *Options) (*Store, error) {
 		return nil, fmt.Errorf("archive: %w", err)
 	}
 	path := filepath.Join(dir, DBFile)
+	// The store holds live tokens: made private, as SQLite would make it
+	// under the umask (0644 under 022). Its -wal and -shm files take the
+	// mode of the database file.
+	if f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
+		f.Close()
+	} else if !errors.Is(err, fs.ErrExist) {
+		return nil, fmt.Errorf("archive: create %s: %w", path, err)
+	}
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", o.BusyTimeout.Milliseconds()))
 	q.Add("_pragma", "journal_mode(WAL)")

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 )
@@ -298,10 +299,19 @@ func (s *Store) Backup(ctx context.Context, file string) error {
 	if s.pg {
 		return fmt.Errorf("archive: backup to %s: %w", file, ErrPostgresBackup)
 	}
-	if _, err := s.db.ExecContext(ctx, `VACUUM INTO ?`, file); err != nil {
+	// VACUUM INTO writes into an empty file: made first, private (the
+	// copy holds live tokens and the referee's secrets), since SQLite
+	// would make it under the umask.
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
 		return fmt.Errorf("archive: backup to %s: %w", file, err)
 	}
-	return nil
+	f.Close()
+	if _, err := s.db.ExecContext(ctx, `VACUUM INTO ?`, file); err != nil {
+		os.Remove(file)
+		return fmt.Errorf("archive: backup to %s: %w", file, err)
+	}
+	return os.Chmod(file, 0o600)
 }
 
 // IntegrityCheck runs PRAGMA integrity_check and returns its findings,

@@ -57,6 +57,9 @@ var copyTables = []copyTable{
 	{"audit", []string{"id"}, true},
 	{"blocked", []string{"pattern"}, false},
 	{"admin_pending", []string{"token"}, false},
+	// The referee's keys: a copy marks and recognises its Message-IDs
+	// as the source did.
+	{"secrets", []string{"name"}, false},
 	// The counter row the migration wrote is replaced by the source's.
 	{"stamp", []string{"id"}, false},
 }

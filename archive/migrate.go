@@ -78,6 +78,7 @@ ALTER TABLE players ADD COLUMN mail TEXT NOT NULL DEFAULT '';
 	{12, "games keep their seats' secret conditional lines", `
 ALTER TABLE games ADD COLUMN conditions TEXT NOT NULL DEFAULT '';
 `, ""},
+	{13, "the referee's secret keys: Message-IDs and the marks of its copies", secretsSchema, ""},
 	{14, "archive: the positions of every archived game, for search by position and the explorer", positionsSchema, pgPositionsSchema},
 	{15, "players choose their time zone (deadlines shown in it, weekends off counted in it)", `
 ALTER TABLE players ADD COLUMN tz TEXT NOT NULL DEFAULT '';

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"github.com/mtibben/confusables"
 	"regexp"
 	"strconv"
 	"strings"
@@ -145,6 +146,19 @@ func playerKey(v string) string {
 		return ""
 	}
 	return strings.ToLower(v)
+}
+
+// identityKey identifies a player in ratings, crosstables and rating
+// histories: playerKey, with a name (not an address) folded to its
+// Unicode TR39 skeleton after NameForm, so that look-alike spellings
+// ("аlice" with a Cyrillic а, "alice") are one player, as the web pages
+// promise. Addresses are not folded: two mailboxes are two players.
+func identityKey(v string) string {
+	k := playerKey(v)
+	if k == "" || strings.Contains(k, "@") {
+		return k
+	}
+	return strings.ToLower(confusables.Skeleton(strings.ToLower(NameForm(k))))
 }
 
 // displayName is how tables name a player: the name of "Name <addr>", else

@@ -149,3 +149,40 @@ func TestExpected(t *testing.T) {
 	assert.InDelta(t, 0.759747, Expected(1700, 1500), 1e-6) // 1/(1+10^-0.5)
 	assert.InDelta(t, 1, Expected(1700, 1500)+Expected(1500, 1700), 1e-12)
 }
+
+// TestLookAlikeNamesAreOnePlayer (issue 42): "alice" and "аlice" (a
+// Cyrillic а) were two players in the ratings and crosstables, though
+// the web pages promise that look-alike spellings are one name. Names
+// are keyed by their Unicode TR39 skeleton; addresses are not folded.
+func TestLookAlikeNamesAreOnePlayer(t *testing.T) {
+	eachStore(t, func(t *testing.T, where string) {
+		ctx := context.Background()
+		s := open(t, where)
+		importText(t, s, `[Game "castles"] [Event "Cup"] [Date "2026.01.01"] [First "alice"] [Second "Bob"] [Termination "resign"]
+0... @c3 1-0
+
+[Game "castles"] [Event "Cup"] [Date "2026.01.02"] [First "`+"\u0430"+`lice"] [Second "Carol"] [Termination "resign"]
+0... @c3 1-0
+
+[Game "castles"] [Event "Cup"] [Date "2026.01.03"] [First "A`+"\u200b"+`LICE"] [Second "Dan"] [Termination "resign"]
+0... @c3 1-0
+
+[Game "castles"] [Event "Cup"] [Date "2026.01.04"] [First "Eve <alice@example.org>"] [Second "Fay <`+"\u0430"+`lice@example.org>"] [Termination "resign"]
+0... @c3 1-0
+`)
+		lists, err := s.Ratings(ctx, lookup, "castles")
+		require.NoError(t, err)
+		require.Len(t, lists, 1)
+		var got []string
+		for _, r := range lists[0].Players {
+			got = append(got, fmt.Sprintf("%d", r.Games))
+			if strings.EqualFold(strings.ReplaceAll(r.Name, "\u0430", "a"), "alice") && r.Games != 3 {
+				t.Errorf("%q has %d games, want the 3 of alice, аlice and A\u200bLICE", r.Name, r.Games)
+			}
+		}
+		assert.Len(t, lists[0].Players, 6, "players: alice (3 spellings), Bob, Carol, Dan, and the two addresses; games %v", got)
+		ct, err := s.Crosstable(ctx, lookup, "Cup", Filter{})
+		require.NoError(t, err)
+		assert.Len(t, ct.Players, 6, "crosstable rows")
+	})
+}

@@ -63,7 +63,7 @@ type pairing struct {
 	points int
 }
 
-// pairings returns a decided game's pairwise results by player key; nil
+// pairings returns a decided game's pairwise results by identityKey; nil
 // when the game gives none.
 func pairings(fd *Found) []pairing {
 	if len(fd.Sides) < 2 {
@@ -77,7 +77,7 @@ func pairings(fd *Found) []pairing {
 	var ps []pairing
 	for i, x := range fd.Sides {
 		for _, y := range fd.Sides[i+1:] {
-			kx, ky := playerKey(x.Player), playerKey(y.Player)
+			kx, ky := identityKey(x.Player), identityKey(y.Player)
 			if kx == "" || ky == "" || kx == ky {
 				continue
 			}
@@ -106,7 +106,7 @@ func (n *names) see(fd *Found) {
 		n.last = map[string]string{}
 	}
 	for _, sd := range fd.Sides {
-		if k := playerKey(sd.Player); k != "" {
+		if k := identityKey(sd.Player); k != "" {
 			n.last[k] = sd.Player
 		}
 	}
@@ -164,7 +164,7 @@ func (s *Store) Crosstable(ctx context.Context, lookup notation.Lookup, event st
 			in[p.a], in[p.b] = true, true
 		}
 		for _, sd := range fd.Sides {
-			if k := playerKey(sd.Player); in[k] {
+			if k := identityKey(sd.Player); in[k] {
 				row(k).Games++
 				in[k] = false
 			}

@@ -3,7 +3,7 @@ package mail
 import (
 	"strings"
 
-	"github.com/emersion/go-msgauth/authres"
+	"golang.org/x/net/publicsuffix"
 )
 
 // Verdict is what the receiving mail server found of a message's author:
@@ -16,8 +16,9 @@ const (
 	// or the message has no Authentication-Results field from that server,
 	// or the field reports no SPF, DKIM or DMARC result.
 	VerdictNone Verdict = iota
-	// VerdictPass: DMARC passed, or SPF or DKIM passed for a domain
-	// aligned with the From address.
+	// VerdictPass: DMARC passed for the From domain, or (without a DMARC
+	// pass or fail for it) SPF or DKIM passed for a domain aligned with
+	// the From address.
 	VerdictPass
 	// VerdictFail: DMARC failed, or neither SPF nor DKIM passed for a
 	// domain aligned with the From address.
@@ -43,11 +44,13 @@ func (v Verdict) String() string {
 // the first field written without an identifier, and "*.example.net" any
 // identifier under example.net.
 //
-// A DMARC result for the From domain decides when it is pass or fail.
-// Otherwise an SPF pass whose smtp.mailfrom domain, or a DKIM pass whose
-// header.d domain, is aligned with the From domain (the same domain, or
-// one a subdomain of the other) passes; any other SPF, DKIM or DMARC
-// result fails.
+// A DMARC result for the From domain (its header.from naming that domain)
+// decides when it is pass or fail: a fail is not outweighed by an aligned
+// SPF or DKIM pass. A DMARC pass about another domain, or naming none,
+// passes nothing. Otherwise an SPF pass whose smtp.mailfrom domain, or a
+// DKIM pass whose header.d domain, is aligned with the From domain (the
+// same domain, or one a subdomain of the other below the public suffix:
+// see [aligned]) passes; any other SPF, DKIM or DMARC result fails.
 func (m *Inbound) Authenticate(authservID string) {
 	m.Verdict, m.VerdictReason = VerdictNone, ""
 	authservID = strings.TrimSpace(authservID)
@@ -55,9 +58,9 @@ func (m *Inbound) Authenticate(authservID string) {
 		return
 	}
 	for _, f := range m.AuthResults {
-		id, segs := authservOf(f)
+		id, results := parseAuthResults(f)
 		if id != "" && authservMatch(id, authservID) {
-			m.Verdict, m.VerdictReason = judge(segs, domainOf(m.From.Addr))
+			m.Verdict, m.VerdictReason = judge(results, domainOf(m.From.Addr))
 			return
 		}
 	}
@@ -80,69 +83,68 @@ func authservMatch(id, trusted string) bool {
 // Microsoft 365 (Exchange Online) writes them.
 const NoAuthservID = "(none)"
 
-// authservOf splits an Authentication-Results field, comments removed,
-// into its authentication service identifier and its results. A field
-// that starts with a result (method=value) has the identifier
-// [NoAuthservID].
-func authservOf(field string) (id string, results []string) {
-	segs := strings.Split(stripComments(field), ";")
-	first := strings.Fields(segs[0])
-	if len(first) == 0 {
-		return "", nil
-	}
-	if strings.Contains(first[0], "=") {
-		return NoAuthservID, segs
-	}
-	return first[0], segs[1:]
-}
-
 // judge reads the results of one Authentication-Results field for the
 // From domain from.
-func judge(segs []string, from string) (Verdict, string) {
-	// Each result is read on its own: one the library cannot read (a
-	// method it does not know, written oddly) does not hide the others.
-	var results []authres.Result
-	for _, seg := range segs {
-		_, rs, err := authres.Parse("x; " + seg)
-		if err == nil {
-			results = append(results, rs...)
-		}
-	}
+func judge(results []authResult, from string) (Verdict, string) {
 	var spf, dkim, dmarc []string // the results seen, for the reason
+	var pass string               // the first aligned SPF or DKIM pass
+	dmarcPass, dmarcFail := false, false
 	for _, r := range results {
-		switch r := r.(type) {
-		case *authres.DMARCResult:
-			if d := domainOf(r.From); r.From != "" && d != from {
-				dmarc = append(dmarc, string(r.Value)+" ("+d+")") // about another author
+		switch r.method {
+		case "unreadable":
+			return VerdictFail, "unreadable Authentication-Results: a quoted string or comment is not closed"
+		case "dmarc":
+			hf := r.prop("header.from")
+			d := domainOf(hf)
+			if hf == "" {
+				d = "no header.from"
+			}
+			if from == "" || d != from {
+				// About another author, or about none named: a pass
+				// vouches for nobody; a fail for an unnamed domain is
+				// taken to be about this message's.
+				if hf == "" && r.value == "fail" {
+					dmarcFail = true
+				}
+				dmarc = append(dmarc, r.value+" ("+d+")")
 				continue
 			}
-			dmarc = append(dmarc, string(r.Value))
-			switch r.Value {
-			case authres.ResultPass:
-				return VerdictPass, "dmarc=pass"
-			case authres.ResultFail:
-				return VerdictFail, "dmarc=fail for " + from
+			dmarc = append(dmarc, r.value)
+			switch r.value {
+			case "pass":
+				dmarcPass = true
+			case "fail":
+				dmarcFail = true
 			}
-		case *authres.SPFResult:
-			d := domainOf(r.From)
-			if r.From == "" {
-				d = domainOf(r.Helo)
+		case "spf":
+			a := r.prop("smtp.mailfrom")
+			if a == "" {
+				a = r.prop("smtp.helo")
 			}
-			if r.Value == authres.ResultPass && aligned(d, from) {
-				return VerdictPass, "spf=pass for " + d
+			d := domainOf(a)
+			if r.value == "pass" && aligned(d, from) && pass == "" {
+				pass = "spf=pass for " + d
 			}
-			spf = append(spf, string(r.Value)+" ("+d+")")
-		case *authres.DKIMResult:
-			d := r.Domain
+			spf = append(spf, r.value+" ("+d+")")
+		case "dkim":
+			d := r.prop("header.d")
 			if d == "" {
-				d = domainOf(r.Identifier)
+				d = r.prop("header.i")
 			}
-			d = strings.ToLower(strings.TrimPrefix(d, "@"))
-			if r.Value == authres.ResultPass && aligned(d, from) {
-				return VerdictPass, "dkim=pass for " + d
+			d = domainOf(d)
+			if r.value == "pass" && aligned(d, from) && pass == "" {
+				pass = "dkim=pass for " + d
 			}
-			dkim = append(dkim, string(r.Value)+" ("+d+")")
+			dkim = append(dkim, r.value+" ("+d+")")
 		}
+	}
+	switch {
+	case dmarcFail:
+		return VerdictFail, "dmarc=fail for " + from
+	case dmarcPass:
+		return VerdictPass, "dmarc=pass for " + from
+	case pass != "":
+		return VerdictPass, pass
 	}
 	if len(spf)+len(dkim)+len(dmarc) == 0 {
 		return VerdictNone, "no SPF, DKIM or DMARC result"
@@ -170,54 +172,25 @@ func domainOf(addr string) string {
 }
 
 // aligned reports whether the domains a and b are aligned: equal, or one a
-// subdomain of the other (relaxed alignment, without the public suffix
-// list: siblings such as a.example.org and b.example.org do not count).
+// subdomain of the other with both under the same organizational domain,
+// the name just below its public suffix (golang.org/x/net/publicsuffix):
+// mallory.eu.org is not aligned with eu.org, a suffix under which anyone
+// registers names. Siblings such as a.example.org and b.example.org do not
+// count.
 func aligned(a, b string) bool {
 	if a == "" || b == "" {
 		return false
 	}
-	return a == b || strings.HasSuffix(a, "."+b) || strings.HasSuffix(b, "."+a)
-}
-
-// stripComments removes the comments (text in parentheses, which may nest
-// and hold quoted pairs) from a header field value, outside quoted strings,
-// so that a ";" or "=" in a comment is not read as part of a result.
-func stripComments(v string) string {
-	if !strings.ContainsRune(v, '(') {
-		return v
+	if a == b {
+		return true
 	}
-	var b strings.Builder
-	depth, quoted := 0, false
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		switch {
-		case c == '\\' && (depth > 0 || quoted):
-			if depth == 0 {
-				b.WriteByte(c)
-				if i+1 < len(v) {
-					b.WriteByte(v[i+1])
-				}
-			}
-			i++
-		case quoted:
-			b.WriteByte(c)
-			if c == '"' {
-				quoted = false
-			}
-		case c == '(':
-			depth++
-		case c == ')' && depth > 0:
-			depth--
-			if depth == 0 {
-				b.WriteByte(' ')
-			}
-		case depth > 0:
-		default:
-			if c == '"' {
-				quoted = true
-			}
-			b.WriteByte(c)
-		}
+	if !strings.HasSuffix(a, "."+b) && !strings.HasSuffix(b, "."+a) {
+		return false
 	}
-	return b.String()
+	oa, err := publicsuffix.EffectiveTLDPlusOne(a)
+	if err != nil {
+		return false
+	}
+	ob, err := publicsuffix.EffectiveTLDPlusOne(b)
+	return err == nil && oa == ob
 }

@@ -13,8 +13,9 @@ import (
 // TestImports enforces the layering in ARCHITECTURE.md: mail and its
 // subpackages know nothing of games, so they import no pbem package but
 // their own, and no third-party module but go-imap, go-smtp, go-sasl,
-// go-message, go-msgauth (reading Authentication-Results),
-// golang.org/x/net/html (reading HTML mail) and (in tests) testify.
+// go-message, golang.org/x/net/html (reading HTML mail),
+// golang.org/x/net/publicsuffix (aligning domains of Authentication-Results)
+// and (in tests) testify.
 func TestImports(t *testing.T) {
 	allowed := []string{
 		"pbem/mail",
@@ -22,8 +23,8 @@ func TestImports(t *testing.T) {
 		"github.com/emersion/go-smtp",
 		"github.com/emersion/go-sasl",
 		"github.com/emersion/go-message",
-		"github.com/emersion/go-msgauth",
 		"golang.org/x/net/html",
+		"golang.org/x/net/publicsuffix",
 		"github.com/stretchr/testify",
 	}
 	fset := token.NewFileSet()

@@ -21,6 +21,15 @@ const (
 	SecurityPlain Security = "plain"
 )
 
+// CheckSecurity validates sec for addr as NewPoller and NewSender do,
+// so that a program that connects by other means (pbem doctor) refuses
+// what they refuse: an unknown security, or SecurityPlain, which sends
+// the password in clear, to an address not on loopback unless
+// allowInsecure. "" means SecurityTLS.
+func CheckSecurity(sec Security, addr string, allowInsecure bool) (Security, error) {
+	return checkSecurity(sec, addr, allowInsecure)
+}
+
 // checkSecurity validates sec for addr; "" means SecurityTLS.
 func checkSecurity(sec Security, addr string, allowInsecure bool) (Security, error) {
 	switch sec {

@@ -30,16 +30,23 @@ const MaxSuggestions = 5
 // unless it shares its first or last square.
 const maxDist = 2
 
+// MaxRanked is the most legal plies Suggest spells and compares with what
+// was written: a position may have tens of thousands of turns (castles:
+// 18,810 in one, 16-27 ms to rank them all), and a reply to an illegal
+// ply, which anyone with a token can send, should not cost that. Beyond
+// it, plies evenly spread over the legal ones are ranked.
+const MaxRanked = 2000
+
 // Suggest returns the legal plies of s closest to text, best first, at most
 // n: those one or two edits away, and those from the same square or to the
 // same square as text. It returns none when s is over or text is too long
-// to be a ply.
+// to be a ply. It looks at no more than MaxRanked of the legal plies.
 func Suggest(codec Codec, s engine.State, text string, n int) []Suggestion {
 	if n <= 0 {
 		return nil
 	}
 	var out []Suggestion
-	for _, sg := range rank(codec, s, text) {
+	for _, sg := range rankSome(codec, s, text, MaxRanked) {
 		if sg.near() {
 			out = append(out, sg)
 		}
@@ -53,6 +60,12 @@ func (s Suggestion) near() bool { return s.Dist <= maxDist || s.SameFrom || s.Sa
 
 // rank returns every legal ply of s, closest to text first (see Suggest).
 func rank(codec Codec, s engine.State, text string) []Suggestion {
+	return rankSome(codec, s, text, 0)
+}
+
+// rankSome is rank over at most limit legal plies, evenly spread over
+// them (limit 0: all).
+func rankSome(codec Codec, s engine.State, text string, limit int) []Suggestion {
 	if len(text) > MaxPly || s.Outcome().Over {
 		return nil
 	}
@@ -64,6 +77,13 @@ func rank(codec Codec, s engine.State, text string) []Suggestion {
 		wa = strings.Split(w, ",")
 	}
 	legal := s.Legal()
+	if limit > 0 && len(legal) > limit {
+		some := make([]engine.Move, limit)
+		for i := range some {
+			some[i] = legal[i*len(legal)/limit]
+		}
+		legal = some
+	}
 	out := make([]Suggestion, 0, len(legal))
 	var ds dister
 	ds.count(w)

@@ -1,6 +1,7 @@
 package notation_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -94,4 +95,45 @@ func TestDistance(t *testing.T) {
 		assert.Equal(t, c.d, notation.Distance(c.a, c.b), "%q %q", c.a, c.b)
 		assert.Equal(t, c.d, notation.Distance(c.b, c.a), "%q %q", c.b, c.a)
 	}
+}
+
+// wideState is a toy position with very many legal plies, as a castles
+// turn of several actions has (18,810 in one).
+type wideState struct {
+	toyState
+	n int
+}
+
+func (s wideState) Legal() []engine.Move {
+	m := make([]engine.Move, s.n)
+	for i := range m {
+		m[i] = i
+	}
+	return m
+}
+
+// countingCodec spells the plies of a wideState, counting them.
+type countingCodec struct {
+	toyCodec
+	encoded *int
+}
+
+func (c countingCodec) Encode(s engine.State, m engine.Move) string {
+	*c.encoded++
+	return fmt.Sprintf("w%d", m.(int))
+}
+
+// TestSuggestBounded (issue 42): ranking the suggestions for an illegal
+// ply spelled and compared every legal ply, 16-27 ms in a castles
+// position of 18,810 turns, for any mail with a token. It spells at most
+// MaxRanked, and still finds a ply among them.
+func TestSuggestBounded(t *testing.T) {
+	s, err := toyRules{}.Start(engine.Options{})
+	require.NoError(t, err)
+	n := 0
+	wide := wideState{toyState: s.(toyState), n: 20 * notation.MaxRanked}
+	got := notation.Suggest(countingCodec{encoded: &n}, wide, "w20", 3)
+	assert.LessOrEqual(t, n, notation.MaxRanked, "plies spelled to rank the suggestions among %d", wide.n)
+	require.NotEmpty(t, got)
+	assert.Equal(t, "w20", got[0].Ply)
 }

@@ -460,6 +460,23 @@ func operatorsPending(st Store) bool {
 	return false
 }
 
+// validAdminConfirmation reports whether words are "admin confirm TOKEN"
+// with a token that still waits for the sender: unused, unexpired and
+// issued to this admin.
+func (s *session) validAdminConfirmation(as AdminStore, words []string) (bool, error) {
+	if len(words) != 3 || !strings.EqualFold(words[1], "confirm") {
+		return false, nil
+	}
+	p, err := as.AdminPendingByToken(s.ctx, words[2])
+	if errors.Is(err, archive.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return !p.Done && normAddr(p.Admin) == s.from.Addr && s.now.Sub(p.Created) <= AdminTokenLife, nil
+}
+
 // adminMail handles a message from a configured admin whose first command
 // line is "admin ...": ok is false for any other message. "admin CMD ..."
 // only mails the admin a token; "admin confirm TOKEN" from that admin
@@ -487,10 +504,19 @@ func (s *session) adminMail() (ch *archive.Change, ok bool, err error) {
 	ch = &archive.Change{MessageID: s.key, At: s.now}
 	// An admin's From is as forgeable as anyone's: its mail counts against
 	// the limits of mail without a game's token, so that forged commands
-	// cannot flood the admin with tokens.
-	within, err := s.rateLimit()
+	// cannot flood the admin with tokens. A confirmation with a valid
+	// token is the admin's own (only the admin's mailbox saw the token):
+	// it is never limited, so forged mail cannot lock the admin out.
+	words, werr := splitWords(line)
+	valid, err := s.validAdminConfirmation(as, words)
 	if err != nil {
 		return nil, false, err
+	}
+	within := valid
+	if !valid {
+		if within, err = s.rateLimit(); err != nil {
+			return nil, false, err
+		}
 	}
 	ch.Senders = s.senders
 	if !within {
@@ -500,7 +526,6 @@ func (s *session) adminMail() (ch *archive.Change, ok bool, err error) {
 		return ch, true, nil
 	}
 	s.mine.label = "admin"
-	words, werr := splitWords(line)
 	if werr == nil && len(words) < 2 {
 		werr = adminMistake("admin needs a command; expected one of %s, or confirm TOKEN", strings.Join(AdminVerbs(), ", "))
 	}
@@ -559,6 +584,7 @@ func (s *session) adminMail() (ch *archive.Change, ok bool, err error) {
 		ch.AdminPending = append(ch.AdminPending, &archive.AdminPending{Token: token, Admin: s.from.Addr, Command: cmd, Created: s.now})
 		s.mine.add("To carry out the admin command below, reply with its confirmation line alone (it works once, for %s):", duration(AdminTokenLife))
 		s.mine.addPre("    " + cmd + "\n\n    admin confirm " + token)
+		s.mine.add("If you did not ask for this, ignore this mail: nothing is done without the confirmation, and the token expires unused.")
 	}
 	ch.Outbox = append([]*archive.Outgoing{s.compose(s.mine)}, ch.Outbox...)
 	return ch, true, nil

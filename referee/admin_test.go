@@ -218,3 +218,39 @@ func TestForgedAdminFlood(t *testing.T) {
 		}
 	})
 }
+
+// TestForgedAdminFloodKeepsConfirmation (issue 42): forged admin mail
+// filled the admin's window of mail without a token, so that the real
+// "admin confirm TOKEN" went unanswered and undone. A valid confirmation
+// is never limited; the token mail tells a surprised admin to ignore it.
+func TestForgedAdminFloodKeepsConfirmation(t *testing.T) {
+	eachStore(t, func(t *testing.T, db store) {
+		h := started(t, db, map[string]string{"admins": "root@club.example", "rate-limit": "3"})
+		out := h.send("from: root@club.example\n\nadmin abort 1 \"a dispute\"\n")
+		m := confirmRE.FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("no token in the answer:\n%s", out)
+		}
+		if !strings.Contains(strings.Join(strings.Fields(out), " "), "If you did not ask for this, ignore this mail") {
+			t.Errorf("the token mail does not tell an admin who asked nothing to ignore it:\n%s", out)
+		}
+		for i := range 5 { // the forger's flood, over the limit
+			h.send(fmt.Sprintf("from: root@club.example\n\nadmin block @x%d.example\n", i))
+		}
+		// A wrong token is still limited.
+		if out := h.send("from: root@club.example\n\nadmin confirm zzzzzzzz\n"); out != "(no mail)\n" {
+			t.Errorf("a confirmation with a wrong token over the limit was answered:\n%s", out)
+		}
+		out = h.send("from: root@club.example\n\nadmin confirm " + m[1] + "\n")
+		if !strings.Contains(out, "Done: ") {
+			t.Errorf("the admin's valid confirmation after a forged flood was not carried out; got\n%s", out)
+		}
+		g, err := h.store.Game(h.ctx, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.Status != archive.Over {
+			t.Errorf("game #1 is %s after the confirmed abort, want %s", g.Status, archive.Over)
+		}
+	})
+}

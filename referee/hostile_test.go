@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"pbem/archive"
 	"pbem/referee"
@@ -194,6 +195,88 @@ func TestTablesEntriesBounded(t *testing.T) {
 		want := fmt.Sprintf("Tournament T1 is full: %d players joined, as many as it may have.", most)
 		if !strings.Contains(strings.Join(strings.Fields(out), " "), want) {
 			t.Fatalf("join past the cap:\n%s\nwant %q", out, want)
+		}
+	})
+}
+
+// TestMessageIDsKeyed (issue 42): the Message-ID of a reply cannot be
+// computed from the request, which its sender chooses: it is keyed with
+// the referee's secret, and carries a mark (OwnMessageID) that only the
+// secret makes, so that a forged "copy" of a reply is not taken for one.
+func TestMessageIDsKeyed(t *testing.T) {
+	eachStore(t, func(t *testing.T, db store) {
+		ids := func(secret string) (*harness, []string) {
+			h := newHarness(t, db, map[string]string{"secret": secret})
+			out := h.send("from: Alice <alice@example.org>\nmessage-id: <chosen@example.org>\n\nhelp\n")
+			var got []string
+			for _, l := range strings.Split(out, "\n") {
+				if id, ok := strings.CutPrefix(l, "Message-ID: "); ok {
+					got = append(got, strings.Trim(id, "<>"))
+				}
+			}
+			if len(got) == 0 {
+				t.Fatalf("no reply to help:\n%s", out)
+			}
+			return h, got
+		}
+		h1, a := ids("one secret")
+		h2, b := ids("another secret")
+		if a[0] == b[0] {
+			t.Errorf("the reply to one request has the Message-ID %s under two secrets; want it to depend on the secret", a[0])
+		}
+		if !h1.ref.OwnMessageID(a[0]) || !h1.ref.OwnMessageID("<"+a[0]+">") {
+			t.Errorf("OwnMessageID(%q) = false for the referee that wrote it", a[0])
+		}
+		local, _, _ := strings.Cut(a[0], "@")
+		for _, forged := range []string{
+			b[0],                         // another secret's
+			local + "@elsewhere.example", // another domain
+			"pbem.0.0123456789abcdef0123@pbem.example",   // as ids were, unmarked
+			local[:len(local)-1] + "0@pbem.example",      // the mark changed
+			strings.Replace(a[0], "pbem.0", "pbem.1", 1), // another base, same mark
+			"x@pbem.example", "", "@pbem.example",
+		} {
+			if forged != a[0] && h1.ref.OwnMessageID(forged) {
+				t.Errorf("OwnMessageID(%q) = true; want only ids the referee's secret marked", forged)
+			}
+		}
+		_ = h2
+	})
+}
+
+// TestTokenMailIsLimited (issue 42): mail with a player's valid token was
+// never limited, and anyone has a token after two mails (a game with a
+// bot): 200 "show" mails got 200 replies. It counts against a window of
+// its own (TokenRateLimit, default 120 an hour), which forged mail,
+// without the token, cannot fill.
+func TestTokenMailIsLimited(t *testing.T) {
+	eachStore(t, func(t *testing.T, db store) {
+		h := started(t, db, map[string]string{"token-rate-limit": "4"})
+		show := "from: Alice <alice@example.org>\nto: {plus 1 alice@example.org}\n\nshow\n"
+		send := func(text string) string {
+			h.now = h.now.Add(time.Second) // another request
+			return h.send(text)
+		}
+		h.now = h.now.Add(time.Hour) // a fresh window: accepting counted
+		for i := range 4 {
+			if out := send(show); !strings.Contains(out, "A to move") {
+				t.Fatalf("show %d of 4 allowed was not answered with the board:\n%s", i+1, out)
+			}
+		}
+		if out := send(show); !strings.Contains(out, "more than 4 messages with a game's token") {
+			t.Errorf("the first show over the limit was not told so:\n%s", out)
+		}
+		if out := send(show); out != "(no mail)\n" {
+			t.Errorf("the second show over the limit was answered:\n%s", out)
+		}
+		// Bob's window is his own; forged mail "from" Alice has no token
+		// and counts elsewhere.
+		if out := send("from: Bob <bob@example.org>\nto: {plus 1 bob@example.org}\n\nshow\n"); !strings.Contains(out, "A to move") {
+			t.Errorf("Bob's show was limited by Alice's mail:\n%s", out)
+		}
+		h.now = h.now.Add(time.Hour)
+		if out := send(show); !strings.Contains(out, "A to move") {
+			t.Errorf("a show an hour later was not answered:\n%s", out)
 		}
 	})
 }

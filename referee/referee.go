@@ -2,7 +2,10 @@ package referee
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -75,9 +78,16 @@ type Options struct {
 	// the first one over is answered, briefly. RateLimitTotal bounds such
 	// messages from all senders together per RateWindow (default 600):
 	// beyond it they are neither read nor answered. A message that carries
-	// a player's or watcher's valid token is never limited.
+	// a player's or watcher's valid token counts against TokenRateLimit
+	// instead.
 	RateLimit, RateLimitTotal int
 	RateWindow                time.Duration
+	// TokenRateLimit is how many messages with a game's valid token one
+	// sender may send per RateWindow (default 120 per hour: far more than
+	// play needs, but a bound on what one player, or a stranger who made
+	// a game with a bot, can make the referee do). Forged mail has no
+	// token and cannot fill it. Over it, only the first is answered.
+	TokenRateLimit int
 	// InvitesPerMessage bounds the addresses one message invites to
 	// tournaments (default 20), InvitesPerWindow those one director
 	// invites per RateWindow (default 50). InviteQuiet is how long an
@@ -117,6 +127,13 @@ type Options struct {
 	Admins []string
 	// Logger gets what the referee does (default: discard).
 	Logger *slog.Logger
+	// Secret keys the Message-IDs of the referee's mails and the marks
+	// they carry (OwnMessageID), so that no one can predict the id of a
+	// reply from the request's, nor make mail the referee takes for a
+	// copy of its own: pbem passes the store's (archive.Store.Secret), the
+	// same for every instance and every restart. Default: random (from
+	// crypto/rand, not Rand), good for this Referee only.
+	Secret []byte
 }
 
 // Referee turns requests into stored game changes and replies. It is safe
@@ -215,6 +232,7 @@ func New(store Store, opts *Options) (*Referee, error) {
 	def(&o.MaxDays, 60)
 	def(&o.RateLimit, 30)
 	def(&o.RateLimitTotal, 600)
+	def(&o.TokenRateLimit, 120)
 	def(&o.MaxBody, 1<<20)
 	def(&o.VacationDays, 30)
 	def(&o.MaxObservers, 50)
@@ -229,11 +247,52 @@ func New(store Store, opts *Options) (*Referee, error) {
 	if o.InviteQuiet <= 0 {
 		o.InviteQuiet = 30 * 24 * time.Hour
 	}
+	if len(o.Secret) == 0 {
+		o.Secret = make([]byte, 32)
+		if _, err := rand.Read(o.Secret); err != nil {
+			return nil, fmt.Errorf("referee: a secret for Message-IDs: %w", err)
+		}
+	}
 	log := o.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Referee{store: store, opts: o, local: local, domain: domain, log: log}, nil
+}
+
+// SecretName is the name of the store's secret (archive.Store.Secret)
+// that pbem passes as [Options].Secret.
+const SecretName = "referee"
+
+// mark is the mark of a Message-ID's base (the part before its last dot):
+// a digest of it keyed with the referee's secret.
+func (r *Referee) mark(base string) string {
+	h := hmac.New(sha256.New, r.opts.Secret)
+	h.Write([]byte("copy\x00" + base))
+	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+// MarkedMessageID returns the Message-ID base.MARK@domain: base (such as
+// pbem.12.HASH) with its mark, at the referee's domain.
+func (r *Referee) MarkedMessageID(base string) string {
+	return base + "." + r.mark(base) + "@" + r.domain
+}
+
+// OwnMessageID reports whether id (without angle brackets) is a Message-ID
+// of a mail this referee wrote, or another with the same secret: one at its
+// domain whose local part ends in the mark only the secret makes. Mail
+// that carries such an id and the referee's address as From is a copy of
+// its own reply (smtp.copies), and only such mail is.
+func (r *Referee) OwnMessageID(id string) bool {
+	local, domain, ok := strings.Cut(strings.Trim(id, "<>"), "@")
+	if !ok || !strings.EqualFold(domain, r.domain) {
+		return false
+	}
+	i := strings.LastIndexByte(local, '.')
+	if i < 0 {
+		return false
+	}
+	return hmac.Equal([]byte(local[i+1:]), []byte(r.mark(local[:i])))
 }
 
 // Address is the referee's own address.

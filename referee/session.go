@@ -2,6 +2,7 @@ package referee
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -141,11 +142,15 @@ func (s *session) run() error {
 		}
 		limit := s.rateLimit
 		if tour {
-			limit = s.tokenLimit
+			limit = s.tournamentLimit
 		}
 		if ok, err := limit(); err != nil || !ok {
 			return err
 		}
+	} else if ok, err := s.gameTokenLimit(); err != nil || !ok {
+		// Mail with a game's token counts too, generously, in a window
+		// of its own.
+		return err
 	}
 	if size := max(q.Size, len(q.Body)); size > s.r.opts.MaxBody {
 		s.mine.label = "message too large"
@@ -495,13 +500,27 @@ func (s *session) window(key string) (*archive.Sender, error) {
 	return snd, nil
 }
 
-// tokenLimit counts a message whose proof is a tournament's token in the
-// sender's window of such mail (RateLimit per RateWindow, like mail
+// tournamentLimit counts a message whose proof is a tournament's token in
+// the sender's window of such mail (RateLimit per RateWindow, like mail
 // without a token, but kept apart: forged mail cannot fill it). Over it,
 // only the first message is answered.
-func (s *session) tokenLimit() (bool, error) {
+func (s *session) tournamentLimit() (bool, error) {
+	return s.tokenLimit("tournament:", s.r.opts.RateLimit, "a tournament's token")
+}
+
+// gameTokenLimit counts a message with a game's valid token in the
+// sender's window of such mail (TokenRateLimit per RateWindow).
+func (s *session) gameTokenLimit() (bool, error) {
+	return s.tokenLimit("token:", s.r.opts.TokenRateLimit, "a game's token")
+}
+
+// tokenLimit counts a message in the sender's window of mail with a
+// token, kept under prefix+address: limit per RateWindow, apart from mail
+// without a token, since forged mail cannot fill it. Over it, only the
+// first message is answered, saying it was sent with what.
+func (s *session) tokenLimit(prefix string, limit int, what string) (bool, error) {
 	o := s.r.opts
-	snd, err := s.window("tournament:" + s.from.Addr)
+	snd, err := s.window(prefix + s.from.Addr)
 	if err != nil {
 		return false, err
 	}
@@ -509,7 +528,7 @@ func (s *session) tokenLimit() (bool, error) {
 		snd.WindowStart, snd.Count, snd.Warned = s.now, 0, false
 	}
 	snd.Count++
-	if snd.Count <= o.RateLimit {
+	if snd.Count <= limit {
 		return true, nil
 	}
 	s.r.stats.limited.Add(1)
@@ -519,8 +538,8 @@ func (s *session) tokenLimit() (bool, error) {
 	}
 	snd.Warned = true
 	s.mine.label = "too many messages"
-	s.mine.add("You sent more than %d messages with a tournament's token within %s. This one and the next ones until %s are not read; send them again after that.",
-		o.RateLimit, duration(o.RateWindow), stamp(snd.WindowStart.Add(o.RateWindow)))
+	s.mine.add("You sent more than %d messages with %s within %s. This one and the next ones until %s are not read; send them again after that.",
+		limit, what, duration(o.RateWindow), stamp(snd.WindowStart.Add(o.RateWindow)))
 	return false, nil
 }
 
@@ -814,20 +833,25 @@ func (s *session) messageID(d *draft, g *game) string {
 	return s.uniqueID(fmt.Sprintf("pbem.%d", id), s.key, d.kind, normAddr(d.to.Addr), strconv.FormatInt(id, 10))
 }
 
-// uniqueID is the Message-ID prefix.HASH@domain of a mail, HASH a digest
-// of parts (what it answers, its kind, its recipient and game), made
-// unique within the session: a second mail with the same parts (two
-// answers to one address in one message, "standings" on two lines) gets
-// the digest of parts and its rank, so that no two mails of a session
-// share an id. The same request processed again gives the same ids.
+// uniqueID is the Message-ID prefix.HASH.MARK@domain of a mail, HASH a
+// digest of parts (what it answers, its kind, its recipient and game)
+// keyed with the referee's secret (Options.Secret), so that no one can
+// compute it from the request's Message-ID, and MARK the mark of the id
+// (OwnMessageID). It is made unique within the session: a second mail
+// with the same parts (two answers to one address in one message,
+// "standings" on two lines) gets the digest of parts and its rank, so
+// that no two mails of a session share an id. The same request processed
+// again gives the same ids.
 func (s *session) uniqueID(prefix string, parts ...string) string {
 	if s.ids == nil {
 		s.ids = map[string]bool{}
 	}
 	text := strings.Join(parts, "\x00")
 	for n := 1; ; n++ {
-		h := sha256.Sum256([]byte(text))
-		id := fmt.Sprintf("%s.%s@%s", prefix, hex.EncodeToString(h[:10]), s.r.domain)
+		h := hmac.New(sha256.New, s.r.opts.Secret)
+		h.Write([]byte("message-id\x00" + text))
+		base := prefix + "." + hex.EncodeToString(h.Sum(nil)[:10])
+		id := s.r.MarkedMessageID(base)
 		if !s.ids[id] {
 			s.ids[id] = true
 			return id

@@ -122,6 +122,10 @@ func newHarness(t testing.TB, db store, opts map[string]string) *harness {
 		Games:   testGames,
 		Clock:   clock,
 		Rand:    rand.NewChaCha8([32]byte{1, 2, 3}),
+		Secret:  []byte("the transcripts' secret"),
+	}
+	if k := opts["secret"]; k != "" {
+		o.Secret = []byte(k)
 	}
 	for k, v := range opts {
 		if k == "web-base-url" {
@@ -132,6 +136,9 @@ func newHarness(t testing.TB, db store, opts map[string]string) *harness {
 			o.Admins = strings.Fields(v)
 			continue
 		}
+		if k == "secret" {
+			continue
+		}
 		n, err := strconv.Atoi(v)
 		if err != nil {
 			t.Fatalf("option %s: %v", k, err)
@@ -139,6 +146,8 @@ func newHarness(t testing.TB, db store, opts map[string]string) *harness {
 		switch k {
 		case "rate-limit":
 			o.RateLimit = n
+		case "token-rate-limit":
+			o.TokenRateLimit = n
 		case "rate-limit-total":
 			o.RateLimitTotal = n
 		case "max-body":

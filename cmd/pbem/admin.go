@@ -142,7 +142,12 @@ func runAdmin(c *cli, args []string) int {
 	case "audit":
 		return c.adminAudit(ctx, store, 0)
 	}
-	ref, err := referee.New(store, refereeOptions(cfg))
+	ro := refereeOptions(cfg)
+	if ro.Secret, err = store.Secret(ctx, referee.SecretName); err != nil {
+		fmt.Fprintf(c.stderr, "pbem admin: %v\n", err)
+		return 1
+	}
+	ref, err := referee.New(store, ro)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "pbem admin: %v\n", err)
 		return 2

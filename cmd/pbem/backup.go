@@ -148,8 +148,8 @@ func runRestore(c *cli, args []string) int {
 }
 
 // restore puts the backup file in place of dir's store, refusing while a
-// referee runs on dir. The backup is checked first (its schema, PRAGMA
-// integrity_check) in a copy; what it replaces is renamed aside, never
+// referee runs on dir. The backup is checked first (its schema, exactly
+// that of its version, and PRAGMA integrity_check) in a copy; what it replaces is renamed aside, never
 // deleted; the names kept are returned.
 func restore(ctx context.Context, dir, file string, now time.Time) (kept []string, err error) {
 	if _, err := os.Stat(file); err != nil {
@@ -171,6 +171,11 @@ func restore(ctx context.Context, dir, file string, now time.Time) (kept []strin
 	defer os.RemoveAll(work)
 	if err := copyFile(file, filepath.Join(work, archive.DBFile)); err != nil {
 		return nil, err
+	}
+	// The schema first, before anything of the file runs (a trigger
+	// added to it would fire in the migrations Open makes).
+	if err := archive.CheckSQLiteSchema(ctx, filepath.Join(work, archive.DBFile)); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	s, err := archive.Open(ctx, work, nil)
 	if err != nil {

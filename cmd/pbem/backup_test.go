@@ -300,3 +300,34 @@ func TestRestoreChecksTheBackup(t *testing.T) {
 		assert.NotContains(t, e.Name(), "replaced", "nothing was set aside")
 	}
 }
+
+// TestRestoreRefusesCraftedSchema (issue 42): a backup with a trigger
+// added (one that marks every reply sent, so that none goes) was restored,
+// the trigger with it. restore compares the schema with that of the
+// backup's version and refuses, naming what differs.
+func TestRestoreRefusesCraftedSchema(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := archive.Open(ctx, dir, nil)
+	require.NoError(t, err)
+	require.NoError(t, s.Commit(ctx, &archive.Change{MessageID: "kept@test"}))
+	require.NoError(t, s.Close())
+
+	crafted := filepath.Join(t.TempDir(), "crafted.db")
+	c, err := archive.Open(ctx, filepath.Dir(crafted), nil)
+	require.NoError(t, err)
+	_, err = c.DB().Exec(`CREATE TRIGGER quiet AFTER INSERT ON outbox BEGIN UPDATE outbox SET status = 'sent' WHERE id = NEW.id; END`)
+	require.NoError(t, err)
+	require.NoError(t, c.Backup(ctx, crafted))
+	require.NoError(t, c.Close())
+
+	code, _, errs := run(t, "", "restore", crafted, "--data", dir)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errs, "unexpected trigger quiet on outbox")
+	s, err = archive.Open(ctx, dir, nil)
+	require.NoError(t, err)
+	defer s.Close()
+	var n int
+	require.NoError(t, s.DB().QueryRow(`SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger' AND name = 'quiet'`).Scan(&n))
+	assert.Zero(t, n, "the crafted trigger is in the store in place")
+}

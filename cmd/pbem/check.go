@@ -103,20 +103,35 @@ func runCheck(c *cli, args []string) int {
 
 // checkFix checks a file as `pbem check` does (each sees every game) and
 // rewrites it with its repairs (see formatRecords) when it has some and no
-// game is left invalid.
+// game is left invalid. It streams: each game is written to the
+// replacement as it is checked, so that its memory does not grow with the
+// file; the replacement is renamed into place only at the end.
 func (c *cli) checkFix(out io.Writer, f, name string, in io.Reader, each func(*notation.Checked)) error {
-	data, err := io.ReadAll(in)
+	a, err := createAtomic(f)
 	if err != nil {
 		return err
 	}
-	fixed, bad, repaired := formatRecords(name, data, true, each)
+	defer a.abort()
+	bad, repaired := 0, 0
+	checker := &notation.Checker{Lookup: referee.Lookup} // canonical spellings: the games are written
+	err = checker.Run(name, in, func(ch *notation.Checked) {
+		each(ch)
+		ok, n := formatGame(a, ch, true)
+		if !ok {
+			bad++
+		}
+		repaired += n
+	})
+	if err != nil {
+		return err
+	}
 	switch {
 	case repaired == 0:
 		fmt.Fprintf(out, "%s: nothing repaired%s\n", name, fixNote(bad > 0))
 	case bad > 0:
 		fmt.Fprintf(out, "%s: not rewritten: %d games have problems --fix does not repair%s\n", name, bad, fixNote(true))
 	default:
-		if err := writeFileAtomic(f, fixed); err != nil {
+		if err := a.commit(); err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "%s: repaired %s and rewrote the file in canonical form\n", name, count(repaired, "ply"))

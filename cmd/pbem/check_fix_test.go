@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"pbem/notation"
 )
 
 // typed is the first game of testdata/check/valid_ziggurat43.pgn as a
@@ -102,4 +105,59 @@ func TestCheckTypography(t *testing.T) {
 	code, out, _ = run(t, word, "fmt")
 	assert.Equal(t, 0, code)
 	assert.Equal(t, canon, out)
+}
+
+// probeReader reads r and, once past at bytes, calls probe once.
+type probeReader struct {
+	r     io.Reader
+	n, at int
+	probe func()
+}
+
+func (p *probeReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	p.n += n
+	if p.probe != nil && p.n > p.at {
+		p.probe()
+		p.probe = nil
+	}
+	return n, err
+}
+
+// TestCheckFixStreams (issue 42): check --fix read the whole file and
+// built the whole rewritten text before writing it (168 MB of memory on
+// a 40 MB file, check alone 75 MB). It streams: games are written to the
+// replacement while the file is still being read.
+func TestCheckFixStreams(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "many.pgn")
+	game := typed(t, 1)
+	var b strings.Builder
+	for b.Len() < 2<<20 {
+		b.WriteString(game)
+		b.WriteString("\n")
+	}
+	require.NoError(t, os.WriteFile(file, []byte(b.String()), 0o644))
+	f, err := os.Open(file)
+	require.NoError(t, err)
+	defer f.Close()
+	written := int64(-1)
+	in := &probeReader{r: f, at: 3 * b.Len() / 4, probe: func() {
+		tmps, _ := filepath.Glob(filepath.Join(dir, ".pbem-fmt-*"))
+		for _, p := range tmps {
+			if st, err := os.Stat(p); err == nil {
+				written = max(written, st.Size())
+			}
+		}
+	}}
+	var out strings.Builder
+	c := &cli{stdout: io.Discard, stderr: io.Discard}
+	require.NoError(t, c.checkFix(&out, file, file, in, func(*notation.Checked) {}))
+	assert.Contains(t, out.String(), "and rewrote the file in canonical form")
+	assert.Greater(t, written, int64(0), "bytes of the rewritten file written once three quarters of the input were read; want the games written as they are checked")
+	fixed, err := os.ReadFile(file)
+	require.NoError(t, err)
+	assert.Equal(t, strings.Count(b.String(), "[Game "), strings.Count(strings.Join(strings.Fields(string(fixed)), " "), "{pbem --fix: written Hc1-e3}"), "games repaired")
+	tmps, _ := filepath.Glob(filepath.Join(dir, ".pbem-fmt-*"))
+	assert.Empty(t, tmps, "temporary files left")
 }

@@ -1,15 +1,19 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"pbem/archive"
 	"pbem/mail"
+	"pbem/referee"
 )
 
 // The keys of sender verdicts and reply copies: defaults, and a wrong
@@ -47,23 +51,40 @@ func TestConfigVerdictAndCopies(t *testing.T) {
 }
 
 // A copy of the referee's reply is mail from its own address with a
-// Message-ID of its domain; nothing else is.
+// Message-ID the referee marked with its secret; nothing else is (issue
+// 42: a Message-ID at the referee's domain was enough, so mail forged
+// with a reply's id was taken for its copy, and at a takeover its reply
+// was recorded as sent; the lookups of copies now ask only for marked
+// ids).
 func TestIsCopy(t *testing.T) {
-	s := &server{cfg: &Config{}}
+	store, err := archive.OpenStore(context.Background(), filepath.Join(t.TempDir(), "pbem.db"), nil)
+	require.NoError(t, err)
+	defer store.Close()
+	ref, err := referee.New(store, &referee.Options{Address: "referee@pbem.example", Secret: []byte("k")})
+	require.NoError(t, err)
+	other, err := referee.New(store, &referee.Options{Address: "referee@pbem.example", Secret: []byte("another")})
+	require.NoError(t, err)
+	s := &server{cfg: &Config{}, ref: ref}
 	s.cfg.Referee.Address = "referee@pbem.example"
+	own, forged := ref.MarkedMessageID("pbem.12.abc"), other.MarkedMessageID("pbem.12.abc")
 	for _, c := range []struct {
 		from, id string
 		want     bool
 	}{
-		{"referee@pbem.example", "pbem.12.abc@pbem.example", true},
-		{"Referee@PBEM.example", "x@pbem.example", true},
-		{"referee+12.tok@pbem.example", "x@pbem.example", true},
-		{"referee@pbem.example", "x@elsewhere.example", false},
-		{"alice@pbem.example", "x@pbem.example", false},
-		{"referee@elsewhere.example", "x@pbem.example", false},
+		{"referee@pbem.example", own, true},
+		{"Referee@PBEM.example", own, true},
+		{"referee+12.tok@pbem.example", own, true},
+		{"referee@pbem.example", "pbem.12.abc@pbem.example", false},
+		{"referee@pbem.example", "x@pbem.example", false},
+		{"referee@pbem.example", forged, false},
+		{"referee@pbem.example", strings.Replace(own, "pbem.example", "elsewhere.example", 1), false},
+		{"alice@pbem.example", own, false},
+		{"referee@elsewhere.example", own, false},
 	} {
 		assert.Equal(t, c.want, s.isCopy(&mail.Inbound{From: mail.Address{Addr: c.from}, MessageID: c.id}), "From %s, Message-ID %s", c.from, c.id)
 	}
+	assert.Equal(t, []string{own}, s.ownMessageIDs([]string{"pbem.12.abc@pbem.example", own, forged}),
+		"the replies looked up among the copies")
 }
 
 // The adapter hands the referee the verdict of the trusted server, read

@@ -12,7 +12,7 @@ import (
 // (ARCHITECTURE.md): engine < engine/<game>; engine, engine/<game>,
 // participle < notation < notation/<game>; engine, notation, archive <
 // referee, but engine only < referee/tournament (pure rules of pairing and
-// standings); SQLite and pgx (PostgreSQL) < archive; go-imap, go-smtp, go-message, golang.org/x/net/html < mail;
+// standings); SQLite, pgx (PostgreSQL) and confusables (TR39 skeletons of names) < archive; go-imap, go-smtp, go-message, golang.org/x/net/html and publicsuffix < mail;
 // klauspost/compress < engine/picture; everything < cmd. The standard library is always allowed. Test files are
 // not checked.
 func allowed(pkg, imp string) bool {
@@ -59,7 +59,7 @@ func allowed(pkg, imp string) bool {
 	case strings.HasPrefix(pkg, "pbem/archive"):
 		return imp == "pbem/engine" || imp == "pbem/notation" || strings.HasPrefix(imp, "pbem/archive") ||
 			strings.HasPrefix(imp, "modernc.org/sqlite") || strings.HasPrefix(imp, "github.com/jackc/pgx/v5") ||
-			imp == "golang.org/x/text/unicode/norm"
+			imp == "golang.org/x/text/unicode/norm" || imp == "github.com/mtibben/confusables"
 	case pkg == "pbem/referee/tournament":
 		return imp == "pbem/engine"
 	case strings.HasPrefix(pkg, "pbem/referee"):
@@ -69,7 +69,8 @@ func allowed(pkg, imp string) bool {
 			strings.HasPrefix(imp, "pbem/referee") || eg && imp != "pbem/engine/enginetest" || ng
 	case strings.HasPrefix(pkg, "pbem/mail"):
 		return strings.HasPrefix(imp, "pbem/mail") || strings.HasPrefix(imp, "github.com/emersion/") ||
-			imp == "golang.org/x/net/html" || strings.HasPrefix(imp, "golang.org/x/net/html/")
+			imp == "golang.org/x/net/html" || strings.HasPrefix(imp, "golang.org/x/net/html/") ||
+			imp == "golang.org/x/net/publicsuffix"
 	}
 	return false
 }
@@ -128,6 +129,8 @@ func TestAllowedRules(t *testing.T) {
 		{"pbem/mail", "golang.org/x/net/html", true},
 		{"pbem/mail", "golang.org/x/net/html/atom", true},
 		{"pbem/mail", "golang.org/x/net/http2", false},
+		{"pbem/mail", "golang.org/x/net/publicsuffix", true},
+		{"pbem/referee", "golang.org/x/net/publicsuffix", false},
 		{"pbem/referee", "golang.org/x/net/html", false},
 		{"pbem/engine", "github.com/alecthomas/participle/v2", false},
 		{"pbem/archive/web", "pbem/archive", true},

@@ -138,6 +138,10 @@ func (d *doctor) smtpPassword() string { return d.getenv(d.cfg.SMTP.PasswordEnv)
 // checkIMAP logs in, looks for IDLE and selects the inbox.
 func (d *doctor) checkIMAP(ctx context.Context) {
 	cfg := d.cfg.IMAP
+	if _, err := mail.CheckSecurity(mail.Security(cfg.Security), cfg.Addr, false); err != nil {
+		d.add("FAIL", "IMAP: "+err.Error(), "set imap.security to tls or starttls; pbem serve refuses this too, and the password would go in clear")
+		return
+	}
 	opts := &imapclient.Options{TLSConfig: d.tlsConfig, Dialer: &net.Dialer{Timeout: d.timeout}}
 	var c *imapclient.Client
 	var err error
@@ -188,6 +192,10 @@ func (d *doctor) checkIMAP(ctx context.Context) {
 // mail.
 func (d *doctor) checkSMTP(ctx context.Context) {
 	cfg := d.cfg.SMTP
+	if _, err := mail.CheckSecurity(mail.Security(cfg.Security), cfg.Addr, false); err != nil {
+		d.add("FAIL", "SMTP: "+err.Error(), "set smtp.security to tls or starttls; pbem serve refuses this too, and the password would go in clear")
+		return
+	}
 	var c *smtp.Client
 	var err error
 	dialer := &net.Dialer{Timeout: d.timeout}

@@ -165,3 +165,48 @@ func TestDoctorStore(t *testing.T) {
 	assert.Equal(t, 1, code, out)
 	assert.Contains(t, out, "newer than this pbem's")
 }
+
+// TestDoctorRefusesPlainElsewhere (issue 42): with security: plain to an
+// address not on loopback, pbem serve refuses to start, but pbem doctor
+// logged in there, the password in clear. It refuses the same, and
+// nothing reaches the server.
+func TestDoctorRefusesPlainElsewhere(t *testing.T) {
+	ln, err := net.Listen("tcp", "0.0.0.0:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	host := "192.0.2.1" // TEST-NET-1: nothing answers, if no address of this machine will do
+	if addrs, err := net.InterfaceAddrs(); err == nil {
+		for _, a := range addrs {
+			if n, ok := a.(*net.IPNet); ok && !n.IP.IsLoopback() && n.IP.To4() != nil {
+				host = n.IP.String()
+				break
+			}
+		}
+	}
+	accepted := make(chan struct{}, 2)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- struct{}{}
+			c.Close()
+		}
+	}()
+	addr := net.JoinHostPort(host, port)
+	code, out := runDoctorOn(t, doctorCase{imap: addr, smtp: addr, user: "referee@pbem.example", imapPass: "secret", smtpPass: "secret"})
+	assert.Equal(t, 1, code, out)
+	for _, want := range []string{
+		"[FAIL] IMAP: mail: plain (unencrypted) connection to " + addr + " is allowed only on loopback",
+		"[FAIL] SMTP: mail: plain (unencrypted) connection to " + addr + " is allowed only on loopback",
+	} {
+		assert.Contains(t, out, want)
+	}
+	select {
+	case <-accepted:
+		t.Errorf("pbem doctor connected to %s with security: plain; want it refused before dialing:\n%s", addr, out)
+	default:
+	}
+}

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,21 +82,31 @@ func formatRecords(name string, data []byte, fix bool, each func(*notation.Check
 	var b bytes.Buffer
 	notation.CheckFile(name, data, referee.Lookup, func(ch *notation.Checked) {
 		each(ch)
-		if !ch.Valid() {
-			if !fix {
-				bad++
-				return
-			}
-			fixed, ok := ch.Fix()
-			if !ok {
-				bad++
-				return
-			}
-			repaired += len(fixed)
+		ok, n := formatGame(&b, ch, fix)
+		if !ok {
+			bad++
 		}
-		notation.Write(&b, ch.Game)
+		repaired += n
 	})
 	return b.Bytes(), bad, repaired
+}
+
+// formatGame writes one checked game canonically to w if it is valid or,
+// with fix, can be repaired (notation.Checked.Fix); ok is false for a game
+// left invalid (not written), repaired the number of plies repaired.
+func formatGame(w io.Writer, ch *notation.Checked, fix bool) (ok bool, repaired int) {
+	if !ch.Valid() {
+		if !fix {
+			return false, 0
+		}
+		fixed, ok := ch.Fix()
+		if !ok {
+			return false, 0
+		}
+		repaired = len(fixed)
+	}
+	notation.Write(w, ch.Game)
+	return true, repaired
 }
 
 // fixNote says why --fix left games invalid.
@@ -120,6 +132,28 @@ func count(n int, one string) string {
 // same directory, fsync it, rename it over the old one, fsync the directory.
 // A symbolic link is followed: its target is rewritten and the link kept.
 func writeFileAtomic(name string, data []byte) error {
+	a, err := createAtomic(name)
+	if err != nil {
+		return err
+	}
+	defer a.abort()
+	a.Write(data)
+	return a.commit()
+}
+
+// atomicFile is the replacement of a file being written (writeFileAtomic
+// in pieces): a temporary file beside it, buffered, that commit renames
+// over it and abort removes.
+type atomicFile struct {
+	*bufio.Writer
+	name string // the file replaced (a link's target)
+	mode os.FileMode
+	tmp  *os.File
+	done bool
+}
+
+// createAtomic starts replacing the file name (see writeFileAtomic).
+func createAtomic(name string) (*atomicFile, error) {
 	if target, err := filepath.EvalSymlinks(name); err == nil {
 		name = target
 	}
@@ -127,34 +161,43 @@ func writeFileAtomic(name string, data []byte) error {
 	if st, err := os.Stat(name); err == nil {
 		mode = st.Mode().Perm()
 	}
-	dir := filepath.Dir(name)
-	tmp, err := os.CreateTemp(dir, ".pbem-fmt-*")
+	tmp, err := os.CreateTemp(filepath.Dir(name), ".pbem-fmt-*")
 	if err != nil {
+		return nil, err
+	}
+	return &atomicFile{Writer: bufio.NewWriterSize(tmp, 64<<10), name: name, mode: mode, tmp: tmp}, nil
+}
+
+// commit puts what was written in place of the file, durably.
+func (a *atomicFile) commit() error {
+	if err := a.Flush(); err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
+	if err := a.tmp.Chmod(a.mode); err != nil {
 		return err
 	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
+	if err := a.tmp.Sync(); err != nil {
 		return err
 	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
+	if err := a.tmp.Close(); err != nil {
 		return err
 	}
-	if err := tmp.Close(); err != nil {
+	if err := os.Rename(a.tmp.Name(), a.name); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp.Name(), name); err != nil {
-		return err
-	}
-	d, err := os.Open(dir)
+	a.done = true
+	d, err := os.Open(filepath.Dir(a.name))
 	if err != nil {
 		return err
 	}
 	defer d.Close()
 	return d.Sync()
+}
+
+// abort removes the temporary file unless commit renamed it.
+func (a *atomicFile) abort() {
+	if !a.done {
+		a.tmp.Close()
+		os.Remove(a.tmp.Name())
+	}
 }

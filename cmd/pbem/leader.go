@@ -226,7 +226,7 @@ func (s *server) settleTakeover(ctx context.Context) {
 		}
 		return
 	}
-	found, err := s.poller.FindCopies(ctx, slices.Sorted(maps.Values(pending)))
+	found, err := s.poller.FindCopies(ctx, s.ownMessageIDs(slices.Sorted(maps.Values(pending))))
 	if err != nil {
 		if ctx.Err() == nil {
 			s.log.Warn("takeover: the copies could not be looked up; replies the former leader sent may go again", "err", err)
@@ -260,7 +260,7 @@ func (s *server) copiesOn() bool { return s.mails == nil && s.cfg.SMTP.Copies ==
 // AcceptedLog shows under way; one the next leader sent meanwhile, whose
 // copy went once it was settled, needs no wait and no sending).
 func (s *server) findCopies(ctx context.Context, ids []string) (map[string]bool, error) {
-	held, err := s.poller.FindCopies(ctx, ids)
+	held, err := s.poller.FindCopies(ctx, s.ownMessageIDs(ids))
 	if err != nil || s.elect == nil {
 		return held, err
 	}

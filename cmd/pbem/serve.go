@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -230,6 +231,9 @@ func (s *server) start(ctx context.Context) error {
 	}
 	ro := refereeOptions(s.cfg)
 	ro.Logger = s.log
+	if ro.Secret, err = store.Secret(ctx, referee.SecretName); err != nil {
+		return err
+	}
 	s.ref, err = referee.New(store, ro)
 	if err != nil {
 		return err
@@ -428,7 +432,15 @@ func (s *server) isCopy(m *mail.Inbound) bool {
 	local, domain, _ := strings.Cut(strings.ToLower(s.cfg.Referee.Address), "@")
 	fl, fd, _ := strings.Cut(strings.ToLower(m.From.Addr), "@")
 	base, _, _ := strings.Cut(fl, "+")
-	return base == local && fd == domain && strings.HasSuffix(strings.ToLower(m.MessageID), "@"+domain)
+	return base == local && fd == domain && s.ref.OwnMessageID(m.MessageID)
+}
+
+// ownMessageIDs keeps of ids those that carry the referee's mark
+// (referee.OwnMessageID): only a reply with such an id is looked up among
+// the copies, so that mail forged with the id of a reply from before the
+// marks (or any other) never makes it count as sent.
+func (s *server) ownMessageIDs(ids []string) []string {
+	return slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return !s.ref.OwnMessageID(id) })
 }
 
 // request turns a parsed mail into a referee request, with the sender
