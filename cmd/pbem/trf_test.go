@@ -41,7 +41,7 @@ func TestTournamentPair(t *testing.T) {
 		{[]string{"tournament", "swap"}, "", `unknown subcommand "swap"; expected pair`},
 		{[]string{"tournament", "pair", "-"}, "XXR 3\n001    1      Bob\n", "TRF line 2: a player line is 17 columns long, want at least 84"},
 		{[]string{"tournament", "pair", "-"}, fmt.Sprintf("XXR 3\n%-80s%4s\n", "001    2      Bob", "0.0"), "TRF line 2: pairing number \"   2\", want 1"},
-		{[]string{"tournament", "pair", "-"}, "XXC black1\n", "XXC black1 is not supported"},
+		{[]string{"tournament", "pair", "-"}, "XXA    1  1.3\n", `TRF line 1: XXA: round 1: "1.3" is not a number of points in halves`},
 	} {
 		code, _, errs := run(t, tc.stdin, tc.args...)
 		assert.Equal(t, 2, code, "%v", tc.args)
