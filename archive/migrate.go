@@ -78,6 +78,7 @@ ALTER TABLE players ADD COLUMN mail TEXT NOT NULL DEFAULT '';
 	{12, "games keep their seats' secret conditional lines", `
 ALTER TABLE games ADD COLUMN conditions TEXT NOT NULL DEFAULT '';
 `, ""},
+	{13, "tournaments: half-point byes a player may ask for, accelerated pairings, the kind of each bye", tournamentCustomsSchema, ""},
 }
 
 // schema1 is migration 1: the referee's tables and the archive.
