@@ -1416,7 +1416,7 @@ func (s *session) tournamentAbsent(t *archive.Tournament, rest []string) error {
 	}
 	i := t.Player(rest[1])
 	if i < 0 || !t.Players[i].Joined {
-		return mistake(nil, form, "%s does not play in tournament T%d", rest[1], t.ID)
+		return mistake(nil, form, "the address %s does not play in tournament T%d", rest[1], t.ID)
 	}
 	round, err := s.byeRound(t, i, rest[0], form)
 	if err != nil {
@@ -1456,10 +1456,23 @@ func (s *session) byeRound(t *archive.Tournament, i int, arg, form string) (int,
 			"round %d of tournament T%d is paired already", round, t.ID)
 	}
 	addr := normAddr(t.Players[i].Address.Addr)
+	away := map[string]bool{}
 	for _, b := range t.Byes {
 		if b.Round == round && normAddr(b.Player) == addr {
 			return 0, mistake(nil, "", "%s already sits out round %d of tournament T%d", playerName(t.Players[i]), round, t.ID)
 		}
+		if b.Round == round {
+			away[normAddr(b.Player)] = true
+		}
+	}
+	left := 0
+	for _, p := range t.Players {
+		if p.Joined && !p.Withdrawn && !away[normAddr(p.Address.Addr)] {
+			left++
+		}
+	}
+	if left-1 < 2 && t.Status == archive.Running {
+		return 0, mistake(nil, "", "round %d of tournament T%d would have %s to pair: at least two must play it", round, t.ID, plural(left-1, "player"))
 	}
 	return round, nil
 }

@@ -1,6 +1,7 @@
 package tournament
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -274,6 +275,16 @@ func TestStandingsRequestedByes(t *testing.T) {
 	slices.Sort(in)
 	if !slices.Equal(in, []string{"b", "c", "d", "e"}) || len(rd.Byes) != 0 {
 		t.Errorf("round 3 pairs %v with byes %v; want b, c, d and e paired, A (bye asked) left out", in, rd.Byes)
+	}
+}
+
+// TestPairEveryoneAway: a Swiss round with every player away is no valid
+// pairing, not an empty round (which would never count as paired).
+func TestPairEveryoneAway(t *testing.T) {
+	e := &Event{Format: Swiss, Rounds: 1, Players: abcde(2),
+		Byes: []Bye{{Round: 1, Player: "a", Kind: HalfPoint}, {Round: 1, Player: "b", Kind: ZeroPoint}}}
+	if rd, err := e.Pair(); !errors.Is(err, ErrNoValidPairing) {
+		t.Errorf("Pair = %v, %v; want an error wrapping ErrNoValidPairing", rd, err)
 	}
 }
 

@@ -82,6 +82,9 @@ func (e *Event) scores() map[string]int {
 // pairSwiss returns Swiss round r, paired by the Dutch system.
 func (e *Event) pairSwiss(r int) (*Round, error) {
 	f := e.dutchField()
+	if len(f.active) == 0 {
+		return nil, fmt.Errorf("tournament: %w for round %d: nobody is left to pair, every player has withdrawn or asked to sit it out", ErrNoValidPairing, r)
+	}
 	pairs, bye, err := dutchPair(f)
 	if err != nil {
 		if errors.Is(err, ErrNoValidPairing) {
