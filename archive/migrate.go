@@ -86,6 +86,7 @@ ALTER TABLE players ADD COLUMN tz TEXT NOT NULL DEFAULT '';
 	{16, "tournaments set their games' time control (a bank, weekends off, grace, no vacation)", `
 ALTER TABLE tournaments ADD COLUMN control TEXT NOT NULL DEFAULT '';
 `, ""},
+	{17, "tournaments: half-point byes a player may ask for, accelerated pairings, the kind of each bye", tournamentCustomsSchema, ""},
 }
 
 // schema1 is migration 1: the referee's tables and the archive.

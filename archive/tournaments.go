@@ -81,6 +81,15 @@ CREATE TABLE tournament_rounds (
 CREATE INDEX tournament_rounds_opens ON tournament_rounds(opens);
 `
 
+// tournamentCustomsSchema is migration 13: the Swiss customs of club
+// events, the half-point byes a player may ask for, accelerated pairings,
+// and the kind of each bye.
+const tournamentCustomsSchema = `
+ALTER TABLE tournaments ADD COLUMN byes INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE tournaments ADD COLUMN accelerated INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE tournament_byes ADD COLUMN kind TEXT NOT NULL DEFAULT '';
+`
+
 // Tournament statuses.
 const (
 	// Proposed: asked for, not yet confirmed by its director's token;
@@ -121,6 +130,10 @@ type Tournament struct {
 	Control Control
 	// Seats per game (2, or a multi-seat game's table size).
 	Seats int
+	// ByesAllowed is how many half-point byes a player of a Swiss may ask
+	// for; Accelerated pairs its first rounds with the Baku acceleration.
+	ByesAllowed int
+	Accelerated bool
 	// Director is the address that created the tournament; DirectorToken
 	// is the secret its commands need.
 	Director      Address
@@ -176,7 +189,18 @@ type TournamentGame struct {
 type TournamentBye struct {
 	Round  int
 	Player string // address
+	// Kind is "" for the pairing-allocated bye, ByeHalf or ByeZero for a
+	// round the player asked (or the director said) to miss.
+	Kind string
 }
+
+// The kinds of requested byes.
+const (
+	// ByeHalf is a half-point bye the player asked for.
+	ByeHalf = "half"
+	// ByeZero is a round the player misses, scoring nothing.
+	ByeZero = "zero"
+)
 
 // Player returns the index of the entrant with the address
 // (case-insensitive), or -1.
@@ -199,7 +223,7 @@ func (s *Store) NewTournamentID(ctx context.Context) (int64, error) {
 }
 
 const tournamentColumns = `id, name, game, format, rounds, days, control, rated, seats, director, director_name, director_token,
-	status, seed, digest_due, created, updated, version`
+	status, seed, digest_due, created, updated, version, byes, accelerated`
 
 // Tournament returns the tournament with the id, or ErrNotFound.
 func (s *Store) Tournament(ctx context.Context, id int64) (*Tournament, error) {
@@ -250,7 +274,8 @@ func (s *Store) tournaments(ctx context.Context, query string, args ...any) ([]*
 		var due, created, updated int64
 		var control string
 		if err := rows.Scan(&t.ID, &t.Name, &t.Game, &t.Format, &t.Rounds, &t.Days, &control, &t.Rated, &t.Seats,
-			&t.Director.Addr, &t.Director.Name, &t.DirectorToken, &t.Status, &t.Seed, &due, &created, &updated, &t.Version); err != nil {
+			&t.Director.Addr, &t.Director.Name, &t.DirectorToken, &t.Status, &t.Seed, &due, &created, &updated, &t.Version,
+			&t.ByesAllowed, &t.Accelerated); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("archive: tournaments: %w", err)
 		}
@@ -341,13 +366,13 @@ FROM tournament_games WHERE tournament_id = ? ORDER BY seq`, t.ID)
 	if err := rows.Close(); err != nil {
 		return err
 	}
-	rows, err = s.db.QueryContext(ctx, `SELECT round, address FROM tournament_byes WHERE tournament_id = ? ORDER BY round, rowid`, t.ID)
+	rows, err = s.db.QueryContext(ctx, `SELECT round, address, kind FROM tournament_byes WHERE tournament_id = ? ORDER BY round, rowid`, t.ID)
 	if err != nil {
 		return err
 	}
 	for rows.Next() {
 		var b TournamentBye
-		if err := rows.Scan(&b.Round, &b.Player); err != nil {
+		if err := rows.Scan(&b.Round, &b.Player, &b.Kind); err != nil {
 			rows.Close()
 			return err
 		}
@@ -380,9 +405,9 @@ func putTournament(ctx context.Context, tx *sql.Tx, t *Tournament, at time.Time)
 	}
 	if t.Version == 0 {
 		_, err := tx.ExecContext(ctx, `INSERT INTO tournaments (`+tournamentColumns+`)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)`,
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
 			t.ID, t.Name, t.Game, t.Format, t.Rounds, t.Days, control, t.Rated, t.Seats, strings.ToLower(t.Director.Addr), t.Director.Name,
-			t.DirectorToken, t.Status, t.Seed, unix(t.DigestDue), unix(created), unix(at))
+			t.DirectorToken, t.Status, t.Seed, unix(t.DigestDue), unix(created), unix(at), t.ByesAllowed, t.Accelerated)
 		if err != nil {
 			if uniqueViolation(err) {
 				return fmt.Errorf("%w: tournament %d exists", ErrConflict, t.ID)
@@ -392,10 +417,10 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)`,
 	} else {
 		res, err := tx.ExecContext(ctx, `UPDATE tournaments SET name = ?, game = ?, format = ?, rounds = ?, days = ?, control = ?, rated = ?,
 	seats = ?, director = ?, director_name = ?, director_token = ?, status = ?, seed = ?, digest_due = ?, updated = ?,
-	version = version + 1
+	byes = ?, accelerated = ?, version = version + 1
 WHERE id = ? AND version = ?`,
 			t.Name, t.Game, t.Format, t.Rounds, t.Days, control, t.Rated, t.Seats, strings.ToLower(t.Director.Addr), t.Director.Name,
-			t.DirectorToken, t.Status, t.Seed, unix(t.DigestDue), unix(at), t.ID, t.Version)
+			t.DirectorToken, t.Status, t.Seed, unix(t.DigestDue), unix(at), t.ByesAllowed, t.Accelerated, t.ID, t.Version)
 		if err != nil {
 			return err
 		}
@@ -449,8 +474,8 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, t.ID, i, g.Round, g.Board, g.GameID, string(pl
 		}
 	}
 	for _, b := range t.Byes {
-		_, err := tx.ExecContext(ctx, `INSERT INTO tournament_byes (tournament_id, round, address) VALUES (?, ?, ?)`,
-			t.ID, b.Round, strings.ToLower(b.Player))
+		_, err := tx.ExecContext(ctx, `INSERT INTO tournament_byes (tournament_id, round, address, kind) VALUES (?, ?, ?, ?)`,
+			t.ID, b.Round, strings.ToLower(b.Player), b.Kind)
 		if err != nil {
 			return err
 		}

@@ -46,7 +46,9 @@ func TestTournamentRoundTrip(t *testing.T) {
 			{Round: 1, Board: 1, GameID: g.ID, Players: []string{"ann@example.org", "bob@example.org"}},
 			{Round: 1, Board: 2, Players: []string{"cy@example.org", "dee@example.org"}, Ranks: []int{2, 1}, Forfeit: true},
 		}
-		tr.Byes = []TournamentBye{{Round: 1, Player: "eve@example.org"}}
+		tr.Byes = []TournamentBye{{Round: 1, Player: "eve@example.org"}, {Round: 2, Player: "eve@example.org", Kind: ByeHalf},
+			{Round: 2, Player: "dee@example.org", Kind: ByeZero}}
+		tr.ByesAllowed, tr.Accelerated = 2, true
 		require.NoError(t, s.Commit(ctx, &Change{At: t0.Add(time.Hour), Games: []*Game{g}, Tournaments: []*Tournament{tr}}))
 		assert.Equal(t, int64(2), tr.Version)
 		got, err = s.Tournament(ctx, tr.ID)

@@ -335,14 +335,22 @@ func (r *Referee) helpText() string {
  watch GAMEID         Get every board of a game; "unwatch" stops.
  tournament new "NAME" GAME roundrobin|double|swiss|tables [rounds=N]
      [days=N] [time=BASE+INC] [max=CAP] [weekends=off] [grace=SPAN]
-     [vacation=no] [rated] [players=K]
+     [vacation=no] [rated] [players=K] [byes=N] [accelerated]
      Direct a tournament, once you confirm it with "tournament
      confirm T" in a reply to the mail that comes; then, in a reply
      with its token, tournament invite T ADDRESS ..., tournament
      start T and tournament round T N DATE (round N opens on DATE).
+     A Swiss lets each player ask for byes=N half-point byes (1 if
+     not said); accelerated gives the top half virtual points in the
+     first rounds (FIDE's Baku method). tournament absent T ROUND
+     ADDRESS: that player misses the round, no point.
  join T               Enter tournament T (a reply confirms it).
  tournament standings T, tournament pairings T [ROUND]
                       A tournament's standings, a round's pairings.
+ tournament bye T ROUND [zero]
+                      Sit out a Swiss round not yet paired: half a
+                      point (up to the tournament's byes=N), or none
+                      with zero; you are paired again after it.
  tournament withdraw T
                       Leave a tournament (games under way are lost).
  digest daily|each    A tournament's standings once a day, or after

@@ -53,7 +53,7 @@ type bulletin struct {
 }
 
 // tournamentForm lists the tournament commands for error messages.
-const tournamentForm = `tournament new "NAME" GAME roundrobin|double|swiss|tables [rounds=N] [days=N] [rated] [players=K], tournament confirm T, tournament invite T ADDRESS ..., tournament start T, tournament round T N DATE, tournament standings T, tournament pairings T [ROUND], tournament withdraw T`
+const tournamentForm = `tournament new "NAME" GAME roundrobin|double|swiss|tables [rounds=N] [days=N] [rated] [players=K] [byes=N] [accelerated], tournament confirm T, tournament invite T ADDRESS ..., tournament start T, tournament round T N DATE, tournament standings T, tournament pairings T [ROUND], tournament bye T ROUND [zero], tournament absent T ROUND ADDRESS, tournament withdraw T`
 
 // tourTagRE matches a tournament's subject tag: [pbem T7 k7x9qabc].
 var tourTagRE = regexp.MustCompile(`(?i)\[pbem\s+T(\d+)(?:\s+([a-z0-9]+))?\s*\]`)
@@ -237,6 +237,10 @@ func (s *session) tournamentCmd(c *cmd) error {
 		return s.tournamentPairings(t, rest)
 	case "withdraw":
 		return s.tournamentWithdraw(t, rest)
+	case "bye":
+		return s.tournamentBye(t, rest)
+	case "absent":
+		return s.tournamentAbsent(t, rest)
 	}
 	return mistake(nil, tournamentForm, "unknown tournament command %q", sub)
 }
@@ -259,9 +263,9 @@ func formatWord(f tournament.Format) string {
 }
 
 // tournamentNew: tournament new "NAME" GAME FORMAT [rounds=N] [days=N]
-// [rated] [players=K].
+// [rated] [players=K] [byes=N] [accelerated] (the last two Swiss only).
 func (s *session) tournamentNew(args []string) error {
-	const form = `tournament new "NAME" GAME roundrobin|double|swiss|tables [rounds=N] [days=N] [time=BASE+INC] [max=CAP] [weekends=off] [grace=SPAN] [vacation=no] [rated] [players=K]`
+	const form = `tournament new "NAME" GAME roundrobin|double|swiss|tables [rounds=N] [days=N] [time=BASE+INC] [max=CAP] [weekends=off] [grace=SPAN] [vacation=no] [rated] [players=K] [byes=N] [accelerated]`
 	if len(args) < 3 {
 		return mistake(nil, form, "tournament new needs a name, a game and a format")
 	}
@@ -282,7 +286,8 @@ func (s *session) tournamentNew(args []string) error {
 	// no text of the request to anyone, until the address confirms it
 	// with the token mailed to it.
 	t := &archive.Tournament{Name: name, Game: rules.ID(), Format: formatWord(f), Days: s.r.opts.DefaultDays,
-		Director: Address{Addr: s.from.Addr}, Status: archive.Proposed}
+		Director: Address{Addr: s.from.Addr}, Status: archive.Proposed, ByesAllowed: DefaultByes}
+	swissOnly := "" // an option only a Swiss takes
 	for _, a := range args[3:] {
 		k, v, _ := strings.Cut(strings.ToLower(a), "=")
 		n, nerr := strconv.Atoi(v)
@@ -305,12 +310,21 @@ func (s *session) tournamentNew(args []string) error {
 			t.Control = o.Control
 		case k == "vacation" && (v == "no" || v == "yes"):
 			t.Control.NoVacation = v == "no"
+		case k == "byes" && nerr == nil && n >= 0 && n <= MaxByes:
+			t.ByesAllowed = n
+			swissOnly = a
+		case k == "accelerated" && v == "":
+			t.Accelerated = true
+			swissOnly = a
 		default:
-			return mistake(nil, form+fmt.Sprintf(" (rounds from 1 to 50, days from 1 to %d, players from 2 to 16)", s.r.opts.MaxDays), "%q is not an option of tournament new", a)
+			return mistake(nil, form+fmt.Sprintf(" (rounds from 1 to 50, days from 1 to %d, players from 2 to 16, byes from 0 to %d)", s.r.opts.MaxDays, MaxByes), "%q is not an option of tournament new", a)
 		}
 	}
 	if err := checkControl(archive.GameOptions{Control: t.Control}); err != nil {
 		return err
+	}
+	if swissOnly != "" && f != tournament.Swiss {
+		return mistake(nil, form, "%q is an option of a Swiss tournament, not of a %s", swissOnly, f)
 	}
 	eo := engine.Options{Players: t.Seats}
 	sides, err := rules.Sides(eo)
@@ -396,6 +410,12 @@ func settings(t *archive.Tournament) string {
 		w = append(w, "rated")
 	} else {
 		w = append(w, "unrated")
+	}
+	if f == tournament.Swiss && t.ByesAllowed != DefaultByes {
+		w = append(w, plural(t.ByesAllowed, "half-point bye")+" a player")
+	}
+	if f == tournament.Swiss && t.Accelerated {
+		w = append(w, "accelerated")
 	}
 	return strings.Join(w, ", ")
 }
@@ -741,7 +761,8 @@ func TournamentEvent(t *archive.Tournament) *tournament.Event { return event(t) 
 
 // event is the core's view of a stored tournament.
 func event(t *archive.Tournament) *tournament.Event {
-	e := &tournament.Event{Name: t.Name, Format: formats[t.Format], Rounds: t.Rounds, Seed: uint64(t.Seed)}
+	e := &tournament.Event{Name: t.Name, Format: formats[t.Format], Rounds: t.Rounds, Seed: uint64(t.Seed),
+		Accelerated: t.Accelerated}
 	if e.Format == tournament.Tables {
 		e.TableSizes = []int{t.Seats}
 	}
@@ -760,9 +781,16 @@ func event(t *archive.Tournament) *tournament.Event {
 			Players: slices.Clone(g.Players), Ranks: slices.Clone(g.Ranks), Forfeit: g.Forfeit})
 	}
 	for _, b := range t.Byes {
-		e.Byes = append(e.Byes, tournament.Bye{Round: b.Round, Player: b.Player})
+		e.Byes = append(e.Byes, tournament.Bye{Round: b.Round, Player: b.Player, Kind: byeKinds[b.Kind]})
 	}
 	return e
+}
+
+// byeKinds maps the stored kinds of bye to the core's.
+var byeKinds = map[string]tournament.ByeKind{
+	"":              tournament.PairingBye,
+	archive.ByeHalf: tournament.HalfPoint,
+	archive.ByeZero: tournament.ZeroPoint,
 }
 
 // advance opens every round that may open: pairs it, creates and starts
@@ -973,7 +1001,11 @@ func byesNote(t *archive.Tournament) string {
 	case tournament.RoundRobin, tournament.DoubleRoundRobin:
 		return "Ties are broken by Sonneborn-Berger (SB). A bye scores nothing: in a round robin of an odd number every player sits out once. A game forfeited by a withdrawal scores like a loss for the player who withdrew and adds nothing to SB."
 	case tournament.Swiss:
-		return "Ties are broken by Buchholz (Buch: the opponents' scores) and median Buchholz (Med: without the highest and lowest). A bye scores 1 point and, like a game forfeited by a withdrawal, counts in Buchholz as an opponent with the player's own score; the archive's crosstable counts games only."
+		note := "Ties are broken by Buchholz (Buch: the opponents' scores) and median Buchholz (Med: without the highest and lowest). A bye scores 1 point and, like a game forfeited by a withdrawal, counts in Buchholz as an opponent with the player's own score; the archive's crosstable counts games only."
+		if slices.ContainsFunc(t.Byes, func(b archive.TournamentBye) bool { return b.Kind != "" }) {
+			note += " A half-point bye asked for scores 1/2, an absence 0, from the pairing of its round; Byes counts them too, and each counts in Buchholz as the bye does."
+		}
+		return note
 	}
 	return fmt.Sprintf("A table scores %d points to the winner, one less per place (seats minus rank, pair by pair); ties are broken by Sonneborn-Berger (SB). A bye scores a table's average (%s), which the archive's crosstable, counting games only, does not show.",
 		t.Seats-1, points(t.Seats-1))
@@ -1027,7 +1059,13 @@ func (s *session) tournamentWithdraw(t *archive.Tournament, rest []string) error
 		return mistake(nil, "", "you have withdrawn from tournament T%d already", t.ID)
 	case t.Status == archive.Finished:
 		return mistake(nil, "", "tournament T%d is over", t.ID)
-	case t.Status == archive.Entering:
+	}
+	// The byes asked for rounds not yet paired go with the player.
+	paired := event(t).Paired()
+	t.Byes = slices.DeleteFunc(t.Byes, func(b archive.TournamentBye) bool {
+		return b.Kind != "" && b.Round > paired && normAddr(b.Player) == normAddr(p.Address.Addr)
+	})
+	if t.Status == archive.Entering {
 		t.Players = slices.Delete(t.Players, i, i+1)
 		s.touchTournament(t)
 		s.tourReply(t, "withdrawn", fmt.Sprintf("You withdrew from tournament T%d, %s, before it started.", t.ID, t.Name))
@@ -1326,4 +1364,129 @@ func (r *Referee) tickTournament(ctx context.Context, ts TournamentStore, t *arc
 		}
 	}
 	return err
+}
+
+// DefaultByes is how many half-point byes a player of a Swiss may ask for
+// when the director does not say (byes=N); MaxByes the most a director
+// may allow.
+const (
+	DefaultByes = 1
+	MaxByes     = 9
+)
+
+// tournamentBye: a player of a Swiss asks to sit out a round not yet
+// paired: "tournament bye T ROUND" for half a point (at most the byes=N
+// of the tournament), "tournament bye T ROUND zero" for none (as many as
+// they like).
+func (s *session) tournamentBye(t *archive.Tournament, rest []string) error {
+	form := fmt.Sprintf("tournament bye T%d ROUND, or tournament bye T%d ROUND zero, in a reply to a mail of the tournament (its subject carries [pbem T%d TOKEN])", t.ID, t.ID, t.ID)
+	if len(rest) < 1 || len(rest) > 2 || len(rest) == 2 && !strings.EqualFold(rest[1], "zero") {
+		return mistake(nil, form, "tournament bye needs a round, then zero or nothing")
+	}
+	i := t.Player(s.from.Addr)
+	if i < 0 || !t.Players[i].Joined || !s.isEntrant(t, true) {
+		return mistake(nil, form, "tournament bye needs your token of tournament T%d, in which you play", t.ID)
+	}
+	kind := archive.ByeHalf
+	if len(rest) == 2 {
+		kind = archive.ByeZero
+	}
+	round, err := s.byeRound(t, i, rest[0], form)
+	if err != nil {
+		return err
+	}
+	addr := normAddr(t.Players[i].Address.Addr)
+	if kind == archive.ByeHalf {
+		asked := 0
+		for _, b := range t.Byes {
+			if normAddr(b.Player) == addr && b.Kind == archive.ByeHalf {
+				asked++
+			}
+		}
+		if asked >= t.ByesAllowed {
+			return mistake(nil, fmt.Sprintf("at most %s a player in tournament T%d; \"tournament bye T%d %d zero\" misses the round for no point", plural(t.ByesAllowed, "half-point bye"), t.ID, t.ID, round),
+				"you have asked for %s already", plural(asked, "half-point bye"))
+		}
+	}
+	t.Byes = append(t.Byes, archive.TournamentBye{Round: round, Player: addr, Kind: kind})
+	s.touchTournament(t)
+	what := "You sit out round %d of tournament T%d, %s, with a half-point bye: not paired, you score 1/2; you are paired again in the round after."
+	if kind == archive.ByeZero {
+		what = "You miss round %d of tournament T%d, %s: not paired, no point; you are paired again in the round after."
+	}
+	s.tourReply(t, "bye", fmt.Sprintf(what, round, t.ID, t.Name))
+	return nil
+}
+
+// tournamentAbsent: the director says a player of a Swiss will miss a
+// round not yet paired (no point): "tournament absent T ROUND ADDRESS".
+func (s *session) tournamentAbsent(t *archive.Tournament, rest []string) error {
+	form := fmt.Sprintf("tournament absent T%d ROUND ADDRESS, from the director of T%d", t.ID, t.ID)
+	if len(rest) != 2 {
+		return mistake(nil, form, "tournament absent needs a round and a player's address")
+	}
+	if !s.isDirector(t) {
+		return directorNeeded(t, "tournament absent")
+	}
+	i := t.Player(rest[1])
+	if i < 0 || !t.Players[i].Joined {
+		return mistake(nil, form, "the address %s does not play in tournament T%d", rest[1], t.ID)
+	}
+	round, err := s.byeRound(t, i, rest[0], form)
+	if err != nil {
+		return err
+	}
+	p := t.Players[i]
+	t.Byes = append(t.Byes, archive.TournamentBye{Round: round, Player: normAddr(p.Address.Addr), Kind: archive.ByeZero})
+	s.touchTournament(t)
+	s.tourReply(t, "absent", fmt.Sprintf("%s will miss round %d of tournament T%d, %s: not paired, no point.", playerName(p), round, t.ID, t.Name))
+	if normAddr(p.Address.Addr) != s.from.Addr {
+		s.tour.mails = append(s.tour.mails, s.tourMail(t, p.Address, fmt.Sprintf("absent %d", round), "absent",
+			fmt.Sprintf("The director marks you absent from round %d of tournament T%d, %s: not paired, no point; you are paired again in the round after.", round, t.ID, t.Name)))
+	}
+	return nil
+}
+
+// byeRound reads the round of a bye for player i of t: a Swiss still to
+// be played, the player still in it, a round not yet paired, and no bye
+// in it already.
+func (s *session) byeRound(t *archive.Tournament, i int, arg, form string) (int, error) {
+	if formats[t.Format] != tournament.Swiss {
+		return 0, mistake(nil, "", "tournament T%d is a %s: only a Swiss tournament takes byes asked for", t.ID, formats[t.Format])
+	}
+	switch {
+	case t.Status == archive.Finished:
+		return 0, mistake(nil, "", "tournament T%d is over", t.ID)
+	case t.Players[i].Withdrawn:
+		return 0, mistake(nil, "", "%s has withdrawn from tournament T%d", playerName(t.Players[i]), t.ID)
+	}
+	paired := event(t).Paired()
+	round, err := strconv.Atoi(arg)
+	if err != nil || round < 1 || round > t.Rounds {
+		return 0, mistake(nil, form, "%q is not a round of tournament T%d: want 1 to %d", arg, t.ID, t.Rounds)
+	}
+	if round <= paired {
+		return 0, mistake(nil, fmt.Sprintf("a round from %d to %d", paired+1, t.Rounds),
+			"round %d of tournament T%d is paired already", round, t.ID)
+	}
+	addr := normAddr(t.Players[i].Address.Addr)
+	away := map[string]bool{}
+	for _, b := range t.Byes {
+		if b.Round == round && normAddr(b.Player) == addr {
+			return 0, mistake(nil, "", "%s already sits out round %d of tournament T%d", playerName(t.Players[i]), round, t.ID)
+		}
+		if b.Round == round {
+			away[normAddr(b.Player)] = true
+		}
+	}
+	left := 0
+	for _, p := range t.Players {
+		if p.Joined && !p.Withdrawn && !away[normAddr(p.Address.Addr)] {
+			left++
+		}
+	}
+	if left-1 < 2 && t.Status == archive.Running {
+		return 0, mistake(nil, "", "round %d of tournament T%d would have %s to pair: at least two must play it", round, t.ID, plural(left-1, "player"))
+	}
+	return round, nil
 }

@@ -84,7 +84,11 @@ func (h *harness) dumpStandings(b *strings.Builder, arg string) {
 		bye = t.Seats - 1
 	}
 	for _, by := range ev.Byes {
-		if !ev.UnscoredByes {
+		switch {
+		case by.Round > ev.Paired():
+		case by.Kind == tournament.HalfPoint:
+			unseen[by.Player]++
+		case by.Kind == tournament.PairingBye && !ev.UnscoredByes:
 			unseen[by.Player] += bye
 		}
 	}

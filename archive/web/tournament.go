@@ -60,8 +60,10 @@ type TournamentRound struct {
 	Number int
 	// Games by board.
 	Games []TournamentGame
-	// Byes name the players who sat out.
-	Byes []string
+	// Byes name the players who sat out with the pairing-allocated bye;
+	// HalfByes those with a half-point bye they asked for, Absent those
+	// who missed the round (Swiss).
+	Byes, HalfByes, Absent []string
 }
 
 // TournamentGame is one game of a round: two players or a table.
@@ -94,9 +96,9 @@ type tournamentRow struct {
 }
 
 type roundRows struct {
-	Number int
-	Games  []pairingRow
-	Byes   []nameLink
+	Number                 int
+	Games                  []pairingRow
+	Byes, HalfByes, Absent []nameLink
 }
 
 type pairingRow struct {
@@ -149,6 +151,12 @@ func (s *Server) tournaments(ctx context.Context, event string, k linker) ([]tou
 			}
 			for _, n := range r.Byes {
 				rr.Byes = append(rr.Byes, k.player(n))
+			}
+			for _, n := range r.HalfByes {
+				rr.HalfByes = append(rr.HalfByes, k.player(n))
+			}
+			for _, n := range r.Absent {
+				rr.Absent = append(rr.Absent, k.player(n))
 			}
 			sec.Paired = append(sec.Paired, rr)
 		}
@@ -218,7 +226,9 @@ var _ = template.Must(pages.New("tournament").Parse(`{{define "names"}}{{range $
 <table class="pairings"><tr><th>board</th><th>players</th><th>game</th><th>result</th></tr>
 {{range .Games}}<tr><td>{{.Board}}</td><td>{{template "names" .Players}}</td><td>{{if .Game}}<a href="{{.Game}}">game {{.ID}}</a>{{end}}</td><td>{{.Result}}</td></tr>
 {{end}}</table>
-{{if .Byes}}<p>Bye: {{template "names" .Byes}}.</p>{{end}}
+{{if .Byes}}<p>Bye: {{template "names" .Byes}}.</p>{{end}}{{if .HalfByes}}
+<p>Half-point bye: {{template "names" .HalfByes}}.</p>{{end}}{{if .Absent}}
+<p>Absent: {{template "names" .Absent}}.</p>{{end}}
 {{else}}<p>No round has been paired yet.</p>
 {{end}}{{end}}</section>
 {{end}}`))

@@ -38,6 +38,7 @@ func tournamentViews(fx *fixture) map[string][]*TournamentView {
 				{Board: 2, GameID: fx.private, Players: []string{"Eve", "Bob"}},
 				{Board: 3, GameID: 999, Players: []string{"Bob", "Eve"}, Ranks: []int{1, 1}},
 			}},
+			{Number: 3, HalfByes: []string{"Alice"}, Absent: []string{"Carol"}},
 		},
 		Note: "Ties are broken by Buchholz.",
 	}
@@ -153,7 +154,7 @@ func TestTournamentEventPage(t *testing.T) {
 		}
 	}
 	text := textOf(doc)
-	for _, want := range []string{"Bye: Eve.", "1-0", "0-1", "1/2-1/2", "(forfeit)", "places 1, 3, 2", "after round 1 of 3", "Crosstable"} {
+	for _, want := range []string{"Bye: Eve.", "Half-point bye: Alice.", "Absent: Carol.", "1-0", "0-1", "1/2-1/2", "(forfeit)", "places 1, 3, 2", "after round 1 of 3", "Crosstable"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the page does not say %q", want)
 		}

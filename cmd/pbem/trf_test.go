@@ -41,7 +41,7 @@ func TestTournamentPair(t *testing.T) {
 		{[]string{"tournament", "swap"}, "", `unknown subcommand "swap"; expected pair`},
 		{[]string{"tournament", "pair", "-"}, "XXR 3\n001    1      Bob\n", "TRF line 2: a player line is 17 columns long, want at least 84"},
 		{[]string{"tournament", "pair", "-"}, fmt.Sprintf("XXR 3\n%-80s%4s\n", "001    2      Bob", "0.0"), "TRF line 2: pairing number \"   2\", want 1"},
-		{[]string{"tournament", "pair", "-"}, "XXC black1\n", "XXC black1 is not supported"},
+		{[]string{"tournament", "pair", "-"}, "XXA    1  1.3\n", `TRF line 1: XXA: round 1: "1.3" is not a number of points in halves`},
 	} {
 		code, _, errs := run(t, tc.stdin, tc.args...)
 		assert.Equal(t, 2, code, "%v", tc.args)
@@ -63,12 +63,75 @@ func TestArchiveExportTRF(t *testing.T) {
 	require.NoError(t, err)
 	m := &mailTournament{t: t, ctx: ctx, store: store, ref: ref}
 	id := m.start(`"Winter Cup" castles swiss rounds=3 days=3`, "Ann", "Bob", "Cy", "Dee", "Eve")
+	checkExportRounds(t, m, data, id, "Winter Cup", 3)
 
-	for round := 1; round < 3; round++ {
+	code, _, errs := run(t, "", "archive", "export", "--data", data, "--format", "trf", "Summer Cup")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, `no tournament named "Summer Cup"`)
+	code, _, errs = run(t, "", "archive", "export", "--data", data, "--format", "trf")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "expected its name (EVENT) or T<id>")
+	code, out, errs := run(t, "", "archive", "export", "--data", data, "--format", "trf", fmt.Sprintf("T%d", id))
+	assert.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "012 Winter Cup\nXXR 3\n")
+}
+
+// TestArchiveExportTRFCustoms does the same with the customs of a club
+// Swiss (issue 40): seven players over four accelerated rounds, half-point
+// byes asked for and an absence set by the director, all before the
+// start: every report has the XXA lines, the H and Z of the rounds played
+// and of the round paired next, and pbem tournament pair on it gives the
+// round the referee paired.
+func TestArchiveExportTRFCustoms(t *testing.T) {
+	ctx := context.Background()
+	data := filepath.Join(t.TempDir(), "data")
+	store, err := archive.Open(ctx, data, nil)
+	require.NoError(t, err)
+	defer store.Close()
+	ref, err := referee.New(store, &referee.Options{Address: refereeAddr})
+	require.NoError(t, err)
+	m := &mailTournament{t: t, ctx: ctx, store: store, ref: ref}
+	dora := referee.Address{Name: "Dora", Addr: "dora@example.org"}
+	m.send(dora, refereeAddr, "", `tournament new "Club Cup" castles swiss rounds=4 days=3 byes=2 accelerated`)
+	m.tours++
+	id := m.tours
+	m.send(dora, refereeAddr, tagged(id, m.tournament(id).DirectorToken), fmt.Sprintf("tournament confirm T%d", id))
+	for _, p := range []string{"Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus"} {
+		a := referee.Address{Name: p, Addr: strings.ToLower(p) + "@example.org"}
+		m.send(a, refereeAddr, "", fmt.Sprintf("join T%d", id))
+		tr := m.tournament(id)
+		m.send(a, refereeAddr, tagged(id, tr.Players[tr.Player(a.Addr)].Token), fmt.Sprintf("join T%d", id))
+	}
+	tr := m.tournament(id)
+	ask := func(who, command string) {
+		p := tr.Players[tr.Player(strings.ToLower(who)+"@example.org")]
+		m.send(p.Address, refereeAddr, tagged(id, p.Token), fmt.Sprintf(command, id))
+	}
+	ask("Ann", "tournament bye T%d 2")
+	ask("Ann", "tournament bye T%d 4")
+	ask("Cy", "tournament bye T%d 3 zero")
+	ask("Gus", "tournament bye T%d 1")
+	m.send(dora, refereeAddr, tagged(id, tr.DirectorToken), fmt.Sprintf("tournament absent T%d 2 eve@example.org", id))
+	require.Len(t, m.tournament(id).Byes, 5, "four byes asked for and an absence")
+	m.send(dora, refereeAddr, tagged(id, tr.DirectorToken), fmt.Sprintf("tournament start T%d", id))
+	require.Equal(t, archive.Running, m.tournament(id).Status, "the tournament did not start")
+	checkExportRounds(t, m, data, id, "Club Cup", 4)
+	_, out, _ := run(t, "", "archive", "export", "--data", data, "--format", "trf", "Club Cup")
+	assert.Contains(t, out, "XXA    1  1.0  0.5\n", "the Baku points of seed 1: 1 in round 1, 1/2 in round 2")
+}
+
+// checkExportRounds plays tournament id (named name, of rounds rounds)
+// round by round and, after each but the last, exports it as a report:
+// it holds the rounds complete, games and byes (of every kind) as the
+// referee stored them with their results, and pbem tournament pair on it
+// gives the round the referee has paired next.
+func checkExportRounds(t *testing.T, m *mailTournament, data string, id int64, name string, rounds int) {
+	t.Helper()
+	for round := 1; round < rounds; round++ {
 		m.play(id)
 		tr := m.tournament(id)
 		want := referee.TournamentEvent(tr)
-		code, out, errs := run(t, "", "archive", "export", "--data", data, "--format", "trf", "Winter Cup")
+		code, out, errs := run(t, "", "archive", "export", "--data", data, "--format", "trf", name)
 		require.Equal(t, 0, code, errs)
 		got, err := tournament.ReadTRF(strings.NewReader(out))
 		require.NoError(t, err, out)
@@ -90,12 +153,15 @@ func TestArchiveExportTRF(t *testing.T) {
 		assert.ElementsMatch(t, wantGames, gotGames, out)
 		var wantByes []tournament.Bye
 		for _, b := range want.Byes {
-			if b.Round <= round {
-				wantByes = append(wantByes, tournament.Bye{Round: b.Round, Player: no[b.Player]})
+			// The report holds the rounds complete and the byes asked
+			// for the next, which it cannot tell from a withdrawal when
+			// they are absences.
+			if b.Round <= round || b.Round == round+1 && b.Kind == tournament.HalfPoint {
+				wantByes = append(wantByes, tournament.Bye{Round: b.Round, Player: no[b.Player], Kind: b.Kind})
 			}
 		}
-		assert.Equal(t, wantByes, got.Byes)
-		assert.Equal(t, 3, got.Rounds)
+		assert.Equal(t, wantByes, got.Byes, out)
+		assert.Equal(t, rounds, got.Rounds)
 
 		// The referee has paired the next round already.
 		var pairs strings.Builder
@@ -109,7 +175,7 @@ func TestArchiveExportTRF(t *testing.T) {
 		require.NotEmpty(t, games)
 		var byes []string
 		for _, b := range want.Byes {
-			if b.Round == round+1 {
+			if b.Round == round+1 && b.Kind == tournament.PairingBye {
 				byes = append(byes, no[b.Player])
 			}
 		}
@@ -124,14 +190,4 @@ func TestArchiveExportTRF(t *testing.T) {
 		require.Equal(t, 0, code, errs)
 		assert.Equal(t, pairs.String(), out, "round %d", round+1)
 	}
-
-	code, _, errs := run(t, "", "archive", "export", "--data", data, "--format", "trf", "Summer Cup")
-	assert.Equal(t, 2, code)
-	assert.Contains(t, errs, `no tournament named "Summer Cup"`)
-	code, _, errs = run(t, "", "archive", "export", "--data", data, "--format", "trf")
-	assert.Equal(t, 2, code)
-	assert.Contains(t, errs, "expected its name (EVENT) or T<id>")
-	code, out, errs := run(t, "", "archive", "export", "--data", data, "--format", "trf", fmt.Sprintf("T%d", id))
-	assert.Equal(t, 0, code, errs)
-	assert.Contains(t, out, "012 Winter Cup\nXXR 3\n")
 }

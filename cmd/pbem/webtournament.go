@@ -133,7 +133,15 @@ func tournamentView(t *archive.Tournament) (*web.TournamentView, error) {
 		}
 		slices.SortStableFunc(rd.Games, func(a, b web.TournamentGame) int { return cmp.Compare(a.Board, b.Board) })
 		for _, b := range t.Byes {
-			if b.Round == n {
+			if b.Round != n {
+				continue
+			}
+			switch b.Kind {
+			case archive.ByeHalf:
+				rd.HalfByes = append(rd.HalfByes, name[entrantID(b.Player)])
+			case archive.ByeZero:
+				rd.Absent = append(rd.Absent, name[entrantID(b.Player)])
+			default:
 				rd.Byes = append(rd.Byes, name[entrantID(b.Player)])
 			}
 		}

@@ -274,20 +274,26 @@ func checkTournamentPage(t *testing.T, m *mailTournament, page string, id int64,
 	for r, rows := range rounds {
 		lines := m.ask(fmt.Sprintf("tournament pairings T%d %d", id, r+1), "1. ")
 		var games []string
-		var bye []string
+		// The mail's lines of those who sat out, and the page's.
+		kinds := []struct{ mail, page string }{{"bye: ", "Bye: "}, {"half-point bye: ", "Half-point bye: "}, {"absent: ", "Absent: "}}
+		away := make([][]string, len(kinds))
+	line:
 		for _, l := range lines {
-			if name, ok := strings.CutPrefix(l, "bye: "); ok {
-				bye = append(bye, name)
-			} else {
-				games = append(games, l)
+			for k, kind := range kinds {
+				if name, ok := strings.CutPrefix(l, kind.mail); ok {
+					away[k] = append(away[k], name)
+					continue line
+				}
 			}
+			games = append(games, l)
 		}
 		assert.Equal(t, games, mailPairings(rows), "round %d", r+1)
-		if len(bye) > 0 {
-			want := fmt.Sprintf("Round %d\n", r+1)
-			if i := strings.Index(text, want); assert.True(t, i >= 0, "the page has no round %d", r+1) {
-				next, _, _ := strings.Cut(text[i+len(want):], "Round ")
-				assert.True(t, strings.Contains(next, "Bye: "+strings.Join(bye, ", ")+"."), "round %d's bye is not %q", r+1, bye)
+		want := fmt.Sprintf("Round %d\n", r+1)
+		if i := strings.Index(text, want); assert.True(t, i >= 0, "the page has no round %d", r+1) {
+			next, _, _ := strings.Cut(text[i+len(want):], "Round ")
+			for k, kind := range kinds {
+				line := kind.page + strings.Join(away[k], ", ") + "."
+				assert.Equal(t, len(away[k]) > 0, strings.Contains(next, line), "round %d: the page says %q: %v", r+1, line, len(away[k]) > 0)
 			}
 		}
 	}
@@ -299,7 +305,8 @@ func checkTournamentPage(t *testing.T, m *mailTournament, page string, id int64,
 }
 
 // TestTournamentEventPages runs a Swiss of five over three rounds (a bye
-// each round, a withdrawal after round 1) and a tables event of six at
+// each round, a withdrawal after round 1, a half-point bye asked for in
+// round 2 and an absence in round 3) and a tables event of six at
 // tables of three by mail through the referee: the event pages that pbem
 // serve shows and that pbem archive site writes give the standings and
 // every round's pairings exactly as the referee mails them, with the
@@ -315,8 +322,15 @@ func TestTournamentEventPages(t *testing.T) {
 	m := &mailTournament{t: t, ctx: ctx, store: store, ref: ref}
 
 	swiss := m.start(`"Autumn Cup" castles swiss rounds=3 days=3 rated`, "Ann", "Bob", "Cy", "Dee", "Eve")
-	m.play(swiss)
+	// Ann asks for a half-point bye in round 2; the director marks Bob
+	// absent from round 3.
 	tr := m.tournament(swiss)
+	ann := tr.Players[tr.Player("ann@example.org")]
+	m.send(ann.Address, refereeAddr, tagged(swiss, ann.Token), fmt.Sprintf("tournament bye T%d 2", swiss))
+	m.send(referee.Address{Name: "Dora", Addr: "dora@example.org"}, refereeAddr, tagged(swiss, tr.DirectorToken), fmt.Sprintf("tournament absent T%d 3 bob@example.org", swiss))
+	require.Len(t, m.tournament(swiss).Byes, 3, "the pairing bye of round 1, Ann's half-point bye, Bob's absence")
+	m.play(swiss)
+	tr = m.tournament(swiss)
 	quitter := tr.Players[2]
 	m.send(referee.Address{Name: "Cy", Addr: quitter.Address.Addr}, refereeAddr, tagged(swiss, quitter.Token), fmt.Sprintf("tournament withdraw T%d", swiss))
 	for range 3 {

@@ -14,9 +14,13 @@
 // Swiss rounds are paired by the Dutch system of the FIDE Handbook
 // (C.04.3, as in force from 2025), so that a director can check a round
 // with the engines they already use (see ReadTRF and WriteTRF). Players
-// who have not withdrawn are ranked by score (a win 1, a draw 1/2, a bye
-// or a forfeit win 1; UnscoredByes makes a bye 0), then by seed, which is
-// the pairing number. A player's colour history is the sides of the games
+// who have not withdrawn, and have not asked to sit out the round (a
+// half-point bye, TRF H, or an absence, TRF Z: see Bye), are ranked by
+// score (a win 1, a draw 1/2, the pairing-allocated bye or a forfeit win
+// 1, a half-point bye 1/2, an absence 0; UnscoredByes makes the
+// pairing-allocated bye 0), plus the virtual points of an accelerated
+// event (Acceleration; FIDE C.04.5.1, the Baku method, or the XXA lines
+// of a report), then by seed, which is the pairing number. A player's colour history is the sides of the games
 // actually played (not byes, not forfeits); White moves first (seat 0).
 //
 // Absolute criteria: no two players meet twice (C1; a forfeited game
@@ -38,11 +42,16 @@
 // (C14-C21); then the prescribed order of S1/S2 transpositions and
 // exchanges; the colours by E.1-E.5 (White goes to the higher ranked
 // player with an odd pairing number when nothing else decides, as XXC
-// white1). Each bracket is paired by maximum-weight matchings of the whole
+// white1; Black with InitialBlack, XXC black1; the pairing numbers counted
+// among the players paired so far or now, as the engines count them).
+// A requested bye is not the pairing-allocated bye: it neither uses up
+// nor prevents that one (C2), and a half-point bye counts as a downfloat
+// for C14-C21, as a pairing bye does. Each bracket is paired by maximum-weight matchings of the whole
 // field (Edmonds' blossom algorithm) whose edge weights stack these
 // criteria one above the other, the method of bbpPairings, the
 // FIDE-endorsed engine: on 1,419 reference rounds it pairs exactly as
-// that engine does.
+// that engine does, and on 214 more with half-point byes, absences,
+// XXC black1 and the Baku acceleration (testdata/customs).
 //
 // Boards are ordered by the higher score of the pair, then the lower
 // score, then the rank of the higher ranked player.

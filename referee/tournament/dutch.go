@@ -54,7 +54,9 @@ type dutchRound struct {
 type dutchPlayer struct {
 	id     string
 	seed   int // index in Event.Players: the pairing number less one
-	score  int // half points
+	rank   int // the pairing number less one among the players counted (see dutchField)
+	score  int // half points, with the virtual points of the round paired
+	accel  []int
 	rounds []dutchRound
 	played int // games played
 
@@ -68,9 +70,10 @@ type dutchPlayer struct {
 func (p *dutchPlayer) absImbalance() bool { return p.imbalance > 1 }
 func (p *dutchPlayer) absPref() bool      { return p.absImbalance() || p.repeated != noSide }
 
-// scoreBack returns the score before the last k rounds.
+// scoreBack returns the score before the last k rounds, with the virtual
+// points of the round then paired.
 func (p *dutchPlayer) scoreBack(k int) int {
-	s := p.score
+	s := p.score - p.accel[len(p.rounds)] + p.accel[max(0, len(p.rounds)-k)]
 	for i := len(p.rounds) - k; i < len(p.rounds); i++ {
 		if i >= 0 {
 			s -= p.rounds[i].points
@@ -86,16 +89,28 @@ type dutchField struct {
 	played    int            // rounds played
 	total     int            // rounds of the event
 	forbidden map[[2]int]bool
+	initial   int // the colour of E.5's higher ranked player with an odd rank
 }
 
-// dutchField gathers the active players' histories.
+// dutchField gathers the active players' histories: those who have not
+// withdrawn and asked for no bye in the round to pair. Their scores carry
+// the virtual points of each round (Acceleration). A player's rank, for
+// the colours of E.5, is the pairing number among the players who have
+// been paired in some round or are paired in this one, as the pairing
+// engines number them.
 func (e *Event) dutchField() *dutchField {
-	f := &dutchField{played: e.Paired(), total: e.TotalRounds(), forbidden: map[[2]int]bool{}}
+	f := &dutchField{played: e.Paired(), total: e.TotalRounds(), forbidden: map[[2]int]bool{}, initial: white}
+	if e.InitialBlack {
+		f.initial = black
+	}
 	byID := map[string]*dutchPlayer{}
 	for i, p := range e.Players {
-		dp := &dutchPlayer{id: p.ID, seed: i, rounds: make([]dutchRound, f.played)}
+		dp := &dutchPlayer{id: p.ID, seed: i, rounds: make([]dutchRound, f.played), accel: make([]int, f.played+1)}
 		for r := range dp.rounds {
 			dp.rounds[r] = dutchRound{opp: -1, colour: noSide}
+		}
+		for r := range dp.accel {
+			dp.accel[r] = e.Acceleration(p.ID, r+1)
 		}
 		f.players = append(f.players, dp)
 		byID[p.ID] = dp
@@ -118,20 +133,21 @@ func (e *Event) dutchField() *dutchField {
 			}
 		}
 	}
-	bp := e.byePoints()
-	for _, b := range e.Byes {
+	allocated := map[string]bool{} // the pairing-allocated byes
+	for _, b := range e.byesSoFar() {
 		p := byID[b.Player]
-		p.rounds[b.Round-1].points = bp
+		p.rounds[b.Round-1].points = e.byeScore(b)
+		if b.Kind == PairingBye {
+			allocated[b.Player] = true
+		}
 	}
 	for _, p := range f.players {
-		p.byeOK = true
+		p.byeOK = !allocated[p.id]
+		p.score = p.accel[f.played]
 		var whites, blacks, run int
-		for r, rd := range p.rounds {
+		for _, rd := range p.rounds {
 			p.score += rd.points
 			if !rd.played {
-				if slices.Contains(e.Byes, Bye{Round: r + 1, Player: p.id}) {
-					p.byeOK = false
-				}
 				// A bye, or a forfeit won, is a point scored without
 				// play: no second one (C2).
 				if rd.points >= 2 {
@@ -177,9 +193,16 @@ func (e *Event) dutchField() *dutchField {
 		}
 		p.strong = !p.absPref() && p.imbalance > 0
 	}
+	rank := 0
 	for _, p := range f.players {
-		if !e.withdrawn(p.id) {
+		_, asked := e.requested(p.id, f.played+1)
+		out := asked || e.withdrawn(p.id)
+		if !out {
 			f.active = append(f.active, p)
+		}
+		p.rank = rank
+		if !out || slices.ContainsFunc(p.rounds, func(rd dutchRound) bool { return rd.opp >= 0 }) || allocated[p.id] {
+			rank++
 		}
 	}
 	slices.SortStableFunc(f.active, func(a, b *dutchPlayer) int {
@@ -874,18 +897,18 @@ func dutchColour(f *dutchField, p, o *dutchPlayer, pv, ov int) int {
 	}
 	below := pv > ov // p ranked below o
 	if p.pref == noSide {
-		// E.5: the higher ranked player gets White with an odd pairing
-		// number.
+		// E.5: the higher ranked player gets the initial colour (White,
+		// or Black with XXC black1) with an odd pairing number.
 		if below {
-			if o.seed%2 == 1 {
-				return white
+			if o.rank%2 == 1 {
+				return f.initial
 			}
-			return black
+			return invert(f.initial)
 		}
-		if p.seed%2 == 1 {
-			return black
+		if p.rank%2 == 1 {
+			return invert(f.initial)
 		}
-		return white
+		return f.initial
 	}
 	if below {
 		return invert(o.pref)

@@ -180,3 +180,17 @@ func checkReference(t *testing.T, dir string, cases io.Reader) {
 	}
 	t.Logf("all: %d equal of %d", all.same, all.same+all.colours+all.different+all.errs)
 }
+
+// TestDutchCustoms pairs the rounds of testdata/customs, Swiss events
+// with the customs of club events, each round paired by bbpPairings (see
+// TestGenerateCustoms): half-point byes asked in advance (H) and absences
+// (Z) of players paired again later, the Baku acceleration (XXA lines)
+// and XXC black1. Pair must give the engine's pairs, colours and bye.
+func TestDutchCustoms(t *testing.T) {
+	f, err := os.Open("testdata/customs/cases.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	checkReference(t, "testdata/customs", f)
+}

@@ -69,11 +69,36 @@ type Game struct {
 // Ended reports whether the game has a result.
 func (g *Game) Ended() bool { return g.Ranks != nil }
 
-// Bye is a round in which a player was not paired and scored the bye.
+// Bye is a round in which a player was not paired: the pairing-allocated
+// bye, or a round the player asked in advance to sit out (Kind).
 type Bye struct {
 	Round  int
 	Player string
+	// Kind is PairingBye for the bye the pairing gives (TRF U), HalfPoint
+	// or ZeroPoint for a round the player asked to miss.
+	Kind ByeKind
 }
+
+// ByeKind is how a player came to sit out a round.
+type ByeKind int
+
+// The kinds of bye.
+const (
+	// PairingBye is the pairing-allocated bye (TRF U): the player left
+	// over by the pairing scores the bye (see UnscoredByes). At most one a
+	// player in a Swiss event.
+	PairingBye ByeKind = iota
+	// HalfPoint is a half-point bye the player asked for in advance (TRF
+	// H): not paired that round, scores 1/2.
+	HalfPoint
+	// ZeroPoint is a round the player will miss (TRF Z): not paired that
+	// round, scores 0, paired again in the next.
+	ZeroPoint
+)
+
+// Requested reports whether the bye was asked for (HalfPoint, ZeroPoint)
+// rather than given by the pairing.
+func (k ByeKind) Requested() bool { return k == HalfPoint || k == ZeroPoint }
 
 // Event is a tournament: its settings and everything that has happened.
 // The caller stores it; this package only reads it (Apply appends a round).
@@ -102,8 +127,23 @@ type Event struct {
 	Players []Player
 	// Games paired so far, with their results when ended.
 	Games []Game
-	// Byes given so far.
+	// Byes given so far, and the requested byes (HalfPoint, ZeroPoint) of
+	// rounds to come: Swiss only. A requested bye of a round not yet
+	// paired keeps the player out of its pairing and scores once the
+	// round is paired.
 	Byes []Bye
+	// InitialBlack gives Black, in round 1, to the top player of the first
+	// board (TRF XXC black1): the colours of rule E.5 of the Dutch system
+	// are swapped for the whole event. False is XXC white1.
+	InitialBlack bool
+	// Accelerated pairs the first rounds of a Swiss event with the Baku
+	// acceleration (FIDE C.04.5.1): see Acceleration.
+	Accelerated bool
+	// VirtualPoints, when not nil, are the virtual points added to each
+	// player's score (by ID; half points, by round from 1) when a round
+	// is paired; they replace those of Accelerated. ReadTRF fills it from
+	// XXA lines.
+	VirtualPoints map[string][]int
 	// Withdrawn lists the IDs of players who left: they are not paired in
 	// later rounds (their pending games are forfeited; see Forfeits).
 	Withdrawn []string
@@ -160,7 +200,9 @@ func (e *Event) Paired() int {
 		r = max(r, g.Round)
 	}
 	for _, b := range e.Byes {
-		r = max(r, b.Round)
+		if !b.Kind.Requested() {
+			r = max(r, b.Round)
+		}
 	}
 	return r
 }
@@ -254,15 +296,83 @@ func (e *Event) Check() error {
 	}
 	byes := map[string]int{}
 	for _, b := range e.Byes {
+		if b.Round < 1 {
+			return fmt.Errorf("tournament: the bye of %q has no round", b.Player)
+		}
 		if err := seen(b.Round, b.Player, fmt.Sprintf("the bye of round %d", b.Round)); err != nil {
 			return err
 		}
-		byes[b.Player]++
+		switch {
+		case b.Kind.Requested() && e.Format != Swiss:
+			return fmt.Errorf("tournament: %q asked for a bye in round %d, but only a Swiss event takes requested byes", b.Player, b.Round)
+		case b.Kind.Requested() && b.Round > e.TotalRounds():
+			return fmt.Errorf("tournament: %q asked for a bye in round %d, but the event has %d rounds", b.Player, b.Round, e.TotalRounds())
+		case b.Kind.Requested():
+		case b.Kind != PairingBye:
+			return fmt.Errorf("tournament: the bye of %q in round %d is of unknown kind %d", b.Player, b.Round, int(b.Kind))
+		default:
+			byes[b.Player]++
+		}
 		if e.Format == Swiss && byes[b.Player] > 1 {
 			return fmt.Errorf("tournament: %q has had two byes; a Swiss player gets at most one", b.Player)
 		}
 	}
+	for id, v := range e.VirtualPoints {
+		if !ids[id] {
+			return fmt.Errorf("tournament: virtual points for %q, who is not entered", id)
+		}
+		for k, p := range v {
+			if p < 0 {
+				return fmt.Errorf("tournament: %q has %s virtual points in round %d; want 0 or more", id, half(p), k+1)
+			}
+		}
+	}
 	return nil
+}
+
+// requested returns the kind of bye the player asked for in round r, and
+// whether there is one.
+func (e *Event) requested(id string, r int) (ByeKind, bool) {
+	for _, b := range e.Byes {
+		if b.Round == r && b.Player == id && b.Kind.Requested() {
+			return b.Kind, true
+		}
+	}
+	return 0, false
+}
+
+// Acceleration returns the virtual points (in half points) added to the
+// player's score when round r is paired: those of VirtualPoints when set,
+// else, when the event is Accelerated, those of the Baku acceleration
+// (FIDE C.04.5.1). Baku: the first half of the players in seed order,
+// rounded up to an even number (2 x ceil(n/4)), is group A; in the first
+// half of the rounds, rounded up (the accelerated rounds), the players of
+// group A get one virtual point in the first half of those, rounded up,
+// and half a point in the rest. Virtual points only place the players in
+// the score brackets: they never count in the standings.
+func (e *Event) Acceleration(id string, r int) int {
+	if e.VirtualPoints != nil {
+		v := e.VirtualPoints[id]
+		if r >= 1 && r <= len(v) {
+			return v[r-1]
+		}
+		return 0
+	}
+	if !e.Accelerated || e.Format != Swiss || r < 1 {
+		return 0
+	}
+	seed := slices.IndexFunc(e.Players, func(p Player) bool { return p.ID == id })
+	if seed < 0 || seed >= 2*((len(e.Players)+3)/4) {
+		return 0
+	}
+	accelerated := (e.TotalRounds() + 1) / 2
+	switch {
+	case r <= (accelerated+1)/2:
+		return 2
+	case r <= accelerated:
+		return 1
+	}
+	return 0
 }
 
 // Apply records a round that Pair returned: its games, forfeited games and
@@ -271,7 +381,7 @@ func (e *Event) Apply(r *Round) {
 	e.Games = append(e.Games, r.Games...)
 	e.Games = append(e.Games, r.Forfeited...)
 	for _, id := range r.Byes {
-		e.Byes = append(e.Byes, Bye{Round: r.Number, Player: id})
+		e.Byes = append(e.Byes, Bye{Round: r.Number, Player: id, Kind: PairingBye})
 	}
 }
 

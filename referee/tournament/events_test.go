@@ -309,7 +309,7 @@ func TestCheck(t *testing.T) {
 		{"stranger", Event{Format: RoundRobin, Players: abcde(2), Games: []Game{game(1, "a", "z", "1-0")}}, `names "z", who is not entered`},
 		{"double", Event{Format: RoundRobin, Players: abcde(3), Games: []Game{game(1, "a", "b", "1-0"), game(1, "a", "c", "1-0")}}, `"a" is paired twice in round 1`},
 		{"ranks", Event{Format: RoundRobin, Players: abcde(2), Games: []Game{{Round: 1, Players: []string{"a", "b"}, Ranks: []int{1}}}}, "1 ranks for 2 seats"},
-		{"two byes", Event{Format: Swiss, Rounds: 3, Players: abcde(3), Byes: []Bye{{1, "a"}, {2, "a"}}}, "two byes"},
+		{"two byes", Event{Format: Swiss, Rounds: 3, Players: abcde(3), Byes: []Bye{{Round: 1, Player: "a"}, {Round: 2, Player: "a"}}}, "two byes"},
 		{"rr rounds", Event{Format: RoundRobin, Rounds: 2, Players: abcde(4)}, "has 3 rounds, not 2"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -322,7 +322,7 @@ func TestCheck(t *testing.T) {
 			}
 		})
 	}
-	e := &Event{Format: Swiss, Rounds: 1, Players: abcde(3), Games: []Game{{Round: 1, Players: []string{"a", "b"}}}, Byes: []Bye{{1, "c"}}}
+	e := &Event{Format: Swiss, Rounds: 1, Players: abcde(3), Games: []Game{{Round: 1, Players: []string{"a", "b"}}}, Byes: []Bye{{Round: 1, Player: "c"}}}
 	if _, err := e.Pair(); !errors.Is(err, ErrFinished) {
 		t.Errorf("Pair of a finished Swiss = %v, want ErrFinished", err)
 	}

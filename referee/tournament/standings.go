@@ -15,8 +15,10 @@ import (
 // Points: a game scores, for each other player at it, 1 for ranking better,
 // 1/2 for the same rank (a two-player game: win 1, draw 1/2, loss 0; a
 // table of S: S minus the rank, shared places averaged: exactly what
-// archive.Crosstable counts for rpp games, pair by pair). A bye scores 1
-// (at tables of S, (S-1)/2, a table's average), or 0 with UnscoredByes. A
+// archive.Crosstable counts for rpp games, pair by pair). The
+// pairing-allocated bye scores 1 (at tables of S, (S-1)/2, a table's
+// average), or 0 with UnscoredByes; a requested half-point bye 1/2 and a
+// zero-point one (an absence) 0, from the pairing of their round on. A
 // forfeit scores like the game it replaces. Pending games score nothing.
 //
 // Sonneborn-Berger (round robins and tables): for each game played, the
@@ -25,9 +27,11 @@ import (
 // forfeits this is archive.Crosstable's SB, as its score is the Points.
 //
 // Buchholz (Swiss): the sum of the scores of the opponents played; each
-// unplayed round (a bye, or a game won or lost by forfeit) counts as an
-// opponent with the player's own score (FIDE's dummy-opponent rule, with
-// the final score). Median Buchholz drops the highest and the lowest of
+// unplayed round (any bye: pairing-allocated, half-point or zero-point;
+// or a game won or lost by forfeit) counts as an opponent with the
+// player's own score (FIDE's virtual-opponent rule of the tie-break
+// regulations, with the final score; opponents' scores are taken as they
+// are, byes included). Median Buchholz drops the highest and the lowest of
 // those values (nothing is left of fewer than three).
 //
 // Order: score, then Sonneborn-Berger (round robins, tables) or Buchholz,
@@ -52,7 +56,8 @@ type Standing struct {
 	Player Player
 	Seed   int
 	// Games counts the ended games, forfeits included; Forfeits the games
-	// among them decided without play; Byes the byes.
+	// among them decided without play; Byes the rounds sat out, of every
+	// kind, in the rounds paired so far.
 	Games, Forfeits, Byes int
 	// Points in half points, SB (Sonneborn-Berger) in quarter points,
 	// Buchholz and MedianBuchholz in half points: exact integers.
@@ -78,7 +83,7 @@ func (e *Event) Standings() (*Standings, error) {
 	for id, pts := range e.scores() {
 		rows[id].Points = pts
 	}
-	for _, b := range e.Byes {
+	for _, b := range e.byesSoFar() {
 		rows[b.Player].Byes++
 	}
 	buch := map[string][]int{}
@@ -299,7 +304,8 @@ func (e *Event) WritePairings(w io.Writer, r int) error {
 	}
 	for _, by := range e.Byes {
 		if by.Round == r {
-			b.WriteString(cut("bye: "+name[by.Player], MaxWidth) + "\n")
+			what := map[ByeKind]string{PairingBye: "bye: ", HalfPoint: "half-point bye: ", ZeroPoint: "absent: "}[by.Kind]
+			b.WriteString(cut(what+name[by.Player], MaxWidth) + "\n")
 		}
 	}
 	_, err := io.WriteString(w, b.String())

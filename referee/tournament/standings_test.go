@@ -1,6 +1,8 @@
 package tournament
 
 import (
+	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -71,7 +73,7 @@ func TestStandingsSwiss(t *testing.T) {
 			game(2, "a", "c", "1-0"), game(2, "b", "e", "0-1"),
 			game(3, "a", "e", "1/2"), game(3, "d", "b", "1-0"),
 		},
-		Byes: []Bye{{1, "e"}, {2, "d"}, {3, "c"}},
+		Byes: []Bye{{Round: 1, Player: "e"}, {Round: 2, Player: "d"}, {Round: 3, Player: "c"}},
 	}
 	check := func(want string) {
 		t.Helper()
@@ -217,6 +219,93 @@ func TestOpens(t *testing.T) {
 		e.Games[1].Ranks = []int{1, 1}
 		if !e.Opens(2, time.Time{}, day) {
 			t.Errorf("%s: round 2 does not open once round 1 has ended", f)
+		}
+	}
+}
+
+// TestStandingsRequestedByes scores the byes asked for: round 1: A-B 1-0,
+// C-D 1/2, E the pairing bye; round 2: C-A 1-0, B the pairing bye, E a
+// half-point bye, D absent; A asked for a half-point bye in round 3, not
+// yet paired. Scores: C, E 1.5; A, B 1; D 0.5 (A's bye of round 3 does not
+// count yet). Every unplayed round counts as an opponent of the player's
+// own score: Buchholz E 1.5+1.5 = 3; C 0.5+1 = 1.5; A 1+1.5 = 2.5 (the
+// bye to come adds nothing); B 1+1 = 2; D 1.5+0.5 = 2.
+func TestStandingsRequestedByes(t *testing.T) {
+	e := &Event{Name: "Club", Format: Swiss, Rounds: 3, Players: abcde(5),
+		Games: []Game{
+			game(1, "a", "b", "1-0"), game(1, "c", "d", "1/2"),
+			game(2, "c", "a", "1-0"),
+		},
+		Byes: []Bye{
+			{Round: 1, Player: "e"},
+			{Round: 2, Player: "b"}, {Round: 2, Player: "e", Kind: HalfPoint}, {Round: 2, Player: "d", Kind: ZeroPoint},
+			{Round: 3, Player: "a", Kind: HalfPoint},
+		},
+	}
+	st, err := e.Standings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := st.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := `Club: Swiss, 5 players, after round 2 of 3
+
+#  Player  Score  Games  Byes  Buch  Med
+1  E         1.5      0     2   3.0  0.0
+2  C         1.5      2     0   1.5  0.0
+3  A         1.0      2     0   2.5  0.0
+4  B         1.0      1     1   2.0  0.0
+5  D         0.5      1     1   2.0  0.0
+`
+	if b.String() != want {
+		t.Errorf("WriteText:\n%s\nwant:\n%s", b.String(), want)
+	}
+	// Round 3 leaves A out (the bye asked for); the others are paired,
+	// and B, who has had the pairing bye, does not get it again.
+	rd, err := e.Pair()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in []string
+	for _, g := range rd.Games {
+		in = append(in, g.Players...)
+	}
+	slices.Sort(in)
+	if !slices.Equal(in, []string{"b", "c", "d", "e"}) || len(rd.Byes) != 0 {
+		t.Errorf("round 3 pairs %v with byes %v; want b, c, d and e paired, A (bye asked) left out", in, rd.Byes)
+	}
+}
+
+// TestPairEveryoneAway: a Swiss round with every player away is no valid
+// pairing, not an empty round (which would never count as paired).
+func TestPairEveryoneAway(t *testing.T) {
+	e := &Event{Format: Swiss, Rounds: 1, Players: abcde(2),
+		Byes: []Bye{{Round: 1, Player: "a", Kind: HalfPoint}, {Round: 1, Player: "b", Kind: ZeroPoint}}}
+	if rd, err := e.Pair(); !errors.Is(err, ErrNoValidPairing) {
+		t.Errorf("Pair = %v, %v; want an error wrapping ErrNoValidPairing", rd, err)
+	}
+}
+
+// TestRequestedByeErrors: Check refuses requested byes where they cannot
+// be.
+func TestRequestedByeErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		e    Event
+		err  string
+	}{
+		{"round robin", Event{Format: RoundRobin, Players: abcde(4), Byes: []Bye{{Round: 1, Player: "a", Kind: HalfPoint}}}, "only a Swiss event takes requested byes"},
+		{"beyond the last round", Event{Format: Swiss, Rounds: 2, Players: abcde(4), Byes: []Bye{{Round: 3, Player: "a", Kind: ZeroPoint}}}, "but the event has 2 rounds"},
+		{"and a game", Event{Format: Swiss, Rounds: 2, Players: abcde(4), Games: []Game{game(1, "a", "b", "1-0")}, Byes: []Bye{{Round: 1, Player: "a", Kind: HalfPoint}}}, `"a" is paired twice in round 1`},
+		{"pairing bye after a half-point bye is fine, two pairing byes are not", Event{Format: Swiss, Rounds: 3, Players: abcde(3), Byes: []Bye{{Round: 1, Player: "a", Kind: HalfPoint}, {Round: 2, Player: "a"}, {Round: 3, Player: "a"}}}, "two byes"},
+		{"kind", Event{Format: Swiss, Rounds: 2, Players: abcde(4), Byes: []Bye{{Round: 1, Player: "a", Kind: 7}}}, "unknown kind 7"},
+		{"virtual points", Event{Format: Swiss, Rounds: 2, Players: abcde(4), VirtualPoints: map[string][]int{"z": {2}}}, `virtual points for "z", who is not entered`},
+	} {
+		err := tc.e.Check()
+		if err == nil || !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("%s: Check = %v, want an error containing %q", tc.name, err, tc.err)
 		}
 	}
 }

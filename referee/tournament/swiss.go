@@ -25,8 +25,34 @@ func points(ranks []int) []int {
 	return pts
 }
 
-// byePoints returns the half points of a bye: one point (for tables, the
-// average score of a table: seats-1 half points), or none.
+// byeScore returns the half points of a bye: a requested half-point bye
+// 1, a zero-point one 0, the pairing-allocated bye byePoints.
+func (e *Event) byeScore(b Bye) int {
+	switch b.Kind {
+	case HalfPoint:
+		return 1
+	case ZeroPoint:
+		return 0
+	}
+	return e.byePoints()
+}
+
+// byesSoFar returns the byes of the rounds paired so far: a requested bye
+// of a round to come is not yet scored.
+func (e *Event) byesSoFar() []Bye {
+	paired := e.Paired()
+	var out []Bye
+	for _, b := range e.Byes {
+		if b.Round <= paired {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// byePoints returns the half points of the pairing-allocated bye: one
+// point (for tables, the average score of a table: seats-1 half points),
+// or none.
 func (e *Event) byePoints() int {
 	if e.UnscoredByes {
 		return 0
@@ -47,8 +73,8 @@ func (e *Event) scores() map[string]int {
 			}
 		}
 	}
-	for _, b := range e.Byes {
-		s[b.Player] += e.byePoints()
+	for _, b := range e.byesSoFar() {
+		s[b.Player] += e.byeScore(b)
 	}
 	return s
 }
@@ -56,6 +82,9 @@ func (e *Event) scores() map[string]int {
 // pairSwiss returns Swiss round r, paired by the Dutch system.
 func (e *Event) pairSwiss(r int) (*Round, error) {
 	f := e.dutchField()
+	if len(f.active) == 0 {
+		return nil, fmt.Errorf("tournament: %w for round %d: nobody is left to pair, every player has withdrawn or asked to sit it out", ErrNoValidPairing, r)
+	}
 	pairs, bye, err := dutchPair(f)
 	if err != nil {
 		if errors.Is(err, ErrNoValidPairing) {

@@ -265,3 +265,32 @@ func TestSwissProperties(t *testing.T) {
 	}
 	t.Logf("%d rounds paired; %d events stuck with no valid pairing left", rounds, stuck)
 }
+
+// TestBakuAcceleration: group A is the first 2 x ceil(n/4) seeds; of a
+// 9-round event the first 5 rounds are accelerated, rounds 1-3 by one
+// point (2 half points), 4-5 by half a point; VirtualPoints replace them.
+func TestBakuAcceleration(t *testing.T) {
+	e := &Event{Format: Swiss, Rounds: 9, Players: entrants(10), Accelerated: true}
+	for _, tc := range []struct {
+		seed  int // from 1
+		round int
+		want  int
+	}{
+		{1, 1, 2}, {6, 3, 2}, {6, 4, 1}, {1, 5, 1}, {1, 6, 0}, {7, 1, 0}, {10, 2, 0},
+	} {
+		if got := e.Acceleration(e.Players[tc.seed-1].ID, tc.round); got != tc.want {
+			t.Errorf("10 players, 9 rounds: Acceleration(seed %d, round %d) = %d half points, want %d", tc.seed, tc.round, got, tc.want)
+		}
+	}
+	e = &Event{Format: Swiss, Rounds: 5, Players: entrants(9), Accelerated: true}
+	// 9 players: group A is 6; 5 rounds: 3 accelerated, 1-2 by a point.
+	for _, tc := range []struct{ seed, round, want int }{{6, 2, 2}, {6, 3, 1}, {6, 4, 0}, {7, 1, 0}} {
+		if got := e.Acceleration(e.Players[tc.seed-1].ID, tc.round); got != tc.want {
+			t.Errorf("9 players, 5 rounds: Acceleration(seed %d, round %d) = %d, want %d", tc.seed, tc.round, got, tc.want)
+		}
+	}
+	e.VirtualPoints = map[string][]int{e.Players[8].ID: {0, 1}}
+	if a, b := e.Acceleration(e.Players[8].ID, 2), e.Acceleration(e.Players[0].ID, 1); a != 1 || b != 0 {
+		t.Errorf("with VirtualPoints: Acceleration = %d and %d, want 1 (given) and 0 (not given)", a, b)
+	}
+}

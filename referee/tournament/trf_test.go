@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -116,7 +118,10 @@ func TestReadTRFErrors(t *testing.T) {
 		name, in, err string
 	}{
 		{"rounds", "XXR x\n", "XXR wants the number of rounds"},
-		{"black1", "XXC black1\n", "XXC black1 is not supported"},
+		{"xxa number", "XXA  x  1.0\n", `XXA wants a pairing number in columns 5-8, found " x  "`},
+		{"xxa points", "XXA    1  1.3\n", `XXA: round 1: "1.3" is not a number of points in halves`},
+		{"xxa field", "XXA    1  1.0x 0.5\n", `XXA: round 1: " 1.0x" is not points in a field of five columns`},
+		{"xxa player", "XXA    2  1.0\n" + trfLine(1, "A", "0.0"), "XXA for player 2, but the players are 1-1"},
 		{"order", trfLine(2, "B", "0.0"), `pairing number "   2", want 1`},
 		{"short", "001    1      Ann\n", "a player line is 17 columns long"},
 		{"result", trfLine(1, "A", "1.0", "   2 w X") + trfLine(2, "B", "0.0", "   1 b 0"), `round 1: result "X", want one of 1 = 0 + -`},
@@ -124,14 +129,54 @@ func TestReadTRFErrors(t *testing.T) {
 		{"mismatch", trfLine(1, "A", "1.0", "   2 w 1") + trfLine(2, "B", "1.0", "   1 b 1"), "does not match line"},
 		{"self", trfLine(1, "A", "1.0", "   1 w 1"), "opponent 1 is not another player"},
 		{"score", trfLine(1, "A", "0.5", "   2 w 1") + trfLine(2, "B", "0.0", "   1 b 0"), "score 0.5, but the results add up to 1.0"},
-		{"half bye", trfLine(1, "A", "0.5", "0000 - H"), `result "H" without an opponent`},
-		{"comeback", trfLine(1, "A", "0.0", "0000 - Z", "0000 - U") + trfLine(2, "B", "0.0", "0000 - Z", "0000 - U"), "absent (0000 - Z), but a later round is not"},
+		{"full-point bye", trfLine(1, "A", "1.0", "0000 - F"), `result "F" without an opponent; want U (the pairing-allocated bye), H (a half-point bye) or Z (an absence)`},
+		{"half bye score", trfLine(1, "A", "1.0", "0000 - H", "   2 w 0") + trfLine(2, "B", "1.0", "0000 - H", "   1 b 1"), "score 1.0, but the results add up to 0.5"},
+		{"beyond the next round", trfLine(1, "A", "1.0", "   2 w 1", "0000 - H", "0000 - H") + trfLine(2, "B", "0.0", "   1 b 0"), "3 rounds, but the rounds played are 1 of 2"},
+		{"two pairing byes", trfLine(1, "A", "2.0", "0000 - U", "0000 - U"), "two byes"},
 		{"missing round", trfLine(1, "A", "1.0", "   2 w 1", "   3 b 0") + trfLine(2, "B", "0.0", "   1 b 0") + trfLine(3, "C", "1.0", "0000 - U", "   1 w 1"), "1 rounds, but others have 2"},
 		{"too many rounds", "XXR 1\n" + trfLine(1, "A", "1.0", "   2 w 1", "0000 - U") + trfLine(2, "B", "1.0", "   1 b 0", "0000 - U"), "2 rounds played, but XXR says the event has 1"},
 	} {
 		_, err := ReadTRF(strings.NewReader(tc.in))
 		if err == nil || !strings.Contains(err.Error(), tc.err) {
 			t.Errorf("%s: ReadTRF = %v, want an error containing %q", tc.name, err, tc.err)
+		}
+	}
+}
+
+// TestTRFCustomsRoundTrip reads each report of testdata/customs (H, Z,
+// XXC black1, XXA), writes it again and reads that: the same byes of
+// each kind, virtual points, initial colour and withdrawals, and the same
+// next round paired.
+func TestTRFCustomsRoundTrip(t *testing.T) {
+	files, err := filepath.Glob("testdata/customs/trf/*.trf")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no reports in testdata/customs/trf (%v)", err)
+	}
+	for _, name := range files {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := ReadTRF(bytes.NewReader(b))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var buf bytes.Buffer
+		if err := a.WriteTRF(&buf); err != nil {
+			t.Fatalf("%s: WriteTRF: %v", name, err)
+		}
+		c, err := ReadTRF(&buf)
+		if err != nil {
+			t.Fatalf("%s: reading it written again: %v\n%s", name, err, buf.String())
+		}
+		if fmt.Sprint(a.Byes, a.VirtualPoints, a.InitialBlack, a.Withdrawn) != fmt.Sprint(c.Byes, c.VirtualPoints, c.InitialBlack, c.Withdrawn) {
+			t.Errorf("%s: written again, byes, virtual points, initial black, withdrawn %v %v %v %v; want %v %v %v %v",
+				name, c.Byes, c.VirtualPoints, c.InitialBlack, c.Withdrawn, a.Byes, a.VirtualPoints, a.InitialBlack, a.Withdrawn)
+		}
+		ra, errA := a.Pair()
+		rc, errC := c.Pair()
+		if (errA == nil) != (errC == nil) || errA == nil && pairingText(a, ra) != pairingText(c, rc) {
+			t.Errorf("%s: paired %v (%v), written again %v (%v)", name, ra, errA, rc, errC)
 		}
 	}
 }
