@@ -9,6 +9,7 @@ import (
 
 	"pbem/archive"
 	"pbem/notation"
+	"pbem/referee"
 )
 
 // weekdayTime counts [a, b) without Saturdays and Sundays (UTC), minute by
@@ -135,6 +136,51 @@ func TestClockProperties(t *testing.T) {
 				mover = 1 - mover
 				plies++
 			}
+		}
+	})
+}
+
+// TestAdminClockOnBank: pbem admin clock gives the side to move time on
+// its bank: the deadline moves by as much, and the ply then played is
+// charged that much less (the gift counts for that move only).
+func TestAdminClockOnBank(t *testing.T) {
+	eachStore(t, func(t *testing.T, db store) {
+		h := newHarness(t, db, nil)
+		h.send("from: alice@example.org\nsubject: new toy with bob@example.org players=2 time=2d+1d\n")
+		h.send("from: alice@example.org\nto: {plus 1 alice@example.org}\n\naccept\n")
+		h.send("from: bob@example.org\nto: {plus 1 bob@example.org}\n\naccept\n")
+		before, err := h.store.Game(h.ctx, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		words, err := referee.AdminWords(`clock 1 +1d "travel"`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := h.ref.Admin(h.ctx, "cli:operator", words); err != nil {
+			t.Fatal(err)
+		}
+		after, err := h.store.Game(h.ctx, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := after.Deadline.Sub(before.Deadline); got != 24*time.Hour {
+			t.Fatalf("the deadline moved by %v, want 24h", got)
+		}
+		// Alice thinks 2 days 12 hours: past her bank of 2 days, within
+		// the gift; she is charged 1 day 12 hours.
+		h.step("t", "tick", "time: +60h")
+		h.send("from: alice@example.org\nto: {plus 1 alice@example.org}\n\n+1\n")
+		g, err := h.store.Game(h.ctx, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.Status != archive.Playing {
+			t.Fatalf("game is %s:\n%s", g.Status, g.Record)
+		}
+		emt, clk := lastClock(t, g.Record)
+		if emt > 36*time.Hour+2*time.Minute || emt < 36*time.Hour-2*time.Minute || clk != 48*time.Hour-emt+24*time.Hour {
+			t.Errorf("emt %v clk %v, want about 36h charged and the bank less it plus the increment", emt, clk)
 		}
 	})
 }
