@@ -78,6 +78,14 @@ func (s *Store) RatingsOf(ctx context.Context, lookup notation.Lookup, f Filter)
 			return nil
 		}
 		ps := pairings(fd)
+		// A seat the computer played on after its player left is no
+		// one's result.
+		for _, sd := range fd.Sides {
+			if strings.HasSuffix(sd.Player, PlayedByComputer) {
+				k := identityKey(sd.Player)
+				ps = slices.DeleteFunc(ps, func(p pairing) bool { return p.a == k || p.b == k })
+			}
+		}
 		if len(ps) == 0 {
 			return nil
 		}

@@ -186,3 +186,24 @@ func TestLookAlikeNamesAreOnePlayer(t *testing.T) {
 		assert.Len(t, ct.Players, 6, "crosstable rows")
 	})
 }
+
+// TestRatingsLeaveOutComputerSeats: a seat whose player resigned and whose
+// seat the computer played on (leaver=bot) counts for no one's rating;
+// the other seats' pairs count as usual.
+func TestRatingsLeaveOutComputerSeats(t *testing.T) {
+	eachStore(t, func(t *testing.T, where string) {
+		ctx := context.Background()
+		s := open(t, where)
+		importText(t, s, `[Game "rpp"] [Date "2026.01.01"] [Players "3"] [R "Ann"] [Y "Bea `+PlayedByComputer+`"] [G "Cid"] [Termination "resign"]
+1. R:La1-b2 R>Y>G
+`)
+		lists, err := s.Ratings(ctx, lookup, "rpp")
+		require.NoError(t, err)
+		require.Len(t, lists, 1)
+		var names []string
+		for _, r := range lists[0].Players {
+			names = append(names, r.Name)
+		}
+		assert.ElementsMatch(t, []string{"Ann", "Cid"}, names, "the computer's seat is left out")
+	})
+}

@@ -90,7 +90,17 @@ type GameOptions struct {
 	Inviter string `json:"inviter,omitempty"`
 	// Private games are not listed or shown to anyone but their players.
 	Private bool `json:"private,omitempty"`
+	// Leaver is what becomes of the seat of a player who resigns or runs
+	// out of time in a game of three or more seats: "" (the seat leaves,
+	// the others play on) or "bot:N" (the referee's computer player at
+	// level N plays the seat to the end).
+	Leaver string `json:"leaver,omitempty"`
 }
+
+// PlayedByComputer ends the side tag of a seat whose player resigned or
+// ran out of time and whose seat the computer played on (the game's
+// leaver=bot option): ratings leave that seat out.
+const PlayedByComputer = "(resigned, played by the computer)"
 
 // Control is a time control beyond days per move: Base, Inc and Max are
 // a bank of time, its increment after each ply and its cap, in seconds

@@ -323,6 +323,10 @@ func (r *Referee) tickChange(ctx context.Context, ag *archive.Game, now time.Tim
 		mover := g.mover()
 		half, last := g.reminders()
 		switch {
+		case !s.now.Before(g.graceEnd()) && g.canLeave(mover) && g.Options.Leaver != "":
+			if err := s.handOver(g, mover, "ran out of time"); err != nil {
+				return nil, err
+			}
 		case !s.now.Before(g.graceEnd()) && g.canLeave(mover):
 			if err := s.leave(g, mover, engine.LeaveTime, fmt.Sprintf("%s ran out of time (the deadline was %s)", g.who(mover), stamp(g.Deadline))); err != nil {
 				return nil, err

@@ -412,6 +412,9 @@ func (s *session) resignCmd(c *cmd) error {
 	if g.isOut(seat) {
 		return mistake(g, "", "you have left game #%d already", g.ID)
 	}
+	if g.canLeave(seat) && g.Options.Leaver != "" {
+		return s.handOver(g, seat, "resigned")
+	}
 	if g.canLeave(seat) {
 		s.mine.add("You resigned game #%d: you leave it, and the others play on.", g.ID)
 		return s.leave(g, seat, engine.LeaveResign, g.who(seat)+" resigned")
@@ -462,6 +465,56 @@ func (s *session) leave(g *game, seat int, reason, why string) error {
 		s.mine.show(g)
 	}
 	if wasMover {
+		return s.startTurn(g)
+	}
+	s.touch(g)
+	return nil
+}
+
+// handOver gives the seat of a player who resigned or ran out of time to
+// the referee's computer player (the game's leaver=bot:N), which plays it
+// to the end: the record's side tag names the player with
+// archive.PlayedByComputer (ratings leave the seat out) and a comment
+// says where the computer took over. The player gets a mail of its own
+// and its token no longer works.
+func (s *session) handOver(g *game, seat int, verb string) error {
+	level, _, err := parseBot(g.Options.Leaver)
+	if err != nil {
+		return err
+	}
+	n := 1
+	for _, st := range g.Seats {
+		if l, ok := BotLevel(st.Player.Addr); ok && l == level {
+			n++
+		}
+	}
+	token, err := s.r.newToken()
+	if err != nil {
+		return err
+	}
+	old := g.Seats[seat]
+	who := g.who(seat)
+	was := old.Player.Addr
+	for i := range g.tags {
+		if g.tags[i].Name == old.Side {
+			g.tags[i].Value += " " + archive.PlayedByComputer
+			was = g.tags[i].Value
+		}
+	}
+	g.b.Game().Record.SetTag(old.Side, was)
+	g.comment(fmt.Sprintf("%s %s; the computer (level %d) plays the seat from here", who, verb, level))
+	g.Seats[seat] = archive.Seat{Side: old.Side, Player: Address{Name: BotName(level), Addr: botAddress(level, n)}, Token: token, Joined: true}
+	g.Offers = nil
+	text := fmt.Sprintf("%s %s; the referee's computer player (level %d) plays the seat from here to the end of the game.", who, verb, level)
+	s.tell(g, true, "%s", text)
+	if s.mine != nil && normAddr(old.Player.Addr) == s.from.Addr {
+		s.mine.add("You resigned game #%d: the referee's computer player (level %d) plays your seat to the end, and the result names you \"%s\". Your token for the game no longer works.", g.ID, level, archive.PlayedByComputer)
+	} else {
+		d := &draft{to: old.Player, seat: -1, kind: "handed-over", label: fmt.Sprintf("game #%d: the computer plays your seat", g.ID)}
+		d.add("%s Your token for game #%d no longer works.", text, g.ID)
+		s.extra = append(s.extra, d)
+	}
+	if g.mover() == seat {
 		return s.startTurn(g)
 	}
 	s.touch(g)

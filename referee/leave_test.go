@@ -165,3 +165,55 @@ func TestTwoSeatsResignAsBefore(t *testing.T) {
 		}
 	})
 }
+
+// TestLeaverBot: with leaver=bot:1 a player who resigns a game of three
+// hands the seat to the computer, which plays it on; the player is told
+// that its token no longer works, and the record names it with
+// archive.PlayedByComputer.
+func TestLeaverBot(t *testing.T) {
+	eachStore(t, func(t *testing.T, db store) {
+		h := newHarness(t, db, nil)
+		h.send("from: p0@example.org\nsubject: new rpp with p1@example.org p2@example.org players=3 leaver=bot:1\n")
+		for _, a := range []string{"p0", "p1", "p2"} {
+			h.send(fmt.Sprintf("from: %s@example.org\nto: {plus 1 %s@example.org}\n\naccept\n", a, a))
+		}
+		g, err := h.store.Game(h.ctx, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.Options.Leaver != "bot:1" {
+			t.Fatalf("leaver option = %q", g.Options.Leaver)
+		}
+		// A seat not to move resigns.
+		codec, _ := referee.Lookup("rpp")
+		c := &condGame{t: t, h: h, id: 1, codec: codec, opts: engine.Options{Players: 3, Board: g.Options.Board}, rng: rand.New(rand.NewPCG(1, 2))}
+		mover := c.line().State().ToMove()
+		seat := (mover + 1) % 3
+		addr := g.Seats[seat].Player.Addr
+		out := h.send(fmt.Sprintf("from: %s\nto: {plus 1 %s}\n\nresign\n", addr, addr))
+		if !strings.Contains(flat(mailTo(out, addr)), "the referee's computer player (level 1) plays your seat to the end") {
+			t.Errorf("the resigning player's reply:\n%s", mailTo(out, addr))
+		}
+		g, _ = h.store.Game(h.ctx, 1)
+		if lv, ok := referee.BotLevel(g.Seats[seat].Player.Addr); !ok || lv != 1 {
+			t.Fatalf("seat %d is %s, want the level 1 bot", seat, g.Seats[seat].Player.Addr)
+		}
+		if !strings.Contains(g.Record, archive.PlayedByComputer) || strings.Contains(g.Record, ":resign") {
+			t.Errorf("record:\n%s", g.Record)
+		}
+		// The mover plays; then the computer plays the seat.
+		m := g.Seats[mover].Player.Addr
+		ply, _ := c.pick(c.line())
+		h.send(fmt.Sprintf("from: %s\nto: {plus 1 %s}\n\n%s\n", m, m, ply))
+		before := len(c.record().Main.Plies)
+		h.step("b", "bots", "")
+		if after := len(c.record().Main.Plies); after != before+1 {
+			t.Errorf("the computer played %d plies for the seat, want 1", after-before)
+		}
+		// The old player's token is dead.
+		out = h.send(fmt.Sprintf("from: %s\nsubject: Re: [pbem #1 x]\n\nshow 1\n", addr))
+		if strings.Contains(out, "your move") {
+			t.Errorf("the player who left still plays:\n%s", out)
+		}
+	})
+}

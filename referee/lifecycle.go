@@ -269,12 +269,15 @@ func optionText(o archive.GameOptions) string {
 	if o.Private {
 		t += ", private"
 	}
+	if o.Leaver != "" {
+		t += ", a leaver's seat played on by the computer (" + o.Leaver + ")"
+	}
 	return upperFirst(t) + "."
 }
 
 // option reads one option=value of new.
 func (r *Referee) option(o *archive.GameOptions, k, v string) error {
-	const opts = "players=N, board=NAME, first=random|ADDRESS, days=N, time=BASE+INC, max=CAP, weekends=off, grace=SPAN, rated=yes|no, private=yes|no, event=NAME, round=N"
+	const opts = "players=N, board=NAME, first=random|ADDRESS, days=N, time=BASE+INC, max=CAP, weekends=off, grace=SPAN, leaver=out|bot|bot:N, rated=yes|no, private=yes|no, event=NAME, round=N"
 	v = strings.TrimSpace(v)
 	if v == "" {
 		return mistake(nil, opts, "the option %s has no value", k)
@@ -312,6 +315,17 @@ func (r *Referee) option(o *archive.GameOptions, k, v string) error {
 		o.Days = n
 	case "time", "max", "grace", "weekends":
 		return r.controlOption(o, k, v)
+	case "leaver":
+		const form = "leaver=out (a player who resigns or runs out of time leaves; the others play on) or leaver=bot / bot:N (the computer plays the seat to the end)"
+		if strings.EqualFold(v, "out") {
+			o.Leaver = ""
+			break
+		}
+		level, isBot, err := parseBot(v)
+		if !isBot || err != nil {
+			return mistake(nil, form, "the option leaver=%s is not allowed", v)
+		}
+		o.Leaver = fmt.Sprintf("bot:%d", level)
 	case "rated":
 		switch strings.ToLower(v) {
 		case "yes", "true", "1":

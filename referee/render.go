@@ -287,7 +287,10 @@ func (r *Referee) helpText() string {
      what each of your plies adds: time=30d+1d; d, h, m), max=CAP (the
      most a bank holds), weekends=off (Saturdays and Sundays of the
      mover's time zone do not count), grace=SPAN (a late player may
-     still move so long; the others are told), rated=yes|no,
+     still move so long; the others are told), leaver=out|bot|bot:N
+     (with three or more seats, a player who resigns or runs out of
+     time leaves and the others play on, or the computer plays the
+     seat to the end), rated=yes|no,
      event=NAME, round=N, and private (only its players can see the
      game, here and on the web).
      You confirm with "accept" in reply to the referee's answer; then

@@ -40,6 +40,9 @@ type session struct {
 	entries       []*archive.Entry
 
 	mine *draft          // the reply to the sender; the others are written from the games' news
+	// extra are mails to others than the games' seats and watchers (a
+	// player whose seat the computer took over).
+	extra []*draft
 	tour tourState       // the tournaments read and changed (tournament.go)
 	ids  map[string]bool // the Message-IDs given so far (uniqueID)
 	// bot is set when the referee plays a bot's ply (PlayBot): the sender
@@ -677,6 +680,9 @@ func (s *session) change() *archive.Change {
 		for _, d := range s.newsDrafts(g) {
 			ch.Outbox = append(ch.Outbox, s.compose(d))
 		}
+	}
+	for _, d := range s.extra {
+		ch.Outbox = append(ch.Outbox, s.compose(d))
 	}
 	s.flushTournaments(ch)
 	return ch

@@ -182,13 +182,17 @@ func playByMail(ctx context.Context, w io.Writer, ref string, ps []*player, code
 		fmt.Fprintf(w, "\n%s <- %s\n%s\n", p.addr, last[p].Subject, indent(last[p].Text))
 	}
 	show(ps[line.State().ToMove()])
-	for ply := 0; ply <= plies && !line.Outcome().Over; ply++ {
+	for ply := 0; !line.Outcome().Over; ply++ {
 		mover := ps[line.State().ToMove()]
 		text := "resign"
 		var m engine.Move
 		if ply < plies {
 			m = randomMove(line.State(), r)
 			text = codec.Encode(line.State(), m)
+		} else if l, ok := line.State().(engine.Leaver); ok && n > 2 && l.CanLeave(line.State().ToMove()) {
+			// With three or more seats the resigning seat leaves and the
+			// others play on: they resign in turn until one is left.
+			m = engine.Leave{Seat: line.State().ToMove(), Reason: engine.LeaveResign}
 		}
 		if err := mover.send(ref, "", text, last[mover]); err != nil {
 			return err
@@ -211,6 +215,9 @@ func playByMail(ctx context.Context, w io.Writer, ref string, ps []*player, code
 			next = mover
 		}
 		show(next)
+		if text == "resign" && m == nil {
+			break // the game ended with the resignation
+		}
 	}
 	fmt.Fprintln(w)
 	return nil
