@@ -39,12 +39,12 @@ type session struct {
 	senders       []*archive.Sender
 	entries       []*archive.Entry
 
-	mine *draft          // the reply to the sender; the others are written from the games' news
+	mine *draft // the reply to the sender; the others are written from the games' news
 	// extra are mails to others than the games' seats and watchers (a
 	// player whose seat the computer took over).
 	extra []*draft
-	tour tourState       // the tournaments read and changed (tournament.go)
-	ids  map[string]bool // the Message-IDs given so far (uniqueID)
+	tour  tourState       // the tournaments read and changed (tournament.go)
+	ids   map[string]bool // the Message-IDs given so far (uniqueID)
 	// bot is set when the referee plays a bot's ply (PlayBot): the sender
 	// is the bot's seat, which has no token and gets no mail.
 	bot bool
