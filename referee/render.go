@@ -156,7 +156,7 @@ func (s *session) block(g *game, seat int, heading bool) string {
 	if g.Reminded&remindLate != 0 && g.Options.Grace > 0 {
 		lines = append(lines, fmt.Sprintf("%s's clock ran out: the grace lasts until %s.", g.name(mover), stampIn(g.graceEnd(), readerZone)))
 	}
-	if c.Bank() {
+	{
 		var clocks []string
 		for i := range g.Seats {
 			d := g.clockOf(i)
