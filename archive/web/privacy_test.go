@@ -417,3 +417,36 @@ func TestConditionsOnNoPage(t *testing.T) {
 		return nil
 	})
 }
+
+// TestLeaversOnPages: a table game in which seats left (Y:resign, G:time
+// in the record) is imported and shown like any other: its page, its
+// record for download, and the archive's list.
+func TestLeaversOnPages(t *testing.T) {
+	fx := newFixture(t)
+	text := `[Game "rpp"] [Event "Leavers"] [Players "3"] [R "Rae"] [Y "Yul"] [G "Gus"]
+1. R:La5-b6 Y:Le1-e2 G:time 2. R:Lb6-b5 Y:resign R>Y>G
+`
+	if _, err := fx.store.ImportFile(context.Background(), "l.pgn", []byte(text), lookup, func(ch *notation.Checked) {
+		for _, p := range ch.Problems {
+			t.Error(p)
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var entry int64
+	if err := fx.store.Query(context.Background(), lookup, archive.Filter{Event: "Leavers"}, func(fd *archive.Found) error {
+		entry = fd.ID
+		return nil
+	}); err != nil || entry == 0 {
+		t.Fatalf("the game is not archived: %v", err)
+	}
+	for _, path := range []string{fmt.Sprintf("/a/%d", entry), fmt.Sprintf("/a/%d.pgn", entry)} {
+		code, body, _ := get(t, fx.srv, path)
+		if code != http.StatusOK || !strings.Contains(body, "G:time") || !strings.Contains(body, "Y:resign") {
+			t.Errorf("GET %s = %d, without the leaves:\n%s", path, code, body)
+		}
+	}
+	if _, body, _ := get(t, fx.srv, "/archive?event=Leavers"); !strings.Contains(body, "Rae") {
+		t.Errorf("the archive does not list the game")
+	}
+}
