@@ -140,10 +140,15 @@ type Seat struct {
 
 // Offer is a pending draw offer or undo request.
 type Offer struct {
-	Kind     string `json:"kind"` // "draw" or "undo"
+	Kind     string `json:"kind"` // "draw", "undo" or "takeover"
 	By       int    `json:"by"`   // seat of the player who made it
 	Accepted []int  `json:"accepted,omitempty"`
 	Ply      int    `json:"ply"` // plies played when it was made
+	// Seat, To and Token are a takeover's: the seat that left, the
+	// address invited to take it, and the secret its acceptance needs.
+	Seat  int    `json:"seat,omitempty"`
+	To    string `json:"to,omitempty"`
+	Token string `json:"token,omitempty"`
 }
 
 // Conditions is one seat's tree of conditional lines ("if their ply is A,

@@ -156,6 +156,13 @@ const (
 	LeaveTime   = "time"
 )
 
+// Rejoin is a seat that left (Leave) coming back into the game with a new
+// player (a takeover), where the rules allow it: the record writes it as
+// its own token.
+type Rejoin struct {
+	Seat int
+}
+
 // Leaver is implemented by a State whose seats may leave while the others
 // play on: CanLeave reports whether seat may leave now (Apply takes a
 // Leave then).

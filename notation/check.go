@@ -379,7 +379,7 @@ func (c *checker) line(l *Line, at *engine.Line, base, prevMover, prevRound int,
 		round, opens := c.roundOf(prevRound, prevMover, mover)
 		leave := leaveToken(p.Text)
 		if leave && p.HasNumber {
-			c.add(p.NumberPos, ply, p.NumberTok, "move number %s before %s: a seat's leave takes no move number", p.NumberTok, p.Text)
+			c.add(p.NumberPos, ply, p.NumberTok, "move number %s before %s: a seat's leave or takeover takes no move number", p.NumberTok, p.Text)
 		} else if p.HasNumber && (p.Number != round || p.Continues == opens) {
 			want := fmt.Sprintf("%d.", round)
 			if !opens {
@@ -413,7 +413,7 @@ func (c *checker) line(l *Line, at *engine.Line, base, prevMover, prevRound int,
 			p.Canon = c.g.Codec.Encode(s, m)
 		}
 		p.round, p.opens = round, opens
-		_, p.leave = m.(engine.Leave)
+		p.leave = outOfTurn(m)
 		c.g.Plies++
 		if moves != nil {
 			*moves = append(*moves, m)
@@ -430,12 +430,22 @@ func (c *checker) line(l *Line, at *engine.Line, base, prevMover, prevRound int,
 	return lines, true
 }
 
+// outOfTurn reports whether m is a seat's leave or rejoin, which stands
+// between plies.
+func outOfTurn(m engine.Move) bool {
+	switch m.(type) {
+	case engine.Leave, engine.Rejoin:
+		return true
+	}
+	return false
+}
+
 // leaveToken reports whether a ply's text has the shape of a seat's leave
 // (Y:resign, Y:time), which takes no move number.
 func leaveToken(text string) bool {
 	_, r, ok := strings.Cut(text, ":")
 	r = strings.ToLower(r)
-	return ok && (r == engine.LeaveResign || r == engine.LeaveTime)
+	return ok && (r == engine.LeaveResign || r == engine.LeaveTime || r == "takeover")
 }
 
 // Checked is one game of a file after checking.

@@ -209,7 +209,7 @@ func (b *Builder) Play(m engine.Move) error {
 	}
 	round, opens := b.c.roundOf(b.round, b.mover, s.ToMove())
 	canon := b.g.Codec.Encode(s, m)
-	_, leave := m.(engine.Leave)
+	leave := outOfTurn(m)
 	b.g.Record.Main.Plies = append(b.g.Record.Main.Plies, &Ply{Text: canon, Canon: canon, round: round, opens: opens, leave: leave})
 	b.g.Lines = append(b.g.Lines, next)
 	b.g.Moves = append(b.g.Moves, m)

@@ -22,7 +22,7 @@ type cmd struct {
 
 // commandVerbs are the first words of the commands.
 var commandVerbs = []string{"new", "move", "pass", "show", "games", "record", "help", "preview", "resign",
-	"draw", "accept", "decline", "undo", "vacation", "say", "watch", "unwatch", "tournament", "join", "digest", "mail", "conditions", "tz"}
+	"draw", "accept", "decline", "undo", "vacation", "say", "watch", "unwatch", "tournament", "join", "digest", "mail", "conditions", "tz", "takeover"}
 
 func isVerb(v string) bool { return slices.Contains(commandVerbs, v) }
 
@@ -95,6 +95,8 @@ func (s *session) dispatch(c *cmd) error {
 		return s.conditionsCmd(c)
 	case "tz":
 		return s.tzCmd(c)
+	case "takeover":
+		return s.takeoverCmd(c)
 	case "mail":
 		return s.mailCmd(c)
 	}
@@ -327,7 +329,11 @@ func (s *session) plyForm(g *game) string {
 // afterPly: pending offers lapse, then the game ends or the next turn
 // starts.
 func (s *session) afterPly(g *game) error {
+	keep := g.takeovers()
 	for _, o := range g.Offers {
+		if o.Kind == "takeover" {
+			continue
+		}
 		what := "draw offer"
 		if o.Kind == "undo" {
 			what = "undo request"
@@ -337,7 +343,8 @@ func (s *session) afterPly(g *game) error {
 			s.mine.add("%s's %s lapsed with the ply.", g.name(o.By), what)
 		}
 	}
-	g.Offers = nil
+	g.Offers = keep
+	s.lapseTakeovers(g)
 	if o := g.line().Outcome(); o.Over {
 		s.finish(g, o, "normal", "")
 		return nil
@@ -454,7 +461,7 @@ func (s *session) leave(g *game, seat int, reason, why string) error {
 	if err := g.play(engine.Leave{Seat: seat, Reason: reason}); err != nil {
 		panic(fmt.Sprintf("game %d: %s cannot leave: %v", g.ID, g.Seats[seat].Side, err))
 	}
-	g.Offers = nil
+	g.Offers = g.takeovers()
 	if o := g.line().Outcome(); o.Over {
 		s.tell(g, true, "%s and leaves the game: %s is the last seat in.", why, g.who(g.lastIn()))
 		s.finish(g, o, "normal", "")
@@ -654,6 +661,11 @@ func (s *session) answerCmd(c *cmd) error {
 	g, err := s.contextOnly(&cmd{verb: c.verb}, form)
 	if err != nil {
 		return err
+	}
+	if kind == "" && g.b != nil {
+		if ok, err := s.answerTakeover(g, c.verb); ok || err != nil {
+			return err
+		}
 	}
 	seat, err := s.authorize(g)
 	if err != nil {

@@ -217,3 +217,70 @@ func TestLeaverBot(t *testing.T) {
 		}
 	})
 }
+
+// TestTakeover: in a game of four, a seat resigns; a player still in
+// invites a newcomer, who accepts with the invitation's token: the seat
+// comes back (Y:takeover in the record) and the newcomer plays it. A
+// second seat that left is offered too late: every seat still in has
+// played since, and the takeover is refused.
+func TestTakeover(t *testing.T) {
+	eachStore(t, func(t *testing.T, db store) {
+		c := newTable(t, db, 4)
+		play := func() {
+			l := c.line()
+			m := l.State().ToMove()
+			ply, _ := c.pick(l)
+			c.send(m, ply)
+		}
+		play()
+		l := c.line()
+		mover := l.State().ToMove()
+		leaver := (mover + 2) % 4
+		c.send(leaver, "resign")
+		side := c.game().Seats[leaver].Side
+		out := c.send(mover, fmt.Sprintf("takeover 1 %s newbie@example.org", side))
+		invite := mailTo(out, "newbie@example.org")
+		if !strings.Contains(flat(invite), "invites you to take over seat "+side) {
+			t.Fatalf("no invitation:\n%s", out)
+		}
+		play()
+		out = c.h.send("from: Newbie <newbie@example.org>\nto: {plus 1 newbie@example.org}\n\naccept\n")
+		if !strings.Contains(flat(mailTo(out, "newbie@example.org")), "You took over seat "+side) {
+			t.Fatalf("the takeover was not taken:\n%s", out)
+		}
+		g := c.game()
+		if g.Seats[leaver].Player.Addr != "newbie@example.org" || !strings.Contains(g.Record, side+":takeover") {
+			t.Fatalf("seat %d is %s; record:\n%s", leaver, g.Seats[leaver].Player.Addr, g.Record)
+		}
+		c.addrs[leaver] = "newbie@example.org"
+		// The seat is in the turn order again: play until it moves.
+		for range 4 {
+			if c.line().State().ToMove() == leaver {
+				break
+			}
+			play()
+		}
+		if m := c.line().State().ToMove(); m != leaver {
+			t.Fatalf("the seat taken over never came to move (seat %d to move)", m)
+		}
+		ply, _ := c.pick(c.line())
+		if out := c.send(leaver, ply); !strings.Contains(out, "You played "+ply) {
+			t.Errorf("the newcomer's ply:\n%s", out)
+		}
+		// Too late: a seat that left a round ago.
+		late := c.line().State().ToMove()
+		c.send(late, "resign")
+		for range 4 {
+			play()
+		}
+		asker := c.line().State().ToMove()
+		out = c.send(asker, fmt.Sprintf("takeover 1 %s other@example.org", c.game().Seats[late].Side))
+		if !strings.Contains(flat(mailTo(out, c.addrs[asker])), "cannot be taken over any more") {
+			t.Errorf("a late takeover was not refused:\n%s", mailTo(out, c.addrs[asker]))
+		}
+		recs, _ := notation.Parse("g", []byte(c.game().Record))
+		if _, probs := notation.Check(recs[0], testLookup); len(probs) > 0 {
+			t.Errorf("the record does not check: %v\n%s", probs, c.game().Record)
+		}
+	})
+}

@@ -168,6 +168,10 @@ func (s *session) block(g *game, seat int, heading bool) string {
 		lines = append(lines, "Clocks ("+controlText(g.Options)+"): "+strings.Join(clocks, ", ")+".")
 	}
 	for _, o := range g.Offers {
+		if o.Kind == "takeover" {
+			lines = append(lines, fmt.Sprintf("Seat %s, which left, is offered to a new player, who has not accepted yet.", g.Seats[o.Seat].Side))
+			continue
+		}
 		var waiting []string
 		for i := range g.Seats {
 			if i != o.By && !slices.Contains(o.Accepted, i) && !g.isOut(i) {
@@ -329,6 +333,11 @@ func (r *Referee) helpText() string {
  vacation N           Stop your clocks for N days (30 days a year).
  tz ZONE              Your time zone (as Europe/Paris): deadlines are
                       shown in it; weekends off are its weekends.
+ takeover GAMEID SIDE ADDRESS
+                      Invite ADDRESS to take the seat of a player who
+                      left (three or more seats), before every seat
+                      still in has played once since; it answers
+                      "accept" to the invitation.
  say TEXT             A message to the other players.
  say to SIDE[,SIDE...] TEXT
                       A message to those sides' players only (sides as

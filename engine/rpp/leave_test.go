@@ -89,3 +89,45 @@ func TestLeave(t *testing.T) {
 		t.Error("a seat of two left the game")
 	}
 }
+
+// TestRejoin: a seat that left comes back (a takeover): it moves again,
+// the seats out after it move up in the order of elimination, the
+// position stays valid and reads back; a seat still in, or one with no
+// live pieces, cannot rejoin.
+func TestRejoin(t *testing.T) {
+	st, _ := Rules{}.Start(engine.Options{Players: 4})
+	s := st.(*State)
+	apply := func(m engine.Move) {
+		t.Helper()
+		n, err := s.Apply(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s = n.(*State)
+		if err := s.Check(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Apply(engine.Rejoin{Seat: 1}); err == nil {
+		t.Error("a seat still in rejoined")
+	}
+	apply(engine.Leave{Seat: 1, Reason: engine.LeaveResign})
+	apply(engine.Leave{Seat: 2, Reason: engine.LeaveTime})
+	apply(engine.Rejoin{Seat: 1})
+	if s.Eliminated(1) != 0 || s.Eliminated(2) != 1 || s.nOut != 1 {
+		t.Errorf("after the rejoin: seat 1 out %d, seat 2 out %d, %d out; want 0, 1, 1", s.Eliminated(1), s.Eliminated(2), s.nOut)
+	}
+	back, err := Rules{}.ParsePosition(engine.Options{Players: 4}, s.Position())
+	if err != nil || back.(*State).Position() != s.Position() {
+		t.Fatalf("the position does not read back: %v", err)
+	}
+	seen := map[int]bool{}
+	for range 8 {
+		seen[s.ToMove()] = true
+		ms := s.Legal()
+		apply(ms[0]) // a step (passes would end the game by standoff)
+	}
+	if !seen[1] || seen[2] {
+		t.Errorf("movers %v: want seat 1 back in the turn order and seat 2 out", seen)
+	}
+}

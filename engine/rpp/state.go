@@ -485,10 +485,41 @@ func (s *State) leave(l engine.Leave) (engine.State, error) {
 	return n, nil
 }
 
+// rejoin brings a seat that left (not one eliminated by capture) back
+// into the turn order, its pieces as they stand: the seats out after it
+// move up one place in the order of elimination, and the count of passes
+// starts again.
+func (s *State) rejoin(r engine.Rejoin) (engine.State, error) {
+	if o, why := s.over(); o {
+		return nil, engine.Illegal("the game is over (%s)", why)
+	}
+	if r.Seat < 0 || r.Seat >= int(s.seats) || s.out[r.Seat] == 0 {
+		return nil, engine.Illegal("seat %c is in the game", SeatLetters[max(r.Seat, 0)])
+	}
+	if s.live[r.Seat] == 0 {
+		return nil, engine.Illegal("seat %c has no live pieces left: it cannot come back", SeatLetters[r.Seat])
+	}
+	n := s.clone()
+	was := n.out[r.Seat]
+	n.out[r.Seat] = 0
+	for i := range n.seats {
+		if n.out[i] > was {
+			n.out[i]--
+		}
+	}
+	n.nOut--
+	n.passes = 0
+	n.zc, n.zr = n.cellsHash(), n.restHash()
+	return n, nil
+}
+
 // Apply plays m and returns the new position.
 func (s *State) Apply(em engine.Move) (engine.State, error) {
 	if l, ok := em.(engine.Leave); ok {
 		return s.leave(l)
+	}
+	if r, ok := em.(engine.Rejoin); ok {
+		return s.rejoin(r)
 	}
 	m, ok := em.(Move)
 	if !ok {

@@ -241,11 +241,14 @@ func (c *Codec) Decode(es engine.State, text string) (engine.Move, error) {
 		if seat >= s.Seats() {
 			return nil, engine.Illegal("no seat %c in this game (seats %s)", rpp.SeatLetters[seat], strings.Join(s.Sides(), " "))
 		}
-		l := engine.Leave{Seat: seat, Reason: reason}
-		if _, err := s.Apply(l); err != nil {
+		var m engine.Move = engine.Leave{Seat: seat, Reason: reason}
+		if reason == "takeover" {
+			m = engine.Rejoin{Seat: seat}
+		}
+		if _, err := s.Apply(m); err != nil {
 			return nil, err
 		}
-		return l, nil
+		return m, nil
 	}
 	var fp ply
 	p := &fp
@@ -309,14 +312,14 @@ func (c *Codec) Decode(es engine.State, text string) (engine.Move, error) {
 }
 
 // leaveText reads a seat's leave as the record writes it: Y:resign or
-// Y:time (any case).
+// Y:time, or its coming back with a new player, Y:takeover (any case).
 func leaveText(text string) (seat int, reason string, ok bool) {
 	t := strings.TrimSpace(text)
 	if len(t) < 3 || t[1] != ':' {
 		return 0, "", false
 	}
 	reason = strings.ToLower(t[2:])
-	if reason != engine.LeaveResign && reason != engine.LeaveTime {
+	if reason != engine.LeaveResign && reason != engine.LeaveTime && reason != "takeover" {
 		return 0, "", false
 	}
 	seat = strings.IndexByte(rpp.SeatLetters, t[0]&^0x20)
@@ -360,6 +363,9 @@ func (c *Codec) Encode(es engine.State, em engine.Move) string {
 	if l, ok := em.(engine.Leave); ok {
 		return rpp.SeatLetters[l.Seat:l.Seat+1] + ":" + l.Reason
 	}
+	if r, ok := em.(engine.Rejoin); ok {
+		return rpp.SeatLetters[r.Seat:r.Seat+1] + ":takeover"
+	}
 	s := es.(*rpp.State)
 	m := em.(rpp.Move)
 	label := rpp.SeatLetters[s.ToMove() : s.ToMove()+1]
@@ -398,6 +404,7 @@ A ply is the seat label, a colon, then the move:
   B:pass     a pass (always allowed)
   Y:resign   with 3 or more seats, written by the referee where a seat
              left the game (Y:time: its time ran out); play goes on
+  Y:takeover written where a new player took over a seat that left
 Pieces: L, M, S. Squares: file letter and rank number (c4) on square
 boards and the octagon; row letter and the cell's number from the
 left end of the row on hex boards (c4 = row c, 4th cell).
