@@ -898,21 +898,29 @@ func wrapAt(text string, width int) string {
 	return strings.Join(append(lines, l), "\n")
 }
 
+// gameWords reads a command of n words, the first a game number: the game
+// (as visibleGame finds it) and the words. wrong says what is missing when
+// the count is not n.
+func (s *session) gameWords(c *cmd, form string, n int, wrong string) (*game, []string, error) {
+	f := strings.Fields(c.rest)
+	if len(f) != n {
+		return nil, nil, mistake(nil, form, "%s", wrong)
+	}
+	id, ok := parseID(f[0])
+	if !ok {
+		return nil, nil, mistake(nil, form, "%q is not a game number", f[0])
+	}
+	g, err := s.visibleGame(id)
+	return g, f, err
+}
+
 // watchCmd: watch GAMEID. A stranger's From can be forged, so watching
 // takes two mails: the first makes a token and mails it to the address;
 // a reply that carries it (watch GAMEID again, in reply) confirms. Until
 // then the address gets nothing more of the game.
 func (s *session) watchCmd(c *cmd) error {
 	const form = "watch GAMEID"
-	f := strings.Fields(c.rest)
-	if len(f) != 1 {
-		return mistake(nil, form, "watch needs one game number")
-	}
-	id, ok := parseID(f[0])
-	if !ok {
-		return mistake(nil, form, "%q is not a game number", f[0])
-	}
-	g, err := s.visibleGame(id)
+	g, _, err := s.gameWords(c, form, 1, "watch needs one game number")
 	if err != nil {
 		return err
 	}

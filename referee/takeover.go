@@ -83,15 +83,7 @@ func (s *session) lapseTakeovers(g *game) {
 // takeoverCmd: takeover GAMEID SIDE ADDRESS.
 func (s *session) takeoverCmd(c *cmd) error {
 	const form = "takeover GAMEID SIDE ADDRESS: invite ADDRESS to take the seat of a player who left (SIDE as the game names it)"
-	f := strings.Fields(c.rest)
-	if len(f) != 3 {
-		return mistake(nil, form, "takeover needs a game number, a side and an address")
-	}
-	id, ok := parseID(f[0])
-	if !ok {
-		return mistake(nil, form, "%q is not a game number", f[0])
-	}
-	g, err := s.visibleGame(id)
+	g, f, err := s.gameWords(c, form, 3, "takeover needs a game number, a side and an address")
 	if err != nil {
 		return err
 	}
