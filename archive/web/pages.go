@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -114,7 +115,11 @@ func (s *Server) indexPage(ctx context.Context, r *http.Request, k linker) (stri
 	for _, id := range s.opts.Games {
 		p.Games = append(p.Games, nameLink{Name: id, URL: k.url("/ratings/" + k.slug(id))})
 	}
-	return "index", &view{Site: s.opts.Title, Title: s.opts.Title, Body: p, link: k, Static: k.static}, nil
+	v := &view{Site: s.opts.Title, Title: s.opts.Title, Body: p, link: k, Static: k.static}
+	if !k.static {
+		v.Feed = feedPath("/")
+	}
+	return "index", v, nil
 }
 
 type archivePage struct {
@@ -382,7 +387,11 @@ func (s *Server) playerPage(ctx context.Context, r *http.Request, k linker) (str
 	if len(p.Active) == 0 && len(p.Games) == 0 && len(p.Ratings) == 0 {
 		return "", nil, errHidden
 	}
-	return "player", &view{Site: s.opts.Title, Title: "Player " + name, Body: p, link: k, Static: k.static}, nil
+	v := &view{Site: s.opts.Title, Title: "Player " + name, Body: p, link: k, Static: k.static}
+	if !k.static && len(p.Games) > 0 {
+		v.Feed = feedPath("/players/" + url.PathEscape(name))
+	}
+	return "player", v, nil
 }
 
 // events streams the changes of game id as Server-Sent Events: an event
