@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 )
@@ -73,4 +74,11 @@ func Mailbox(a Address) string {
 		return a.Addr
 	}
 	return a.Name + " <" + a.Addr + ">"
+}
+
+// CalendarPath is the site path of the calendar of deadlines of the
+// player of public name name with key, as the web serves it and the
+// calendar command mails it.
+func CalendarPath(name, key string) string {
+	return "/players/" + url.PathEscape(name) + "/deadlines.ics?key=" + url.QueryEscape(key)
 }
