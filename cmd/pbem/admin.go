@@ -147,6 +147,10 @@ func runAdmin(c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "pbem admin: %v\n", err)
 		return 1
 	}
+	if ro.CalendarSecret, err = store.Secret(ctx, archive.CalendarSecretName); err != nil {
+		fmt.Fprintf(c.stderr, "pbem admin: %v\n", err)
+		return 1
+	}
 	ref, err := referee.New(store, ro)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "pbem admin: %v\n", err)

@@ -234,6 +234,9 @@ func (s *server) start(ctx context.Context) error {
 	if ro.Secret, err = store.Secret(ctx, referee.SecretName); err != nil {
 		return err
 	}
+	if ro.CalendarSecret, err = store.Secret(ctx, archive.CalendarSecretName); err != nil {
+		return err
+	}
 	s.ref, err = referee.New(store, ro)
 	if err != nil {
 		return err
