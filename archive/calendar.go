@@ -26,33 +26,31 @@ func CalendarKey(secret []byte, addr string, generation int) string {
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil)[:16])
 }
 
-// CalendarOwner returns the player whose public name (PublicName of the
-// player's name and address) is name and whose calendar key is key, or
-// ErrNotFound: a wrong key, a revoked one and an unknown name are all
-// "not found". It reads every player the referee keeps (the calendar
-// command stores the player who asks).
-func (s *Store) CalendarOwner(ctx context.Context, name, key string) (*Player, error) {
-	if name == "" || key == "" {
+// CalendarOwner returns the player whose calendar key is key, or
+// ErrNotFound: a wrong key and a revoked one are both "not found". It
+// reads every player the referee keeps (the calendar command stores the
+// player who asks) and compares every key in constant time; the name in
+// a calendar's address is the player's public name (CalendarName), which
+// may change while the key stays.
+func (s *Store) CalendarOwner(ctx context.Context, key string) (*Player, error) {
+	if key == "" {
 		return nil, ErrNotFound
 	}
 	secret, err := s.Secret(ctx, CalendarSecretName)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT address, name, calendar FROM players`)
+	rows, err := s.db.QueryContext(ctx, `SELECT address, calendar FROM players`)
 	if err != nil {
 		return nil, fmt.Errorf("archive: calendar owner: %w", err)
 	}
 	defer rows.Close()
 	var found string
 	for rows.Next() {
-		var addr, display string
+		var addr string
 		var gen int
-		if err := rows.Scan(&addr, &display, &gen); err != nil {
+		if err := rows.Scan(&addr, &gen); err != nil {
 			return nil, fmt.Errorf("archive: calendar owner: %w", err)
-		}
-		if PublicName(Mailbox(Address{Name: display, Addr: addr})) != name {
-			continue
 		}
 		if hmac.Equal([]byte(CalendarKey(secret, addr, gen)), []byte(key)) {
 			found = addr
@@ -66,6 +64,10 @@ func (s *Store) CalendarOwner(ctx context.Context, name, key string) (*Player, e
 	}
 	return s.Player(ctx, found)
 }
+
+// CalendarName is the name in the address of p's calendar: the public
+// name of its name and address, as the pages name players.
+func CalendarName(p *Player) string { return PublicName(Mailbox(p.Address)) }
 
 // Mailbox writes an address as a mail header does: "Name <addr>", or the
 // address alone when it has no name.

@@ -40,10 +40,9 @@ func (s *session) calendarCmd(c *cmd) error {
 		s.mine.add("This referee serves no web pages (its operator has set no web.base_url), so there is no calendar to subscribe to.")
 		return nil
 	}
-	name := archive.PublicName(archive.Mailbox(p.Address))
 	key := archive.CalendarKey(s.r.opts.CalendarSecret, p.Address.Addr, p.Calendar)
 	s.mine.add("Your deadlines, as a calendar to subscribe to (the games where you have the move, each ending when your time runs out):")
-	s.mine.addPre(base + archive.CalendarPath(name, key))
+	s.mine.addPre(base + archive.CalendarPath(archive.CalendarName(p), key))
 	s.mine.add("Keep the address to yourself: it opens your calendar, private games too. \"calendar revoke\" makes a new one and stops this one.")
 	return nil
 }

@@ -34,7 +34,7 @@ func TestCalendarCommand(t *testing.T) {
 		if want := archive.CalendarPath("Alice", key); path != want {
 			t.Errorf("calendar mailed %s, want %s", path, want)
 		}
-		p, err := h.store.CalendarOwner(h.ctx, "Alice", key)
+		p, err := h.store.CalendarOwner(h.ctx, key)
 		if err != nil || p.Address.Addr != "alice@example.org" {
 			t.Fatalf("the store does not find the owner of the key mailed: %v, %v", p, err)
 		}
@@ -45,10 +45,10 @@ func TestCalendarCommand(t *testing.T) {
 		if fresh == key {
 			t.Fatalf("calendar revoke kept the key %s", key)
 		}
-		if _, err := h.store.CalendarOwner(h.ctx, "Alice", key); !errors.Is(err, archive.ErrNotFound) {
+		if _, err := h.store.CalendarOwner(h.ctx, key); !errors.Is(err, archive.ErrNotFound) {
 			t.Errorf("the revoked key still finds its owner: %v", err)
 		}
-		if p, err := h.store.CalendarOwner(h.ctx, "Alice", fresh); err != nil || p.Address.Addr != "alice@example.org" {
+		if p, err := h.store.CalendarOwner(h.ctx, fresh); err != nil || p.Address.Addr != "alice@example.org" {
 			t.Errorf("the new key does not find Alice: %v, %v", p, err)
 		}
 		for _, tc := range []struct{ mail, want string }{

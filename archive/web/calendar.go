@@ -20,14 +20,22 @@ const calendarSlot = time.Hour
 // the move, as iCalendar (RFC 5545), an event per game (its UID the
 // game's, so that a client updates it as the game moves on). Private games
 // are there too: the key is the player's own. A wrong or revoked key is
-// 404, as an unknown name.
+// 404; a good key under another name than the player's is redirected to
+// the player's current name.
 func (s *Server) deadlines(w http.ResponseWriter, r *http.Request) {
-	p, err := s.store.CalendarOwner(r.Context(), r.PathValue("name"), r.URL.Query().Get("key"))
+	key := r.URL.Query().Get("key")
+	p, err := s.store.CalendarOwner(r.Context(), key)
 	if errors.Is(err, archive.ErrNotFound) {
 		err = errHidden
 	}
 	if err != nil {
 		s.fail(w, r, err)
+		return
+	}
+	if name := archive.CalendarName(p); name != r.PathValue("name") {
+		// The player's name changed since the address was mailed: the
+		// key stays good, the address follows the name.
+		http.Redirect(w, r, archive.CalendarPath(name, key), http.StatusMovedPermanently)
 		return
 	}
 	games, err := s.store.ActiveGamesOf(r.Context(), p.Address.Addr)
@@ -44,7 +52,7 @@ func (s *Server) deadlines(w http.ResponseWriter, r *http.Request) {
 	c.line("PRODID:-//pbem//deadlines//EN")
 	c.line("CALSCALE:GREGORIAN")
 	c.line("METHOD:PUBLISH")
-	c.line("X-WR-CALNAME:" + icsText(s.opts.Title+": deadlines of "+r.PathValue("name")))
+	c.line("X-WR-CALNAME:" + icsText(s.opts.Title+": deadlines of "+archive.CalendarName(p)))
 	for _, ref := range games {
 		if ref.Status != archive.Playing || ref.Deadline.IsZero() {
 			continue

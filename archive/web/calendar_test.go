@@ -134,7 +134,8 @@ func events(t *testing.T, cal *icsComponent) map[string]time.Time {
 
 // TestDeadlinesCalendar: a player's calendar, opened by its key, has an
 // event per game where the player has the move, ending at the game's
-// deadline; a wrong, foreign or revoked key and a wrong name give 404.
+// deadline; a wrong, forged or revoked key gives 404, and a good key under
+// another name than the player's is sent to the player's name.
 func TestDeadlinesCalendar(t *testing.T) {
 	fx := newFixture(t)
 	ctx := t.Context()
@@ -183,13 +184,17 @@ func TestDeadlinesCalendar(t *testing.T) {
 	for _, p := range []string{
 		"/players/Alice/deadlines.ics",
 		"/players/Alice/deadlines.ics?key=" + key[:21] + "x",
-		archive.CalendarPath("Alice", archive.CalendarKey(secret, "p1@example.org", 0)),
-		archive.CalendarPath("Bob", key),
 		archive.CalendarPath("Alice", archive.CalendarKey([]byte("another secret"), "p0@example.org", 0)),
 	} {
 		if code, body, _ := get(t, fx.srv, p); code != http.StatusNotFound || strings.Contains(body, "VCALENDAR") {
-			t.Errorf("GET %s = %d, want 404 for a wrong key or name", p, code)
+			t.Errorf("GET %s = %d, want 404 for a wrong key", p, code)
 		}
+	}
+	// A good key under another name (the player's name changed since)
+	// is sent to the current one.
+	code, _, hdr = get(t, fx.srv, archive.CalendarPath("Bob", key))
+	if code != http.StatusMovedPermanently || hdr.Get("Location") != path {
+		t.Errorf("GET the calendar under another name = %d to %q, want 301 to %s", code, hdr.Get("Location"), path)
 	}
 	// Revoked: the generation moves on, the old key is worthless.
 	p, err := fx.store.Player(ctx, "p0@example.org")
