@@ -155,14 +155,19 @@ func (s *Server) apiGames(ctx context.Context, r *http.Request) (any, error) {
 	switch st := q.Get("status"); st {
 	case "", archive.Over:
 		f := archive.Filter{Game: q.Get("game"), Name: q.Get("player"), Event: q.Get("event"),
-			Since: strings.ReplaceAll(q.Get("since"), "-", "."), Text: strings.Fields(q.Get("q"))}
+			Since: strings.ReplaceAll(q.Get("since"), "-", "."), Text: strings.Fields(q.Get("q")), Position: strings.TrimSpace(q.Get("position"))}
+		if f.Position != "" && f.Game == "" {
+			if f.Game = s.positionGame(f.Position); f.Game == "" {
+				return nil, errBadRequest{"the position is no game's position text; expected one in a game's notation, or give game to see what is wrong with it"}
+			}
+		}
 		rows, total, err = s.search(ctx, f, offset+limit, linker{})
 		if err != nil {
 			return nil, errBadRequest{strings.TrimPrefix(err.Error(), "archive: ")}
 		}
 	case archive.Playing:
-		if q.Get("since") != "" || q.Get("q") != "" {
-			return nil, errBadRequest{"since and q search finished games only; expected game, player and event with status=playing"}
+		if q.Get("since") != "" || q.Get("q") != "" || q.Get("position") != "" {
+			return nil, errBadRequest{"since, q and position search finished games only; expected game, player and event with status=playing"}
 		}
 		rows, err = s.playing(ctx, q.Get("game"), q.Get("player"), q.Get("event"))
 		if err != nil {

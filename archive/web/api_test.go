@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"github.com/getkin/kin-openapi/routers/legacy"
 
 	"pbem/archive"
+	"pbem/engine"
 )
 
 // apiSpec is the API's OpenAPI document, loaded and validated once per
@@ -137,6 +139,22 @@ func TestAPI(t *testing.T) {
 		}
 	}
 
+	// By position: the final position of the ziggurat game, the game
+	// found from the text alone.
+	zg, err := fx.store.Game(t.Context(), fx.ziggurat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zv := &game{Ref: zg, Record: zg.Record}
+	fx.srv.check(zv)
+	text, _, ok := engine.Position(zv.Checked.Lines[zv.plies()].State())
+	if !ok {
+		t.Fatal("ziggurat has no position text")
+	}
+	if got, p := list("/api/v1/games?position="+url.QueryEscape(text)), "position"; !slices.Equal(got, []string{zig}) {
+		t.Errorf("GET by %s lists %q, want %q", p, got, []string{zig})
+	}
+
 	// One game: its sides, plies, position, board and record.
 	path := "/api/v1/games/" + fmt.Sprint(fx.castles)
 	code, body := sp.get(t, fx.srv, path, true)
@@ -218,6 +236,7 @@ func TestAPI(t *testing.T) {
 		{"/api/v1/games?offset=1001", http.StatusBadRequest, false, "expected a number from 0 to 1000"},
 		{"/api/v1/games?status=lost", http.StatusBadRequest, false, "expected over or playing"},
 		{"/api/v1/games?status=playing&q=x", http.StatusBadRequest, true, "finished games only"},
+		{"/api/v1/games?position=nonsense", http.StatusBadRequest, true, "no game's position text"},
 		{"/api/v1/events/Autumn%20Cup?limit=x", http.StatusBadRequest, false, "expected a number"},
 	} {
 		code, body := sp.get(t, fx.srv, tc.path, tc.valid)
