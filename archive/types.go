@@ -176,6 +176,10 @@ type Player struct {
 	// TZ is the player's time zone, an IANA name ("" is UTC): deadlines
 	// are shown in it, and weekends off are its weekends.
 	TZ string
+	// Calendar is the generation of the player's calendar key
+	// (CalendarKey): revoking the key moves it on, which makes every key
+	// given before worthless.
+	Calendar int
 	// Version as for Game (0: not stored yet).
 	Version int64
 }

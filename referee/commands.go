@@ -22,7 +22,7 @@ type cmd struct {
 
 // commandVerbs are the first words of the commands.
 var commandVerbs = []string{"new", "move", "pass", "show", "games", "record", "help", "preview", "resign",
-	"draw", "accept", "decline", "undo", "vacation", "say", "watch", "unwatch", "tournament", "join", "digest", "mail", "conditions", "tz", "takeover"}
+	"draw", "accept", "decline", "undo", "vacation", "say", "watch", "unwatch", "tournament", "join", "digest", "mail", "conditions", "tz", "takeover", "calendar"}
 
 func isVerb(v string) bool { return slices.Contains(commandVerbs, v) }
 
@@ -99,6 +99,8 @@ func (s *session) dispatch(c *cmd) error {
 		return s.takeoverCmd(c)
 	case "mail":
 		return s.mailCmd(c)
+	case "calendar":
+		return s.calendarCmd(c)
 	}
 	panic("unhandled verb " + c.verb)
 }

@@ -134,6 +134,11 @@ type Options struct {
 	// same for every instance and every restart. Default: random (from
 	// crypto/rand, not Rand), good for this Referee only.
 	Secret []byte
+	// CalendarSecret keys the players' calendar keys (archive.CalendarKey),
+	// which the web checks with the same secret: pbem passes the store's
+	// archive.CalendarSecretName. Default: random, good for this Referee
+	// only.
+	CalendarSecret []byte
 }
 
 // Referee turns requests into stored game changes and replies. It is safe
@@ -251,6 +256,12 @@ func New(store Store, opts *Options) (*Referee, error) {
 		o.Secret = make([]byte, 32)
 		if _, err := rand.Read(o.Secret); err != nil {
 			return nil, fmt.Errorf("referee: a secret for Message-IDs: %w", err)
+		}
+	}
+	if len(o.CalendarSecret) == 0 {
+		o.CalendarSecret = make([]byte, 32)
+		if _, err := rand.Read(o.CalendarSecret); err != nil {
+			return nil, fmt.Errorf("referee: a secret for calendar keys: %w", err)
 		}
 	}
 	log := o.Logger

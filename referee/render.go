@@ -369,6 +369,9 @@ func (r *Referee) helpText() string {
                       each result.
  mail text|html       Mail as plain text only, or (the default) with
                       an HTML part too, the board as a picture.
+ calendar [revoke]    The address of a calendar of your deadlines (for
+                      your calendar program); revoke makes a new one
+                      and the old one stops working.
  help [GAME]          This help, or a game's rules and notation.
 
  Commands about a game need your token for it: reply to the game's

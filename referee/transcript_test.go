@@ -124,6 +124,11 @@ func newHarness(t testing.TB, db store, opts map[string]string) *harness {
 		Rand:    rand.NewChaCha8([32]byte{1, 2, 3}),
 		Secret:  []byte("the transcripts' secret"),
 	}
+	// The calendar keys are the store's, as pbem serve passes them, so
+	// that the store finds the player of a key the referee mailed.
+	if o.CalendarSecret, err = store.Secret(ctx, archive.CalendarSecretName); err != nil {
+		t.Fatal(err)
+	}
 	if k := opts["secret"]; k != "" {
 		o.Secret = []byte(k)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 )
@@ -170,6 +171,9 @@ func (s *Server) pagedEvent(ctx context.Context, r *http.Request, k linker) (str
 	v, err := got.(*eventCache).page(n, r.URL.EscapedPath(), k)
 	if err != nil {
 		return "", nil, err
+	}
+	if !k.static && v.Body.(*eventPageView).Listed > 0 {
+		v.Feed = feedPath("/events/" + url.PathEscape(r.PathValue("name")))
 	}
 	return "eventpage", v, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -114,7 +115,11 @@ func (s *Server) indexPage(ctx context.Context, r *http.Request, k linker) (stri
 	for _, id := range s.opts.Games {
 		p.Games = append(p.Games, nameLink{Name: id, URL: k.url("/ratings/" + k.slug(id))})
 	}
-	return "index", &view{Site: s.opts.Title, Title: s.opts.Title, Body: p, link: k, Static: k.static}, nil
+	v := &view{Site: s.opts.Title, Title: s.opts.Title, Body: p, link: k, Static: k.static}
+	if !k.static {
+		v.Feed = feedPath("/")
+	}
+	return "index", v, nil
 }
 
 type archivePage struct {
@@ -138,14 +143,7 @@ func (s *Server) archivePage(ctx context.Context, r *http.Request, k linker) (st
 	f := archive.Filter{Game: p.Game, Name: p.Player, Event: p.Event, Since: strings.ReplaceAll(p.Since, "-", "."), Text: strings.Fields(p.Q),
 		Position: p.Position}
 	if f.Position != "" && f.Game == "" {
-		// The game is the one whose notation reads the text.
-		for _, id := range s.opts.Games {
-			if _, err := archive.ReadPosition(s.opts.Lookup, id, engine.Options{}, f.Position); err == nil {
-				f.Game = id
-				break
-			}
-		}
-		if f.Game == "" {
+		if f.Game = s.positionGame(f.Position); f.Game == "" {
 			p.Error = "the position is no game's position text; choose the game to see what is wrong with it"
 			return "archive", &view{Site: s.opts.Title, Title: "Archive", Body: p, link: k, Static: k.static}, nil
 		}
@@ -160,6 +158,17 @@ func (s *Server) archivePage(ctx context.Context, r *http.Request, k linker) (st
 	}
 	p.Games, p.Total, p.Shown = rows, total, len(rows)
 	return "archive", &view{Site: s.opts.Title, Title: "Archive", Body: p, link: k, Static: k.static}, nil
+}
+
+// positionGame is the game whose notation reads a position text, "" for
+// none.
+func (s *Server) positionGame(text string) string {
+	for _, id := range s.opts.Games {
+		if _, err := archive.ReadPosition(s.opts.Lookup, id, engine.Options{}, text); err == nil {
+			return id
+		}
+	}
+	return ""
 }
 
 // search lists the archived games f selects, the newest first, at most
@@ -382,7 +391,11 @@ func (s *Server) playerPage(ctx context.Context, r *http.Request, k linker) (str
 	if len(p.Active) == 0 && len(p.Games) == 0 && len(p.Ratings) == 0 {
 		return "", nil, errHidden
 	}
-	return "player", &view{Site: s.opts.Title, Title: "Player " + name, Body: p, link: k, Static: k.static}, nil
+	v := &view{Site: s.opts.Title, Title: "Player " + name, Body: p, link: k, Static: k.static}
+	if !k.static && len(p.Games) > 0 {
+		v.Feed = feedPath("/players/" + url.PathEscape(name))
+	}
+	return "player", v, nil
 }
 
 // events streams the changes of game id as Server-Sent Events: an event

@@ -46,7 +46,8 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{"csp": func() 
 {{define "top"}}<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 {{if .Static}}<meta http-equiv="Content-Security-Policy" content="{{csp}}">
-{{end}}<title>{{.Title}} - {{.Site}}</title>
+{{end}}<title>{{.Title}} - {{.Site}}</title>{{if .Feed}}
+<link rel="alternate" type="application/atom+xml" title="{{.Title}}: finished games" href="{{.Feed}}">{{end}}
 <style>
 body{font:15px/1.4 sans-serif;margin:0 auto;max-width:72em;padding:0 1em;color:#222;background:#fbfaf6}
 header{display:flex;gap:1em;align-items:center;border-bottom:1px solid #ccc;padding:.5em 0;flex-wrap:wrap}

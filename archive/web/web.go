@@ -45,6 +45,10 @@ type Options struct {
 	Notifier Notifier
 	// Now is the clock for the time left (default time.Now).
 	Now func() time.Time
+	// BaseURL is the site's public address (web.base_url), for the
+	// absolute links and ids of the feeds; "" takes the address each
+	// request came to.
+	BaseURL string
 	// Title names the site (default "pbem").
 	Title string
 	// Logger logs failures to read the store (default slog.Default()).
@@ -127,7 +131,12 @@ func New(store *archive.Store, o *Options) (*Server, error) {
 	m.HandleFunc("GET /ratings", s.page(s.ratingsIndex))
 	m.HandleFunc("GET /ratings/{game}", s.expensive(s.page(s.cached(s.ratingsPage))))
 	m.HandleFunc("GET /players/{name}", s.expensive(s.page(s.cached(s.playerPage))))
+	m.HandleFunc("GET /feed.atom", s.indexFeed)
+	m.HandleFunc("GET /events/{name}/feed.atom", s.expensive(s.eventFeed))
+	m.HandleFunc("GET /players/{name}/feed.atom", s.expensive(s.playerFeed))
+	m.HandleFunc("GET /players/{name}/deadlines.ics", s.expensive(s.deadlines))
 	m.HandleFunc("GET /explore/{game}", s.expensive(s.page(s.explorePage)))
+	s.apiRoutes(m)
 	s.mux = m
 	return s, nil
 }
@@ -210,8 +219,10 @@ type view struct {
 	Live  string // the event stream of a live page, "" for none
 	// Static is true for a page of a static site (no search form).
 	Static bool
-	Body   any
-	link   linker
+	// Feed is the page's Atom feed ("" for none).
+	Feed string
+	Body any
+	link linker
 }
 
 // URL is the link to the site path p from the page.

@@ -95,6 +95,18 @@ func refereeOptions(cfg *Config) *referee.Options {
 		WebBaseURL: cfg.Web.BaseURL, Unauthenticated: cfg.IMAP.Unauthenticated, Admins: cfg.Admins}
 }
 
+// storeSecrets gives the referee the store's secrets: the key of its
+// Message-IDs and marks, and that of the players' calendar keys, which the
+// web pages check with the same store.
+func storeSecrets(ctx context.Context, store *archive.Store, ro *referee.Options) error {
+	var err error
+	if ro.Secret, err = store.Secret(ctx, referee.SecretName); err != nil {
+		return err
+	}
+	ro.CalendarSecret, err = store.Secret(ctx, archive.CalendarSecretName)
+	return err
+}
+
 func runAdmin(c *cli, args []string) int {
 	fs := flag.NewFlagSet("pbem admin", flag.ContinueOnError)
 	fs.SetOutput(c.stderr)
@@ -143,7 +155,7 @@ func runAdmin(c *cli, args []string) int {
 		return c.adminAudit(ctx, store, 0)
 	}
 	ro := refereeOptions(cfg)
-	if ro.Secret, err = store.Secret(ctx, referee.SecretName); err != nil {
+	if err := storeSecrets(ctx, store, ro); err != nil {
 		fmt.Fprintf(c.stderr, "pbem admin: %v\n", err)
 		return 1
 	}

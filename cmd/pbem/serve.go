@@ -231,7 +231,7 @@ func (s *server) start(ctx context.Context) error {
 	}
 	ro := refereeOptions(s.cfg)
 	ro.Logger = s.log
-	if ro.Secret, err = store.Secret(ctx, referee.SecretName); err != nil {
+	if err := storeSecrets(ctx, store, ro); err != nil {
 		return err
 	}
 	s.ref, err = referee.New(store, ro)
