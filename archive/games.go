@@ -304,6 +304,11 @@ func (s *Store) put(ctx context.Context, tx *sql.Tx, c *Change, d *stored) error
 			return err
 		}
 	}
+	for _, n := range c.Notes {
+		if err := putNote(ctx, q, n, at); err != nil {
+			return err
+		}
+	}
 	for _, t := range c.Tournaments {
 		if err := putTournament(ctx, tx, t, at); err != nil {
 			return err

@@ -298,4 +298,7 @@ type Change struct {
 	Audit        []*Audit
 	Blocks       []*Block
 	AdminPending []*AdminPending
+	// Notes are players' new private notes (see Note), stored with the
+	// request that wrote them.
+	Notes []*Note
 }
