@@ -14,6 +14,8 @@ type Note struct {
 	// Addr is the owner's address (stored lower-cased).
 	Addr string
 	At   time.Time
+	// Ply is the number of plies the game had when the note was written.
+	Ply  int
 	Text string
 }
 
@@ -25,6 +27,7 @@ CREATE TABLE notes (
 	game_id INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
 	address TEXT    NOT NULL,
 	at      INTEGER NOT NULL,
+	ply     INTEGER NOT NULL,
 	text    TEXT    NOT NULL
 );
 CREATE INDEX notes_owner ON notes(game_id, address);
@@ -33,7 +36,7 @@ CREATE INDEX notes_owner ON notes(game_id, address);
 // Notes returns the notes of one player (addr, case-insensitive) on one
 // game, oldest first; none when there are none.
 func (s *Store) Notes(ctx context.Context, gameID int64, addr string) ([]*Note, error) {
-	rows, err := s.q(nil).QueryContext(ctx, `SELECT at, text FROM notes WHERE game_id = ? AND address = ? ORDER BY id`,
+	rows, err := s.q(nil).QueryContext(ctx, `SELECT at, ply, text FROM notes WHERE game_id = ? AND address = ? ORDER BY id`,
 		gameID, strings.ToLower(addr))
 	if err != nil {
 		return nil, fmt.Errorf("archive: notes: %w", err)
@@ -43,7 +46,7 @@ func (s *Store) Notes(ctx context.Context, gameID int64, addr string) ([]*Note, 
 	for rows.Next() {
 		n := &Note{GameID: gameID, Addr: strings.ToLower(addr)}
 		var at int64
-		if err := rows.Scan(&at, &n.Text); err != nil {
+		if err := rows.Scan(&at, &n.Ply, &n.Text); err != nil {
 			return nil, fmt.Errorf("archive: notes: %w", err)
 		}
 		n.At = fromUnix(at)
@@ -63,7 +66,7 @@ func putNote(ctx context.Context, q querier, n *Note, at time.Time) error {
 	if n.At.IsZero() {
 		n.At = at
 	}
-	_, err := q.ExecContext(ctx, `INSERT INTO notes (game_id, address, at, text) VALUES (?, ?, ?, ?)`,
-		n.GameID, strings.ToLower(n.Addr), unix(n.At), n.Text)
+	_, err := q.ExecContext(ctx, `INSERT INTO notes (game_id, address, at, ply, text) VALUES (?, ?, ?, ?, ?)`,
+		n.GameID, strings.ToLower(n.Addr), unix(n.At), n.Ply, n.Text)
 	return err
 }

@@ -21,7 +21,7 @@ func TestNotes(t *testing.T) {
 			{GameID: g.ID, Addr: "bob@example.org", Text: "bob's"},
 		}}))
 		require.NoError(t, s.Commit(ctx, &Change{MessageID: "m2@x", Notes: []*Note{
-			{GameID: g.ID, Addr: "alice@example.org", Text: "second\nof two lines"},
+			{GameID: g.ID, Addr: "alice@example.org", Ply: 3, Text: "second\nof two lines"},
 		}}))
 		texts := func(addr string) []string {
 			ns, err := s.Notes(ctx, g.ID, addr)
@@ -36,9 +36,12 @@ func TestNotes(t *testing.T) {
 		assert.Equal(t, []string{"first", "second\nof two lines"}, texts("ALICE@example.org"))
 		assert.Equal(t, []string{"bob's"}, texts("bob@example.org"))
 		assert.Empty(t, texts("carol@example.org"))
+		ns, err := s.Notes(ctx, g.ID, "alice@example.org")
+		require.NoError(t, err)
+		assert.Equal(t, []int{0, 3}, []int{ns[0].Ply, ns[1].Ply})
 
 		// A duplicate request stores nothing, its note neither.
-		err := s.Commit(ctx, &Change{MessageID: "m2@x", Notes: []*Note{{GameID: g.ID, Addr: "alice@example.org", Text: "again"}}})
+		err = s.Commit(ctx, &Change{MessageID: "m2@x", Notes: []*Note{{GameID: g.ID, Addr: "alice@example.org", Text: "again"}}})
 		require.ErrorIs(t, err, ErrDuplicate)
 		assert.Len(t, texts("alice@example.org"), 2)
 	})
