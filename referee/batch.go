@@ -223,6 +223,27 @@ func (v *view) Commit(ctx context.Context, c *archive.Change) error {
 	return nil
 }
 
+// Notes are the store's notes of addr on a game and those the batch's
+// changes wrote; errNoNotes when the store keeps none.
+func (v *view) Notes(ctx context.Context, gameID int64, addr string) ([]*archive.Note, error) {
+	ns, ok := v.Store.(NoteStore)
+	if !ok {
+		return nil, errNoNotes
+	}
+	out, err := ns.Notes(ctx, gameID, addr)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range v.changes {
+		for _, n := range c.Notes {
+			if n.GameID == gameID && normAddr(n.Addr) == normAddr(addr) {
+				out = append(out, n)
+			}
+		}
+	}
+	return out, nil
+}
+
 // tview is a view of a store with tournaments.
 type tview struct{ *view }
 

@@ -22,14 +22,18 @@ type cmd struct {
 
 // commandVerbs are the first words of the commands.
 var commandVerbs = []string{"new", "move", "pass", "show", "games", "record", "help", "preview", "resign",
-	"draw", "accept", "decline", "undo", "vacation", "say", "watch", "unwatch", "tournament", "join", "digest", "mail", "conditions", "tz"}
+	"draw", "accept", "decline", "undo", "vacation", "say", "watch", "unwatch", "tournament", "join", "digest", "mail", "conditions", "tz", "note", "notes"}
 
 func isVerb(v string) bool { return slices.Contains(commandVerbs, v) }
 
 // line handles one line: a command, or (bare) a ply in the game the
 // request is about.
 func (s *session) line(l string, bare bool) error {
-	if len(l) > MaxLineBytes {
+	head, _, _ := strings.Cut(l, "\n")
+	if verbOf(l) != "note" {
+		head = l // a note's text may run over several lines; other commands' may not
+	}
+	if len(head) > MaxLineBytes {
 		return mistake(nil, fmt.Sprintf("a command or ply on a line of at most %d bytes", MaxLineBytes),
 			"this line is %d bytes long, too long to read", len(l))
 	}
@@ -97,6 +101,10 @@ func (s *session) dispatch(c *cmd) error {
 		return s.tzCmd(c)
 	case "mail":
 		return s.mailCmd(c)
+	case "note":
+		return s.noteCmd(c)
+	case "notes":
+		return s.notesCmd(c)
 	}
 	panic("unhandled verb " + c.verb)
 }

@@ -332,6 +332,12 @@ func (r *Referee) helpText() string {
                       the game names them, or the players' addresses).
                       For several lines: say [to ...] alone on its
                       line, the text, then a line end.
+ note GAMEID TEXT     Keep a private note on one of your games (for
+                      several lines: note GAMEID alone on its line,
+                      the text, then a line end). Only you ever see
+                      your notes: your own board mails of the game end
+                      with the last three. At most 100 notes, 100 KiB.
+ notes GAMEID         All your notes on the game.
  watch GAMEID         Get every board of a game; "unwatch" stops.
  tournament new "NAME" GAME roundrobin|double|swiss|tables [rounds=N]
      [days=N] [time=BASE+INC] [max=CAP] [weekends=off] [grace=SPAN]
