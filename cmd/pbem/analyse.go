@@ -100,4 +100,3 @@ func analyseCmd(name string) func(c *cli, args []string) int {
 		return 0
 	}
 }
-

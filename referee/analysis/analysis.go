@@ -218,8 +218,8 @@ type annotator struct {
 // judgement is the analysis of one ply.
 type judgement struct {
 	best, played, loss float64 // the mover's expected scores, and best-played (>= 0)
-	line                       []engine.Move
-	timeUp                     bool
+	line               []engine.Move
+	timeUp             bool
 }
 
 // judge scores ply i (played by mover) against the computer's choice.
