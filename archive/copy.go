@@ -39,6 +39,7 @@ var copyTables = []copyTable{
 	// the observers of a game in the order they came.
 	{"observers", []string{"game_id", "address"}, false},
 	{"notes", []string{"id"}, true},
+	{"analyses", []string{"id"}, true},
 	{"players", []string{"address"}, false},
 	{"senders", []string{"address"}, false},
 	{"processed", []string{"message_id"}, false},

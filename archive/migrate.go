@@ -88,6 +88,7 @@ ALTER TABLE tournaments ADD COLUMN control TEXT NOT NULL DEFAULT '';
 `, ""},
 	{17, "tournaments: half-point byes a player may ask for, accelerated pairings, the kind of each bye", tournamentCustomsSchema, ""},
 	{18, "players keep private notes on their games", notesSchema, ""},
+	{19, "the queue of the computer's analyses of finished games", analysesSchema, ""},
 }
 
 // schema1 is migration 1: the referee's tables and the archive.

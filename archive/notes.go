@@ -70,3 +70,104 @@ func putNote(ctx context.Context, q querier, n *Note, at time.Time) error {
 		n.GameID, strings.ToLower(n.Addr), unix(n.At), n.Ply, n.Text)
 	return err
 }
+
+// Analysis is a request for the computer's annotation of a finished game
+// (analyse GAMEID by mail): queued with the request, done later by a
+// worker behind every move.
+type Analysis struct {
+	ID     int64 // 0 until stored
+	GameID int64
+	// Addr is who asked; the annotated record is mailed there.
+	Addr      string
+	Name      string // the display name of Addr
+	Level     int
+	Requested time.Time
+	// Status is AnalysisQueued, AnalysisDone or AnalysisFailed.
+	Status string
+	// Text is the annotated record (done) or why it failed.
+	Text string
+}
+
+// Analysis statuses.
+const (
+	AnalysisQueued = "queued"
+	AnalysisDone   = "done"
+	AnalysisFailed = "failed"
+)
+
+// analysesSchema is migration 19: the queue of requested analyses and
+// their results.
+const analysesSchema = `
+CREATE TABLE analyses (
+	id        INTEGER PRIMARY KEY AUTOINCREMENT,
+	game_id   INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+	address   TEXT    NOT NULL,
+	name      TEXT    NOT NULL,
+	level     INTEGER NOT NULL,
+	requested INTEGER NOT NULL,
+	status    TEXT    NOT NULL,
+	text      TEXT    NOT NULL
+);
+CREATE INDEX analyses_status ON analyses(status, id);
+`
+
+const analysisColumns = `id, game_id, address, name, level, requested, status, text`
+
+// QueuedAnalyses returns up to limit queued analyses, oldest first.
+func (s *Store) QueuedAnalyses(ctx context.Context, limit int) ([]*Analysis, error) {
+	return s.analyses(ctx, `SELECT `+analysisColumns+` FROM analyses WHERE status = ? ORDER BY id LIMIT ?`, AnalysisQueued, limit)
+}
+
+// AnalysesOf returns the analyses asked for by addr (case-insensitive),
+// oldest first.
+func (s *Store) AnalysesOf(ctx context.Context, addr string) ([]*Analysis, error) {
+	return s.analyses(ctx, `SELECT `+analysisColumns+` FROM analyses WHERE address = ? ORDER BY id`, strings.ToLower(addr))
+}
+
+func (s *Store) analyses(ctx context.Context, query string, args ...any) ([]*Analysis, error) {
+	rows, err := s.q(nil).QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("archive: analyses: %w", err)
+	}
+	defer rows.Close()
+	var out []*Analysis
+	for rows.Next() {
+		a := &Analysis{}
+		var at int64
+		if err := rows.Scan(&a.ID, &a.GameID, &a.Addr, &a.Name, &a.Level, &at, &a.Status, &a.Text); err != nil {
+			return nil, fmt.Errorf("archive: analyses: %w", err)
+		}
+		a.Requested = fromUnix(at)
+		out = append(out, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("archive: analyses: %w", err)
+	}
+	return out, nil
+}
+
+// putAnalysis inserts a new analysis (ID 0) or stores the status and text
+// of a queued one; finishing one that is no longer queued is ErrConflict
+// (another worker finished it).
+func putAnalysis(ctx context.Context, q querier, a *Analysis, at time.Time) error {
+	if a.ID == 0 {
+		if a.Requested.IsZero() {
+			a.Requested = at
+		}
+		if a.Status == "" {
+			a.Status = AnalysisQueued
+		}
+		return q.QueryRowContext(ctx, `INSERT INTO analyses (game_id, address, name, level, requested, status, text)
+VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`, a.GameID, strings.ToLower(a.Addr), a.Name, a.Level, unix(a.Requested), a.Status, a.Text).Scan(&a.ID)
+	}
+	res, err := q.ExecContext(ctx, `UPDATE analyses SET status = ?, text = ? WHERE id = ? AND status = ?`, a.Status, a.Text, a.ID, AnalysisQueued)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return fmt.Errorf("%w: analysis %d is no longer queued", ErrConflict, a.ID)
+	}
+	return nil
+}

@@ -46,3 +46,40 @@ func TestNotes(t *testing.T) {
 		assert.Len(t, texts("alice@example.org"), 2)
 	})
 }
+
+// TestAnalysesQueue: an analysis is queued with its request, listed until
+// finished, finished once (a second finish conflicts), and listed for
+// whoever asked.
+func TestAnalysesQueue(t *testing.T) {
+	eachStore(t, func(t *testing.T, where string) {
+		ctx := context.Background()
+		s := open(t, where)
+		g := newGame(t, s)
+		a := &Analysis{GameID: g.ID, Addr: "Alice@Example.org", Name: "Alice", Level: 3}
+		b := &Analysis{GameID: g.ID, Addr: "bob@example.org", Level: 4}
+		require.NoError(t, s.Commit(ctx, &Change{Games: []*Game{g}, Analyses: []*Analysis{a, b}}))
+		require.NotZero(t, a.ID)
+		q, err := s.QueuedAnalyses(ctx, 10)
+		require.NoError(t, err)
+		require.Len(t, q, 2)
+		assert.Equal(t, []int64{a.ID, b.ID}, []int64{q[0].ID, q[1].ID})
+		assert.Equal(t, "alice@example.org", q[0].Addr)
+		assert.Equal(t, 3, q[0].Level)
+		assert.Equal(t, AnalysisQueued, q[0].Status)
+
+		done := *q[0]
+		done.Status, done.Text = AnalysisDone, "[Game \"toy\"] *"
+		require.NoError(t, s.Commit(ctx, &Change{Analyses: []*Analysis{&done}}))
+		again := done
+		require.ErrorIs(t, s.Commit(ctx, &Change{Analyses: []*Analysis{&again}}), ErrConflict)
+		q, err = s.QueuedAnalyses(ctx, 10)
+		require.NoError(t, err)
+		require.Len(t, q, 1)
+		assert.Equal(t, b.ID, q[0].ID)
+		mine, err := s.AnalysesOf(ctx, "ALICE@example.org")
+		require.NoError(t, err)
+		require.Len(t, mine, 1)
+		assert.Equal(t, AnalysisDone, mine[0].Status)
+		assert.Equal(t, done.Text, mine[0].Text)
+	})
+}
