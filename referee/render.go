@@ -338,6 +338,12 @@ func (r *Referee) helpText() string {
                       your notes: your own board mails of the game end
                       with the last three. At most 100 notes, 100 KiB.
  notes GAMEID         All your notes on the game.
+ analyse GAMEID [level=N]
+                      The computer's analysis of a finished game (one
+                      of yours, or any public game), level 1 to 4
+                      (default 3): the record, with ? and ?? where its
+                      choice scores clearly better, and its line. It
+                      comes later, in a mail of its own.
  watch GAMEID         Get every board of a game; "unwatch" stops.
  tournament new "NAME" GAME roundrobin|double|swiss|tables [rounds=N]
      [days=N] [time=BASE+INC] [max=CAP] [weekends=off] [grace=SPAN]

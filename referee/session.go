@@ -38,7 +38,8 @@ type session struct {
 	playerChanged []*archive.Player
 	senders       []*archive.Sender
 	entries       []*archive.Entry
-	notes         []*archive.Note // the players' new private notes (notes.go)
+	notes         []*archive.Note     // the players' new private notes (notes.go)
+	analyses      []*archive.Analysis // analyses asked for (analyse.go)
 
 	mine *draft          // the reply to the sender; the others are written from the games' news
 	tour tourState       // the tournaments read and changed (tournament.go)
@@ -665,7 +666,7 @@ func (s *session) tellSeats(g *game, seats []int, format string, args ...any) {
 
 // change assembles everything the session changed into one commit.
 func (s *session) change() *archive.Change {
-	ch := &archive.Change{At: s.now, Senders: s.senders, Players: s.playerChanged, Entries: s.entries, Notes: s.notes}
+	ch := &archive.Change{At: s.now, Senders: s.senders, Players: s.playerChanged, Entries: s.entries, Notes: s.notes, Analyses: s.analyses}
 	if s.req != nil {
 		ch.MessageID = s.key
 	}

@@ -54,6 +54,10 @@ type Options struct {
 	PlyTime time.Duration
 	// Side, when not nil, limits the analysis to the plies of that seat.
 	Side *int
+	// Yield, when set, is called before each ply's searches: a referee
+	// makes the analysis wait there while it has moves to handle. Its
+	// error ends the analysis.
+	Yield func(ctx context.Context) error
 }
 
 // SideReport sums up one side's analysed plies.
@@ -123,6 +127,11 @@ func Annotate(ctx context.Context, g *notation.Game, lookup notation.Lookup, o O
 	for i := 0; i < n; i++ {
 		if err := ctx.Err(); err != nil {
 			return "", nil, fmt.Errorf("analysis: %w", err)
+		}
+		if o.Yield != nil {
+			if err := o.Yield(ctx); err != nil {
+				return "", nil, fmt.Errorf("analysis: %w", err)
+			}
 		}
 		before := g.Lines[i]
 		if before.Outcome().Over {
