@@ -86,6 +86,9 @@ type Analysis struct {
 	Status string
 	// Text is the annotated record (done) or why it failed.
 	Text string
+	// Published: a player had it shown on the game's web page (its Text
+	// then names the players, never their addresses).
+	Published bool
 }
 
 // Analysis statuses.
@@ -106,12 +109,13 @@ CREATE TABLE analyses (
 	level     INTEGER NOT NULL,
 	requested INTEGER NOT NULL,
 	status    TEXT    NOT NULL,
-	text      TEXT    NOT NULL
+	text      TEXT    NOT NULL,
+	published INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX analyses_status ON analyses(status, id);
 `
 
-const analysisColumns = `id, game_id, address, name, level, requested, status, text`
+const analysisColumns = `id, game_id, address, name, level, requested, status, text, published`
 
 // QueuedAnalyses returns up to limit queued analyses, oldest first.
 func (s *Store) QueuedAnalyses(ctx context.Context, limit int) ([]*Analysis, error) {
@@ -134,10 +138,12 @@ func (s *Store) analyses(ctx context.Context, query string, args ...any) ([]*Ana
 	for rows.Next() {
 		a := &Analysis{}
 		var at int64
-		if err := rows.Scan(&a.ID, &a.GameID, &a.Addr, &a.Name, &a.Level, &at, &a.Status, &a.Text); err != nil {
+		var pub int
+		if err := rows.Scan(&a.ID, &a.GameID, &a.Addr, &a.Name, &a.Level, &at, &a.Status, &a.Text, &pub); err != nil {
 			return nil, fmt.Errorf("archive: analyses: %w", err)
 		}
 		a.Requested = fromUnix(at)
+		a.Published = pub != 0
 		out = append(out, a)
 	}
 	if err := rows.Err(); err != nil {
@@ -146,8 +152,23 @@ func (s *Store) analyses(ctx context.Context, query string, args ...any) ([]*Ana
 	return out, nil
 }
 
-// putAnalysis inserts a new analysis (ID 0) or stores the status and text
-// of a queued one; finishing one that is no longer queued is ErrConflict
+// PublishedAnalysis is the analysis of a game last published; ErrNotFound
+// when none is.
+func (s *Store) PublishedAnalysis(ctx context.Context, gameID int64) (*Analysis, error) {
+	as, err := s.analyses(ctx, `SELECT `+analysisColumns+` FROM analyses WHERE game_id = ? AND status = ? AND published = 1 ORDER BY id DESC LIMIT 1`,
+		gameID, AnalysisDone)
+	if err != nil {
+		return nil, err
+	}
+	if len(as) == 0 {
+		return nil, ErrNotFound
+	}
+	return as[0], nil
+}
+
+// putAnalysis inserts a new analysis (ID 0), publishes a done one
+// (Published, with its public Text), or stores the status and text of a
+// queued one; finishing one that is no longer queued is ErrConflict
 // (another worker finished it).
 func putAnalysis(ctx context.Context, q querier, a *Analysis, at time.Time) error {
 	if a.ID == 0 {
@@ -160,14 +181,18 @@ func putAnalysis(ctx context.Context, q querier, a *Analysis, at time.Time) erro
 		return q.QueryRowContext(ctx, `INSERT INTO analyses (game_id, address, name, level, requested, status, text)
 VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`, a.GameID, strings.ToLower(a.Addr), a.Name, a.Level, unix(a.Requested), a.Status, a.Text).Scan(&a.ID)
 	}
-	res, err := q.ExecContext(ctx, `UPDATE analyses SET status = ?, text = ? WHERE id = ? AND status = ?`, a.Status, a.Text, a.ID, AnalysisQueued)
+	query, args := `UPDATE analyses SET status = ?, text = ? WHERE id = ? AND status = ?`, []any{a.Status, a.Text, a.ID, AnalysisQueued}
+	if a.Published {
+		query, args = `UPDATE analyses SET published = 1, text = ? WHERE id = ? AND status = ?`, []any{a.Text, a.ID, AnalysisDone}
+	}
+	res, err := q.ExecContext(ctx, query, args...)
 	if err != nil {
 		return err
 	}
 	if n, err := res.RowsAffected(); err != nil {
 		return err
 	} else if n == 0 {
-		return fmt.Errorf("%w: analysis %d is no longer queued", ErrConflict, a.ID)
+		return fmt.Errorf("%w: analysis %d is not in the state expected (queued to finish, done to publish)", ErrConflict, a.ID)
 	}
 	return nil
 }

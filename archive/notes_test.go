@@ -81,5 +81,19 @@ func TestAnalysesQueue(t *testing.T) {
 		require.Len(t, mine, 1)
 		assert.Equal(t, AnalysisDone, mine[0].Status)
 		assert.Equal(t, done.Text, mine[0].Text)
+		assert.False(t, mine[0].Published)
+
+		// Published: the game's page shows it; a queued one cannot be.
+		_, err = s.PublishedAnalysis(ctx, g.ID)
+		require.ErrorIs(t, err, ErrNotFound)
+		pub := *mine[0]
+		pub.Published, pub.Text = true, "public text"
+		require.NoError(t, s.Commit(ctx, &Change{Analyses: []*Analysis{&pub}}))
+		got, err := s.PublishedAnalysis(ctx, g.ID)
+		require.NoError(t, err)
+		assert.Equal(t, "public text", got.Text)
+		early := *q[0]
+		early.Published = true
+		require.ErrorIs(t, s.Commit(ctx, &Change{Analyses: []*Analysis{&early}}), ErrConflict)
 	})
 }

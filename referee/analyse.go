@@ -193,3 +193,53 @@ func (r *Referee) idle(ctx context.Context) error {
 	}
 	return nil
 }
+
+// publishCmd: publish GAMEID puts the sender's latest analysis of a
+// finished public game of theirs on the game's web page, with the
+// players' names, never their addresses.
+func (s *session) publishCmd(c *cmd) error {
+	const form = "publish GAMEID, after analyse GAMEID has mailed you the analysis of your finished game"
+	st, ok := s.store.(AnalysisStore)
+	if !ok {
+		return mistake(nil, "", "this referee does not analyse games")
+	}
+	g, err := s.gameArg(c, form)
+	if err != nil {
+		return err
+	}
+	if _, err := s.authorize(g); err != nil {
+		return err
+	}
+	switch {
+	case g.Status != archive.Over:
+		return mistake(g, form, "game #%d is not over: an analysis is published once the game has ended", g.ID)
+	case g.Options.Private:
+		return mistake(nil, "publish for a public game", "game #%d is private: it has no web page", g.ID)
+	}
+	mine, err := st.AnalysesOf(s.ctx, s.from.Addr)
+	if errors.Is(err, errNoAnalyses) {
+		return mistake(nil, "", "this referee does not analyse games")
+	}
+	if err != nil {
+		return err
+	}
+	var last *archive.Analysis
+	for _, a := range mine {
+		if a.GameID == g.ID && a.Status == archive.AnalysisDone {
+			last = a
+		}
+	}
+	if last == nil {
+		return mistake(nil, form, "you have no finished analysis of game #%d to publish; ask for one with analyse %d", g.ID, g.ID)
+	}
+	pub := *last
+	pub.Published, pub.Text = true, g.redact(last.Text)
+	s.analyses = append(s.analyses, &pub)
+	s.mine.label = fmt.Sprintf("analysis of game #%d published", g.ID)
+	if u := s.r.gameURL(g); u != "" {
+		s.mine.add("The computer's analysis of game #%d (level %d) is on the game's web page: %s", g.ID, pub.Level, u)
+	} else {
+		s.mine.add("The computer's analysis of game #%d (level %d) is published: the game's web page shows it.", g.ID, pub.Level)
+	}
+	return nil
+}

@@ -22,7 +22,7 @@ type cmd struct {
 
 // commandVerbs are the first words of the commands.
 var commandVerbs = []string{"new", "move", "pass", "show", "games", "record", "help", "preview", "resign",
-	"draw", "accept", "decline", "undo", "vacation", "say", "watch", "unwatch", "tournament", "join", "digest", "mail", "conditions", "tz", "note", "notes", "analyse", "analyze"}
+	"draw", "accept", "decline", "undo", "vacation", "say", "watch", "unwatch", "tournament", "join", "digest", "mail", "conditions", "tz", "note", "notes", "analyse", "analyze", "publish"}
 
 func isVerb(v string) bool { return slices.Contains(commandVerbs, v) }
 
@@ -107,6 +107,8 @@ func (s *session) dispatch(c *cmd) error {
 		return s.notesCmd(c)
 	case "analyse", "analyze":
 		return s.analyseCmd(c)
+	case "publish":
+		return s.publishCmd(c)
 	}
 	panic("unhandled verb " + c.verb)
 }

@@ -344,6 +344,9 @@ func (r *Referee) helpText() string {
                       (default 3): the record, with ? and ?? where its
                       choice scores clearly better, and its line. It
                       comes later, in a mail of its own.
+ publish GAMEID       Show your latest analysis of a finished public
+                      game of yours on its web page (names, never
+                      addresses). Your notes are never shown.
  watch GAMEID         Get every board of a game; "unwatch" stops.
  tournament new "NAME" GAME roundrobin|double|swiss|tables [rounds=N]
      [days=N] [time=BASE+INC] [max=CAP] [weekends=off] [grace=SPAN]

@@ -67,3 +67,32 @@ func TestNotesOnNoPage(t *testing.T) {
 		t.Error("the export holds a private note")
 	}
 }
+
+// TestPublishedAnalysisOnGamePage: a finished game's page shows the
+// computer's analysis once a player published it, not before.
+func TestPublishedAnalysisOnGamePage(t *testing.T) {
+	fx := newFixture(t)
+	ctx := context.Background()
+	g := addGame(t, fx.store, archive.Over, archive.GameOptions{}, "Analysis Cup", "", "Nora", "Otto")
+	a := &archive.Analysis{GameID: g.ID, Addr: g.Seats[0].Player.Addr, Level: 3}
+	if err := fx.store.Commit(ctx, &archive.Change{Analyses: []*archive.Analysis{a}}); err != nil {
+		t.Fatal(err)
+	}
+	a.Status, a.Text = archive.AnalysisDone, "ANALYSIS-TEXT 1. Ca1-b2?? (1. Ca1-a2)"
+	if err := fx.store.Commit(ctx, &archive.Change{Analyses: []*archive.Analysis{a}}); err != nil {
+		t.Fatal(err)
+	}
+	path := fmt.Sprintf("/g/%d", g.ID)
+	if _, body, _ := get(t, fx.srv, path); strings.Contains(body, "ANALYSIS-TEXT") || strings.Contains(body, "The computer&#39;s analysis") {
+		t.Errorf("GET %s shows an analysis nobody published", path)
+	}
+	pub := *a
+	pub.Published = true
+	if err := fx.store.Commit(ctx, &archive.Change{Analyses: []*archive.Analysis{&pub}}); err != nil {
+		t.Fatal(err)
+	}
+	code, body, _ := get(t, fx.srv, path)
+	if code != 200 || !strings.Contains(body, "ANALYSIS-TEXT 1. Ca1-b2?? (1. Ca1-a2)") {
+		t.Errorf("GET %s = %d without the published analysis:\n%s", path, code, body)
+	}
+}
