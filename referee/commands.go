@@ -1096,13 +1096,21 @@ func (s *session) listGames(gs []*archive.Game) error {
 }
 
 func (s *session) previewCmd(c *cmd) error {
-	const form = "preview GAMEID PLY ..."
+	const form = "preview GAMEID PLY ..., and keep at the end to keep the line with your notes"
 	g, rest, err := s.gameThen(c, form, "at least one ply")
 	if err != nil {
 		return err
 	}
 	if err := playing(g); err != nil {
 		return err
+	}
+	f := strings.Fields(rest)
+	keep := len(f) > 1 && strings.EqualFold(f[len(f)-1], "keep")
+	if keep {
+		rest = strings.Join(f[:len(f)-1], " ")
+		if err := s.noteGame(g); err != nil {
+			return err
+		}
 	}
 	seat := g.seatOf(s.from.Addr)
 	line := g.line()
@@ -1136,6 +1144,13 @@ func (s *session) previewCmd(c *cmd) error {
 	}
 	s.mine.label = fmt.Sprintf("preview of game #%d", g.ID)
 	s.mine.add("%s", text)
+	if keep {
+		n, err := s.keepNote(g, fmt.Sprintf("Line after ply %d: %s", g.plies(), strings.Join(canon, " ")))
+		if err != nil {
+			return err
+		}
+		s.mine.add("The line is kept with your notes on game #%d (%s; only you ever see them).", g.ID, plural(n, "note"))
+	}
 	return nil
 }
 

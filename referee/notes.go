@@ -88,12 +88,24 @@ func (s *session) noteCmd(c *cmd) error {
 	if text == "" {
 		return mistake(nil, form, "the note for game #%d is empty", g.ID)
 	}
-	have, err := s.notesOf(g, s.from.Addr)
+	n, err := s.keepNote(g, text)
 	if err != nil {
 		return err
 	}
+	s.mine.add("Your note on game #%d is kept (%s; only you ever see them).", g.ID, plural(n, "note"))
+	s.mine.show(g)
+	return nil
+}
+
+// keepNote keeps text as the sender's note on g, within the bounds, and
+// returns how many notes the sender then keeps on g.
+func (s *session) keepNote(g *game, text string) (int, error) {
+	have, err := s.notesOf(g, s.from.Addr)
+	if err != nil {
+		return 0, err
+	}
 	if len(have) >= MaxNotes {
-		return mistake(nil, fmt.Sprintf("at most %d notes per player per game", MaxNotes),
+		return 0, mistake(nil, fmt.Sprintf("at most %d notes per player per game", MaxNotes),
 			"you keep %d notes on game #%d already, the most a player keeps on a game; this one was not kept", len(have), g.ID)
 	}
 	size := len(text)
@@ -101,14 +113,11 @@ func (s *session) noteCmd(c *cmd) error {
 		size += len(n.Text)
 	}
 	if size > MaxNotesBytes {
-		return mistake(nil, fmt.Sprintf("at most %s of notes per player per game", byteSize(MaxNotesBytes)),
+		return 0, mistake(nil, fmt.Sprintf("at most %s of notes per player per game", byteSize(MaxNotesBytes)),
 			"this note (%s) would bring your notes on game #%d to %s; it was not kept", byteSize(len(text)), g.ID, byteSize(size))
 	}
-	n := &archive.Note{GameID: g.ID, Addr: s.from.Addr, At: s.now, Ply: g.plies(), Text: text}
-	s.notes = append(s.notes, n)
-	s.mine.add("Your note on game #%d is kept (%s; only you ever see them).", g.ID, plural(len(have)+1, "note"))
-	s.mine.show(g)
-	return nil
+	s.notes = append(s.notes, &archive.Note{GameID: g.ID, Addr: s.from.Addr, At: s.now, Ply: g.plies(), Text: text})
+	return len(have) + 1, nil
 }
 
 // notesCmd: notes GAMEID mails the sender's notes on a game back.

@@ -316,8 +316,9 @@ func (r *Referee) helpText() string {
  show [GAMEID]        The board.
  games                Your games and whose turn it is.
  record GAMEID        The game record.
- preview GAMEID PLY ...
+ preview GAMEID PLY ... [keep]
                       The board after these plies; nothing is played.
+                      keep keeps the line with your private notes.
  resign               Give up.
  draw                 Offer a draw; the others "accept draw" or
                       "decline draw".
