@@ -78,9 +78,11 @@ type Analysis struct {
 	ID     int64 // 0 until stored
 	GameID int64
 	// Addr is who asked; the annotated record is mailed there.
-	Addr      string
-	Name      string // the display name of Addr
-	Level     int
+	Addr  string
+	Name  string // the display name of Addr
+	Level int
+	// Side is the seat whose plies are analysed, -1 for every seat.
+	Side      int
 	Requested time.Time
 	// Status is AnalysisQueued, AnalysisDone or AnalysisFailed.
 	Status string
@@ -107,6 +109,7 @@ CREATE TABLE analyses (
 	address   TEXT    NOT NULL,
 	name      TEXT    NOT NULL,
 	level     INTEGER NOT NULL,
+	side      INTEGER NOT NULL DEFAULT -1,
 	requested INTEGER NOT NULL,
 	status    TEXT    NOT NULL,
 	text      TEXT    NOT NULL,
@@ -115,7 +118,7 @@ CREATE TABLE analyses (
 CREATE INDEX analyses_status ON analyses(status, id);
 `
 
-const analysisColumns = `id, game_id, address, name, level, requested, status, text, published`
+const analysisColumns = `id, game_id, address, name, level, side, requested, status, text, published`
 
 // QueuedAnalyses returns up to limit queued analyses, oldest first.
 func (s *Store) QueuedAnalyses(ctx context.Context, limit int) ([]*Analysis, error) {
@@ -139,7 +142,7 @@ func (s *Store) analyses(ctx context.Context, query string, args ...any) ([]*Ana
 		a := &Analysis{}
 		var at int64
 		var pub int
-		if err := rows.Scan(&a.ID, &a.GameID, &a.Addr, &a.Name, &a.Level, &at, &a.Status, &a.Text, &pub); err != nil {
+		if err := rows.Scan(&a.ID, &a.GameID, &a.Addr, &a.Name, &a.Level, &a.Side, &at, &a.Status, &a.Text, &pub); err != nil {
 			return nil, fmt.Errorf("archive: analyses: %w", err)
 		}
 		a.Requested = fromUnix(at)
@@ -178,8 +181,8 @@ func putAnalysis(ctx context.Context, q querier, a *Analysis, at time.Time) erro
 		if a.Status == "" {
 			a.Status = AnalysisQueued
 		}
-		return q.QueryRowContext(ctx, `INSERT INTO analyses (game_id, address, name, level, requested, status, text)
-VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`, a.GameID, strings.ToLower(a.Addr), a.Name, a.Level, unix(a.Requested), a.Status, a.Text).Scan(&a.ID)
+		return q.QueryRowContext(ctx, `INSERT INTO analyses (game_id, address, name, level, side, requested, status, text)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`, a.GameID, strings.ToLower(a.Addr), a.Name, a.Level, a.Side, unix(a.Requested), a.Status, a.Text).Scan(&a.ID)
 	}
 	query, args := `UPDATE analyses SET status = ?, text = ? WHERE id = ? AND status = ?`, []any{a.Status, a.Text, a.ID, AnalysisQueued}
 	if a.Published {

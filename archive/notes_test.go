@@ -55,8 +55,8 @@ func TestAnalysesQueue(t *testing.T) {
 		ctx := context.Background()
 		s := open(t, where)
 		g := newGame(t, s)
-		a := &Analysis{GameID: g.ID, Addr: "Alice@Example.org", Name: "Alice", Level: 3}
-		b := &Analysis{GameID: g.ID, Addr: "bob@example.org", Level: 4}
+		a := &Analysis{GameID: g.ID, Addr: "Alice@Example.org", Name: "Alice", Level: 3, Side: -1}
+		b := &Analysis{GameID: g.ID, Addr: "bob@example.org", Level: 4, Side: 1}
 		require.NoError(t, s.Commit(ctx, &Change{Games: []*Game{g}, Analyses: []*Analysis{a, b}}))
 		require.NotZero(t, a.ID)
 		q, err := s.QueuedAnalyses(ctx, 10)
@@ -65,6 +65,7 @@ func TestAnalysesQueue(t *testing.T) {
 		assert.Equal(t, []int64{a.ID, b.ID}, []int64{q[0].ID, q[1].ID})
 		assert.Equal(t, "alice@example.org", q[0].Addr)
 		assert.Equal(t, 3, q[0].Level)
+		assert.Equal(t, []int{-1, 1}, []int{q[0].Side, q[1].Side})
 		assert.Equal(t, AnalysisQueued, q[0].Status)
 
 		done := *q[0]

@@ -44,7 +44,7 @@ const (
 // analyseCmd: analyse GAMEID [level=N] queues the computer's annotation of
 // a finished game, for one of its players or, for a public game, anyone.
 func (s *session) analyseCmd(c *cmd) error {
-	form := fmt.Sprintf("analyse GAMEID [level=N], N from 1 to %d (default 3), for a finished game", MaxAnalysisLevel)
+	form := fmt.Sprintf("analyse GAMEID [level=N] [side=SIDE], N from 1 to %d (default 3), for a finished game", MaxAnalysisLevel)
 	st, ok := s.store.(AnalysisStore)
 	if !ok {
 		return mistake(nil, "", "this referee does not analyse games")
@@ -52,7 +52,15 @@ func (s *session) analyseCmd(c *cmd) error {
 	f := strings.Fields(c.rest)
 	level := 3
 	var rest []string
+	side := ""
 	for _, w := range f {
+		if v, ok := strings.CutPrefix(strings.ToLower(w), "side="); ok {
+			side = w[len("side="):]
+			if v == "" {
+				return mistake(nil, form, "side= needs a side, as the game names it")
+			}
+			continue
+		}
 		if v, ok := strings.CutPrefix(strings.ToLower(w), "level="); ok {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 || n > MaxAnalysisLevel {
@@ -76,6 +84,12 @@ func (s *session) analyseCmd(c *cmd) error {
 	}
 	if g.Status != archive.Over {
 		return mistake(g, form, "game #%d is not over: the computer analyses finished games only", g.ID)
+	}
+	seat := -1
+	if side != "" {
+		if seat = g.sideArg(side); seat < 0 {
+			return mistake(nil, form, "%q is not a side of game #%d (its sides: %s)", side, g.ID, strings.Join(g.sides, ", "))
+		}
 	}
 	queued, err := st.QueuedAnalyses(s.ctx, MaxQueuedAnalyses)
 	if errors.Is(err, errNoAnalyses) {
@@ -102,7 +116,7 @@ func (s *session) analyseCmd(c *cmd) error {
 	case len(queued)+len(s.analyses) >= MaxQueuedAnalyses:
 		return mistake(nil, "an analysis later", "the computer has %d analyses waiting, the most it queues; ask again later", len(queued))
 	}
-	a := &archive.Analysis{GameID: g.ID, Addr: s.from.Addr, Name: s.from.Name, Level: level, Requested: s.now, Status: archive.AnalysisQueued}
+	a := &archive.Analysis{GameID: g.ID, Addr: s.from.Addr, Name: s.from.Name, Level: level, Side: seat, Requested: s.now, Status: archive.AnalysisQueued}
 	s.analyses = append(s.analyses, a)
 	s.mine.label = fmt.Sprintf("analysis of game #%d", g.ID)
 	s.mine.add("The computer (level %d) will analyse game #%d, behind every move and the analyses asked for before it (%d waiting); the annotated record comes in a mail of its own.",
@@ -177,7 +191,11 @@ func (r *Referee) annotate(ctx context.Context, s *session, a *archive.Analysis)
 	if cg == nil || len(problems) > 0 {
 		return "", fmt.Errorf("referee: the record of game #%d does not check: %v", g.ID, problems)
 	}
-	text, _, err := analysis.Annotate(ctx, cg, r.opts.Lookup, analysis.Options{Level: a.Level, PlyTime: AnalysisPlyTime, Yield: r.idle})
+	o := analysis.Options{Level: a.Level, PlyTime: AnalysisPlyTime, Yield: r.idle}
+	if a.Side >= 0 {
+		o.Side = &a.Side
+	}
+	text, _, err := analysis.Annotate(ctx, cg, r.opts.Lookup, o)
 	return text, err
 }
 

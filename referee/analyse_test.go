@@ -105,7 +105,7 @@ func TestMovesGoBeforeAnalyses(t *testing.T) {
 }
 
 // TestAnalysesBounded: one address has at most 3 analyses waiting; an
-// unfinished or a private game is refused.
+// unfinished or a private game, or a side the game has not, is refused.
 func TestAnalysesBounded(t *testing.T) {
 	eachStore(t, func(t *testing.T, db store) {
 		h := started(t, db, nil)
@@ -113,6 +113,9 @@ func TestAnalysesBounded(t *testing.T) {
 			t.Errorf("analyse of a game under way:\n%s", out)
 		}
 		finishedToy(h)
+		if out := h.send("from: Olga <olga@example.org>\n\nanalyse 1 side=Z\n"); !strings.Contains(out, `"Z" is not a side of game #1 (its sides: A, B)`) {
+			t.Errorf("analyse of a side the game does not have:\n%s", out)
+		}
 		for i := range 3 {
 			if out := h.send("from: Olga <olga@example.org>\n\nanalyse 1\n"); !strings.Contains(out, "will analyse game #1") {
 				t.Fatalf("request %d:\n%s", i+1, out)

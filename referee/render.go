@@ -339,12 +339,13 @@ func (r *Referee) helpText() string {
                       your notes: your own board mails of the game end
                       with the last three. At most 100 notes, 100 KiB.
  notes GAMEID         All your notes on the game.
- analyse GAMEID [level=N]
+ analyse GAMEID [level=N] [side=SIDE]
                       The computer's analysis of a finished game (one
                       of yours, or any public game), level 1 to 4
-                      (default 3): the record, with ? and ?? where its
-                      choice scores clearly better, and its line. It
-                      comes later, in a mail of its own.
+                      (default 3), of every side or one: the record,
+                      with ? and ?? where its choice scores clearly
+                      better, and its line. It comes later, in a mail
+                      of its own.
  publish GAMEID       Show your latest analysis of a finished public
                       game of yours on its web page (names, never
                       addresses). Your notes are never shown.
