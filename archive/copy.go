@@ -38,6 +38,8 @@ var copyTables = []copyTable{
 	// Read in SQLite's rowid order, so PostgreSQL's rowid column numbers
 	// the observers of a game in the order they came.
 	{"observers", []string{"game_id", "address"}, false},
+	{"notes", []string{"id"}, true},
+	{"analyses", []string{"id"}, true},
 	{"players", []string{"address"}, false},
 	{"senders", []string{"address"}, false},
 	{"processed", []string{"message_id"}, false},

@@ -304,6 +304,16 @@ func (s *Store) put(ctx context.Context, tx *sql.Tx, c *Change, d *stored) error
 			return err
 		}
 	}
+	for _, n := range c.Notes {
+		if err := putNote(ctx, q, n, at); err != nil {
+			return err
+		}
+	}
+	for _, a := range c.Analyses {
+		if err := putAnalysis(ctx, q, a, at); err != nil {
+			return err
+		}
+	}
 	for _, t := range c.Tournaments {
 		if err := putTournament(ctx, tx, t, at); err != nil {
 			return err

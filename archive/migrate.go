@@ -87,6 +87,8 @@ ALTER TABLE players ADD COLUMN tz TEXT NOT NULL DEFAULT '';
 ALTER TABLE tournaments ADD COLUMN control TEXT NOT NULL DEFAULT '';
 `, ""},
 	{17, "tournaments: half-point byes a player may ask for, accelerated pairings, the kind of each bye", tournamentCustomsSchema, ""},
+	{20, "players keep private notes on their games", notesSchema, ""},
+	{21, "the queue of the computer's analyses of finished games", analysesSchema, ""},
 	{22, "players' calendar keys: the generation a revocation moves", `
 ALTER TABLE players ADD COLUMN calendar INTEGER NOT NULL DEFAULT 0;
 `, ""},

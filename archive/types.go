@@ -317,4 +317,9 @@ type Change struct {
 	Audit        []*Audit
 	Blocks       []*Block
 	AdminPending []*AdminPending
+	// Notes are players' new private notes (see Note), stored with the
+	// request that wrote them.
+	Notes []*Note
+	// Analyses are new requests for an analysis (ID 0) and finished ones.
+	Analyses []*Analysis
 }

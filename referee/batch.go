@@ -33,6 +33,8 @@ var _ BatchStore = (*archive.Store)(nil)
 // again on its own, as Handle does. Without a BatchStore it calls Handle
 // for each request.
 func (r *Referee) HandleBatch(ctx context.Context, reqs []Request) []error {
+	r.busy.Add(1)
+	defer r.busy.Add(-1)
 	errs := make([]error, len(reqs))
 	bs, ok := r.store.(BatchStore)
 	if !ok || len(reqs) == 1 {
@@ -221,6 +223,57 @@ func (v *view) Commit(ctx context.Context, c *archive.Change) error {
 	}
 	v.changes = append(v.changes, c)
 	return nil
+}
+
+// Notes are the store's notes of addr on a game and those the batch's
+// changes wrote; errNoNotes when the store keeps none.
+func (v *view) Notes(ctx context.Context, gameID int64, addr string) ([]*archive.Note, error) {
+	ns, ok := v.Store.(NoteStore)
+	if !ok {
+		return nil, errNoNotes
+	}
+	out, err := ns.Notes(ctx, gameID, addr)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range v.changes {
+		for _, n := range c.Notes {
+			if n.GameID == gameID && normAddr(n.Addr) == normAddr(addr) {
+				out = append(out, n)
+			}
+		}
+	}
+	return out, nil
+}
+
+// QueuedAnalyses are the store's, with those the batch's changes queued
+// after them; errNoAnalyses when the store queues none.
+func (v *view) QueuedAnalyses(ctx context.Context, limit int) ([]*archive.Analysis, error) {
+	as, ok := v.Store.(AnalysisStore)
+	if !ok {
+		return nil, errNoAnalyses
+	}
+	out, err := as.QueuedAnalyses(ctx, limit)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range v.changes {
+		for _, a := range c.Analyses {
+			if a.Status == archive.AnalysisQueued && len(out) < limit {
+				out = append(out, a)
+			}
+		}
+	}
+	return out, nil
+}
+
+// AnalysesOf is the store's answer.
+func (v *view) AnalysesOf(ctx context.Context, addr string) ([]*archive.Analysis, error) {
+	as, ok := v.Store.(AnalysisStore)
+	if !ok {
+		return nil, errNoAnalyses
+	}
+	return as.AnalysesOf(ctx, addr)
 }
 
 // tview is a view of a store with tournaments.

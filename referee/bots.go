@@ -204,6 +204,8 @@ func (r *Referee) BotTurns(ctx context.Context) ([]BotTurn, error) {
 // applied once however often it is sent. It refuses to move for a seat
 // that is not a bot's, so a bot never plays a person's turn.
 func (r *Referee) PlayBot(ctx context.Context, id int64, ply int, text string) error {
+	r.busy.Add(1)
+	defer r.busy.Add(-1)
 	key := fmt.Sprintf("bot:%d:%d", id, ply)
 	var last error
 	for range maxAttempts {

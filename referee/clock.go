@@ -246,6 +246,8 @@ func (g *game) remindedBefore(now time.Time) int {
 // nothing. It returns the store errors it met (the games concerned are
 // tried again at the next Tick).
 func (r *Referee) Tick(ctx context.Context, now time.Time) error {
+	r.busy.Add(1)
+	defer r.busy.Add(-1)
 	gs, err := r.store.DueGames(ctx, now)
 	if err != nil {
 		return fmt.Errorf("referee: tick: %w", err)

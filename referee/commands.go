@@ -22,14 +22,19 @@ type cmd struct {
 
 // commandVerbs are the first words of the commands.
 var commandVerbs = []string{"new", "move", "pass", "show", "games", "record", "help", "preview", "resign",
-	"draw", "accept", "decline", "undo", "vacation", "say", "watch", "unwatch", "tournament", "join", "digest", "mail", "conditions", "tz", "takeover", "calendar"}
+	"draw", "accept", "decline", "undo", "vacation", "say", "watch", "unwatch", "tournament", "join", "digest", "mail", "conditions", "tz", "takeover", "calendar",
+	"note", "notes", "analyse", "analyze", "publish"}
 
 func isVerb(v string) bool { return slices.Contains(commandVerbs, v) }
 
 // line handles one line: a command, or (bare) a ply in the game the
 // request is about.
 func (s *session) line(l string, bare bool) error {
-	if len(l) > MaxLineBytes {
+	head, _, _ := strings.Cut(l, "\n")
+	if verbOf(l) != "note" {
+		head = l // a note's text may run over several lines; other commands' may not
+	}
+	if len(head) > MaxLineBytes {
 		return mistake(nil, fmt.Sprintf("a command or ply on a line of at most %d bytes", MaxLineBytes),
 			"this line is %d bytes long, too long to read", len(l))
 	}
@@ -101,6 +106,14 @@ func (s *session) dispatch(c *cmd) error {
 		return s.mailCmd(c)
 	case "calendar":
 		return s.calendarCmd(c)
+	case "note":
+		return s.noteCmd(c)
+	case "notes":
+		return s.notesCmd(c)
+	case "analyse", "analyze":
+		return s.analyseCmd(c)
+	case "publish":
+		return s.publishCmd(c)
 	}
 	panic("unhandled verb " + c.verb)
 }
@@ -1159,13 +1172,21 @@ func (s *session) listGames(gs []*archive.Game) error {
 }
 
 func (s *session) previewCmd(c *cmd) error {
-	const form = "preview GAMEID PLY ..."
+	const form = "preview GAMEID PLY ..., and keep at the end to keep the line with your notes"
 	g, rest, err := s.gameThen(c, form, "at least one ply")
 	if err != nil {
 		return err
 	}
 	if err := playing(g); err != nil {
 		return err
+	}
+	f := strings.Fields(rest)
+	keep := len(f) > 1 && strings.EqualFold(f[len(f)-1], "keep")
+	if keep {
+		rest = strings.Join(f[:len(f)-1], " ")
+		if err := s.noteGame(g); err != nil {
+			return err
+		}
 	}
 	seat := g.seatOf(s.from.Addr)
 	line := g.line()
@@ -1199,6 +1220,13 @@ func (s *session) previewCmd(c *cmd) error {
 	}
 	s.mine.label = fmt.Sprintf("preview of game #%d", g.ID)
 	s.mine.add("%s", text)
+	if keep {
+		n, err := s.keepNote(g, fmt.Sprintf("Line after ply %d: %s", g.plies(), strings.Join(canon, " ")))
+		if err != nil {
+			return err
+		}
+		s.mine.add("The line is kept with your notes on game #%d (%s; only you ever see them).", g.ID, plural(n, "note"))
+	}
 	return nil
 }
 

@@ -150,7 +150,10 @@ type Referee struct {
 	local, domain string
 	log           *slog.Logger
 	stats         counters
-	admins        atomic.Pointer[[]string] // SetAdmins, else opts.Admins
+	// busy counts the requests, bot moves and clock events being handled:
+	// analyses wait while it is above zero (analyse.go).
+	busy   atomic.Int64
+	admins atomic.Pointer[[]string] // SetAdmins, else opts.Admins
 }
 
 type counters struct {
@@ -324,6 +327,8 @@ const maxAttempts = 5
 // means the store failed and nothing was stored: retry later; but a
 // *PermanentError means the message can never be processed.
 func (r *Referee) Handle(ctx context.Context, req Request) error {
+	r.busy.Add(1)
+	defer r.busy.Add(-1)
 	ch, err := r.handle(ctx, r.store, req)
 	if ch != nil {
 		r.stats.handled.Add(1)

@@ -323,8 +323,9 @@ func (r *Referee) helpText() string {
  show [GAMEID]        The board.
  games                Your games and whose turn it is.
  record GAMEID        The game record.
- preview GAMEID PLY ...
+ preview GAMEID PLY ... [keep]
                       The board after these plies; nothing is played.
+                      keep keeps the line with your private notes.
  resign               Give up.
  draw                 Offer a draw; the others "accept draw" or
                       "decline draw".
@@ -344,6 +345,22 @@ func (r *Referee) helpText() string {
                       the game names them, or the players' addresses).
                       For several lines: say [to ...] alone on its
                       line, the text, then a line end.
+ note GAMEID TEXT     Keep a private note on one of your games (for
+                      several lines: note GAMEID alone on its line,
+                      the text, then a line end). Only you ever see
+                      your notes: your own board mails of the game end
+                      with the last three. At most 100 notes, 100 KiB.
+ notes GAMEID         All your notes on the game.
+ analyse GAMEID [level=N] [side=SIDE]
+                      The computer's analysis of a finished game (one
+                      of yours, or any public game), level 1 to 4
+                      (default 3), of every side or one: the record,
+                      with ? and ?? where its choice scores clearly
+                      better, and its line. It comes later, in a mail
+                      of its own.
+ publish GAMEID       Show your latest analysis of a finished public
+                      game of yours on its web page (names, never
+                      addresses). Your notes are never shown.
  watch GAMEID         Get every board of a game; "unwatch" stops.
  tournament new "NAME" GAME roundrobin|double|swiss|tables [rounds=N]
      [days=N] [time=BASE+INC] [max=CAP] [weekends=off] [grace=SPAN]

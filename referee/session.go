@@ -38,6 +38,8 @@ type session struct {
 	playerChanged []*archive.Player
 	senders       []*archive.Sender
 	entries       []*archive.Entry
+	notes         []*archive.Note     // the players' new private notes (notes.go)
+	analyses      []*archive.Analysis // analyses asked for (analyse.go)
 
 	mine *draft // the reply to the sender; the others are written from the games' news
 	// extra are mails to others than the games' seats and watchers (a
@@ -276,9 +278,10 @@ func (s *session) commandLines() ([]string, error) {
 		if whose[i] == refereesLine {
 			continue // the referee's own words, reproduced
 		}
-		if sayAlone(l) {
-			// say [to SIDES] alone on its line: the text is the lines
-			// after it, up to a line "end" (or the end of the message).
+		if sayAlone(l) || noteAlone(l) {
+			// say [to SIDES] or note GAMEID alone on its line: the text is
+			// the lines after it, up to a line "end" (or the end of the
+			// message).
 			var text []string
 			for i++; i < len(body) && !strings.EqualFold(strings.TrimSpace(body[i]), "end"); i++ {
 				text = append(text, body[i])
@@ -328,9 +331,9 @@ func sayAlone(l string) bool {
 // typographic reads a line as the player meant it where a word processor or
 // a phone wrote other characters for the notation's (an en dash for "-", ×
 // for "x", a no-break space for a blank), as pbem check reads a record;
-// the text of say is left as written.
+// the text of say and of note is left as written.
 func typographic(l string) string {
-	if verbOf(l) == "say" {
+	if v := verbOf(l); v == "say" || v == "note" {
 		return l
 	}
 	f, _ := notation.Typographic(l)
@@ -666,7 +669,7 @@ func (s *session) tellSeats(g *game, seats []int, format string, args ...any) {
 
 // change assembles everything the session changed into one commit.
 func (s *session) change() *archive.Change {
-	ch := &archive.Change{At: s.now, Senders: s.senders, Players: s.playerChanged, Entries: s.entries}
+	ch := &archive.Change{At: s.now, Senders: s.senders, Players: s.playerChanged, Entries: s.entries, Notes: s.notes, Analyses: s.analyses}
 	if s.req != nil {
 		ch.MessageID = s.key
 	}
@@ -778,7 +781,15 @@ func (s *session) compose(d *draft) *archive.Outgoing {
 		if body.Len() > 0 {
 			body.WriteString("\n\n")
 		}
-		body.WriteString(s.block(b, b.seatOf(d.to.Addr), len(d.blocks) > 1))
+		seat := b.seatOf(d.to.Addr)
+		body.WriteString(s.block(b, seat, len(d.blocks) > 1))
+		if seat >= 0 {
+			// The player's own notes end the player's own board, in no
+			// one else's mail.
+			if notes := s.notesBlock(b, d.to.Addr); notes != "" {
+				body.WriteString("\n\n" + notes)
+			}
+		}
 	}
 	if u := r.gameURL(g); u != "" {
 		body.WriteString("\n\nThe game on the web: " + u)

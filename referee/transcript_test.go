@@ -28,7 +28,8 @@ var update = flag.Bool("update", false, "rewrite the expected replies of the tra
 // Transcripts are txtar files under testdata: a comment, an optional
 // "options" file, then steps, each a file named N.in (a request: header
 // lines, a blank line, the body), N.tick (a "time:" line), N.admin (pbem
-// admin commands, one a line, a minute apart) or N.dump (what to print
+// admin commands, one a line, a minute apart), N.analyses (the queued
+// analyses done, in order) or N.dump (what to print
 // from the store: "game ID", "archive", "player ADDR", "audit ID"), followed
 // by N.out: the mails the step queued (or the dump). Run with -update to
 // rewrite the .out files.
@@ -325,6 +326,22 @@ func (h *harness) step(name, kind, data string) string {
 				if err := h.ref.PlayBot(h.ctx, tn.Game, tn.Ply, tn.Codec.Encode(tn.Line.State(), m)); err != nil {
 					return "error: " + err.Error() + "\n"
 				}
+			}
+		}
+		return h.mails()
+	case "analyses":
+		// The analysis worker of pbem serve: every queued analysis, in
+		// order.
+		hdr, _ := splitHeader(data)
+		h.advance(hdr["time"])
+		h.clock.set(h.now)
+		for range 100 {
+			ran, err := h.ref.RunAnalysis(h.ctx)
+			if err != nil {
+				return "error: " + err.Error() + "\n"
+			}
+			if !ran {
+				break
 			}
 		}
 		return h.mails()

@@ -29,6 +29,9 @@ type game struct {
 	// pending or when the record cannot be read.
 	Checked *notation.Game
 	Problem string
+	// Analysis is the computer's analysis a player published (a finished
+	// referee game only); "" for none.
+	Analysis string
 }
 
 // loadRef reads a referee game, or errHidden.
@@ -45,6 +48,15 @@ func (s *Server) loadRef(ctx context.Context, id int64) (*game, error) {
 	}
 	out := &game{Ref: g, Path: "/g/" + strconv.FormatInt(id, 10), Record: g.Record}
 	s.check(out)
+	if g.Status == archive.Over {
+		a, err := s.store.PublishedAnalysis(ctx, id)
+		switch {
+		case err == nil:
+			out.Analysis = a.Text
+		case !errors.Is(err, archive.ErrNotFound):
+			return nil, err
+		}
+	}
 	return out, nil
 }
 

@@ -38,6 +38,9 @@ type gamePage struct {
 	// has no position notation; Explore also for a game set up from a
 	// position).
 	Through, Explore string
+	// Analysis is the computer's annotated record, when a player
+	// published it.
+	Analysis string
 }
 
 type playerRow struct {
@@ -63,7 +66,7 @@ func (s *Server) gameView(g *game, ply int, k linker) *view {
 	if ply < 0 || ply > last {
 		ply = last
 	}
-	p := &gamePage{Game: g.gameID(), Ply: ply, Last: last, Problem: archive.PublicText(g.Problem)}
+	p := &gamePage{Game: g.gameID(), Ply: ply, Last: last, Problem: archive.PublicText(g.Problem), Analysis: g.Analysis}
 	// The last position is the game page itself.
 	plyURL := func(n int) string {
 		switch {

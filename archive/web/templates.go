@@ -96,7 +96,9 @@ table{border-collapse:collapse}td,th{padding:.15em .6em;text-align:left;border-b
 {{if .End}}<a id="next" href="{{.Next}}" rel="next">forward &rarr;</a><a id="end" href="{{.End}}">latest</a>{{else}}<span>forward &rarr;</span><span>latest</span>{{end}}</p>
 <ol class="moves">{{range .Plies}}<li>{{if .URL}}<a href="{{.URL}}"{{if .Current}} aria-current="step"{{end}}>{{.Side}} {{.Text}}</a>{{else}}{{.Side}} {{.Text}}{{end}}</li>
 {{end}}</ol>
-{{if .PGN}}<p><a href="{{.PGN}}" download>Download the record (PGN)</a></p>{{end}}
+{{if .PGN}}<p><a href="{{.PGN}}" download>Download the record (PGN)</a></p>{{end}}{{if .Analysis}}
+<h2>The computer's analysis</h2>
+<pre class="analysis">{{.Analysis}}</pre>{{end}}
 {{if .Through}}<p><a href="{{.Through}}">Games through this position</a>{{if .Explore}} · <a href="{{.Explore}}">Explore from here</a>{{end}}</p>{{end}}
 </div></div>
 {{end}}{{template "bottom" .}}{{end}}

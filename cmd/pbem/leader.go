@@ -190,6 +190,7 @@ func (s *server) lead(work, leading context.Context) {
 	wg.Go(func() { s.ticks(ctx) })
 	wg.Go(func() { s.poller.Run(ctx, handler{s}) })
 	wg.Go(func() { s.bots.Run(ctx) })
+	wg.Go(func() { s.analyses(ctx) })
 	s.bots.Wake() // bots to move since before a restart or a takeover
 	wg.Wait()
 	if work.Err() == nil || leading.Err() != nil {

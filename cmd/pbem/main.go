@@ -36,6 +36,8 @@ func commands() []command {
 		{"selfplay", "GAME [-n N] [--seed S] [--players K] [--board B] [--max-plies M]", "play random legal games and print their records", runSelfplay},
 		{"play", "GAME [--level N] [--as SIDE] [--seed S] [--players K] [--board B]", "play a game against the computer in the terminal", runPlay},
 		{"match", "GAME --a LEVEL --b LEVEL -n N [--sprt S0,S1] [-j N] [--book-plies K] [--seed S] [--players K] [--stats] [--log FILE]", "play the computer against itself at two levels and print the score", runMatch},
+		{"analyse", "FILE [--level N] [--out FILE] [--side SIDE] [--seed S] [--ply-time D]", "annotate every game of a record by the computer player: ? and ?? where it scores its own choice clearly better, with its line", analyseCmd("analyse")},
+		{"analyze", "FILE [--level N] [--out FILE] [--side SIDE] [--seed S] [--ply-time D]", "the same as analyse", analyseCmd("analyze")},
 		{"fmt", "[-w] [FILE ...]", "rewrite game records in canonical form", runFmt},
 		{"games", "", "list the games with a one-line description each", runGames},
 		{"archive", "import|export|list|search|crosstable|ratings ...", "keep and query an archive of finished games", runArchive},

@@ -472,6 +472,33 @@ func request(in *mail.Inbound) referee.Request {
 
 // ticks runs the referee's clocks (reminders, time forfeits) and prunes
 // old bookkeeping once a day.
+// analysisPoll is how often the analysis worker looks for queued
+// analyses when it found none.
+const analysisPoll = 10 * time.Second
+
+// analyses does the queued analyses (analyse GAMEID by mail), one at a
+// time on one goroutine, so that they take at most one core; RunAnalysis
+// waits before each ply while the referee handles a move, so moves always
+// go first.
+func (s *server) analyses(ctx context.Context) {
+	for ctx.Err() == nil {
+		ran, err := s.ref.RunAnalysis(ctx)
+		if err != nil && ctx.Err() == nil {
+			s.log.Error("analysis failed", "err", err)
+		}
+		if ran {
+			s.sender.Wake()
+		}
+		if ran && err == nil {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(analysisPoll):
+		}
+	}
+}
+
 func (s *server) ticks(ctx context.Context) {
 	t := time.NewTicker(s.cfg.TickInterval)
 	defer t.Stop()

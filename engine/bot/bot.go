@@ -236,6 +236,11 @@ type Result struct {
 	// Value is the expected reward (0 to 1) of Move for the side to move,
 	// as the search estimates it; 0.5 when the player did not search.
 	Value float64
+	// Values are the expected rewards (0 to 1) of every side after Move,
+	// as the search estimates them (Value is the mover's), or the rewards
+	// of the outcome when Move ends the game at once; nil when the player
+	// did not search (a random or only move).
+	Values []float64
 	// Reason says how the move was chosen: "search", "only move",
 	// "wins at once" or "random".
 	Reason string

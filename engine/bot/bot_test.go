@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -398,6 +399,17 @@ func TestToyTactics(t *testing.T) {
 				}
 				if r.Move != tc.want || r.Reason != tc.reason {
 					t.Errorf("seed %d: Search = %v (%s, value %.2f), want %v (%s)", seed, r.Move, r.Reason, r.Value, tc.want, tc.reason)
+				}
+				// Values: one a side, the mover's is Value, and they add
+				// up to half the number of sides, as rewards do.
+				s := tc.line.State()
+				sum := 0.0
+				for _, v := range r.Values {
+					sum += v
+				}
+				if n := len(s.Sides()); len(r.Values) != n || r.Values[s.ToMove()] != r.Value || math.Abs(sum-float64(n)/2) > 1e-9 {
+					t.Errorf("seed %d: Values = %v, Value %v; want %d values, the mover's (%d) the Value, adding up to %v",
+						seed, r.Values, r.Value, n, s.ToMove(), float64(n)/2)
 				}
 			}
 		})

@@ -98,8 +98,8 @@ func (sr *search) run(ctx context.Context, l *engine.Line) (Result, error) {
 		if err != nil {
 			return Result{}, fmt.Errorf("bot: the game refuses a move it listed: %w", err)
 		}
-		if wins(next.Outcome(), mover) {
-			return Result{Move: m, Value: 1, Reason: "wins at once"}, nil
+		if o := next.Outcome(); wins(o, mover) {
+			return Result{Move: m, Value: 1, Values: Rewards(o), Reason: "wins at once"}, nil
 		}
 	}
 	root := sr.newNode(l, nil)
@@ -131,7 +131,11 @@ func (sr *search) run(ctx context.Context, l *engine.Line) (Result, error) {
 			best = c
 		}
 	}
-	return Result{Move: best.move, Playouts: sr.playouts, Nodes: sr.nodes, Value: best.sum[mover] / float64(best.visits), Reason: "search", TimeUp: timeUp}, nil
+	values := make([]float64, len(best.sum))
+	for i, v := range best.sum {
+		values[i] = v / float64(best.visits)
+	}
+	return Result{Move: best.move, Playouts: sr.playouts, Nodes: sr.nodes, Value: values[mover], Values: values, Reason: "search", TimeUp: timeUp}, nil
 }
 
 // stop reports whether the context or the time budget has ended.
