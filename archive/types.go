@@ -90,6 +90,9 @@ type GameOptions struct {
 	Inviter string `json:"inviter,omitempty"`
 	// Private games are not listed or shown to anyone but their players.
 	Private bool `json:"private,omitempty"`
+	// Position is the canonical text of the position the game starts
+	// from (docs/NOTATION.md, "Positions"); "" for the rules' start.
+	Position string `json:"position,omitempty"`
 }
 
 // Control is a time control beyond days per move: Base, Inc and Max are

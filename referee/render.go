@@ -109,6 +109,10 @@ func (s *session) block(g *game, seat int, heading bool) string {
 	switch g.Status {
 	case archive.Invited:
 		fmt.Fprintf(&b, "%s\n", wrap(fmt.Sprintf("Game #%d, %s: %s.", g.ID, g.kind(), g.seating())))
+		if st, err := g.startState(); err == nil && g.Options.Position != "" {
+			// The text stays on one line, to be copied whole.
+			fmt.Fprintf(&b, "It starts from this position:\n\n%s\n\nPosition: %s\n", strings.TrimRight(st.Render(seat), "\n"), g.Options.Position)
+		}
 		if !g.confirmed() {
 			fmt.Fprintf(&b, "%s", wrap(fmt.Sprintf("Waiting for the inviter to confirm, until %s.", stamp(g.Deadline))))
 			if seat >= 0 && seat == g.seatOf(g.Options.Inviter) {
@@ -288,7 +292,9 @@ func (r *Referee) helpText() string {
      most a bank holds), weekends=off (Saturdays and Sundays of the
      mover's time zone do not count), grace=SPAN (a late player may
      still move so long; the others are told), rated=yes|no,
-     event=NAME, round=N, and private (only its players can see the
+     event=NAME, round=N, position="TEXT" (start from that position,
+     written as pbem show --position prints it; the side to move is
+     the position's), and private (only its players can see the
      game, here and on the web).
      You confirm with "accept" in reply to the referee's answer; then
      the invitees get their invitations and answer "accept" or
