@@ -87,6 +87,9 @@ ALTER TABLE players ADD COLUMN tz TEXT NOT NULL DEFAULT '';
 ALTER TABLE tournaments ADD COLUMN control TEXT NOT NULL DEFAULT '';
 `, ""},
 	{17, "tournaments: half-point byes a player may ask for, accelerated pairings, the kind of each bye", tournamentCustomsSchema, ""},
+	{18, "tournaments: the set-up position every game of a thematic event starts from", `
+ALTER TABLE tournaments ADD COLUMN position TEXT NOT NULL DEFAULT '';
+`, ""},
 }
 
 // schema1 is migration 1: the referee's tables and the archive.

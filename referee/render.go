@@ -342,6 +342,7 @@ func (r *Referee) helpText() string {
  tournament new "NAME" GAME roundrobin|double|swiss|tables [rounds=N]
      [days=N] [time=BASE+INC] [max=CAP] [weekends=off] [grace=SPAN]
      [vacation=no] [rated] [players=K] [byes=N] [accelerated]
+     [position="TEXT"]
      Direct a tournament, once you confirm it with "tournament
      confirm T" in a reply to the mail that comes; then, in a reply
      with its token, tournament invite T ADDRESS ..., tournament
@@ -349,7 +350,8 @@ func (r *Referee) helpText() string {
      A Swiss lets each player ask for byes=N half-point byes (1 if
      not said); accelerated gives the top half virtual points in the
      first rounds (FIDE's Baku method). tournament absent T ROUND
-     ADDRESS: that player misses the round, no point.
+     ADDRESS: that player misses the round, no point. position=
+     starts every game from that position (a thematic event).
  join T               Enter tournament T (a reply confirms it).
  tournament standings T, tournament pairings T [ROUND]
                       A tournament's standings, a round's pairings.
