@@ -90,6 +90,7 @@ ALTER TABLE tournaments ADD COLUMN control TEXT NOT NULL DEFAULT '';
 	{18, "tournaments: the set-up position every game of a thematic event starts from", `
 ALTER TABLE tournaments ADD COLUMN position TEXT NOT NULL DEFAULT '';
 `, ""},
+	{19, "archive: a key of each game's moves (game, start position, canonical plies), to find games archived twice", linesSchema, pgLinesSchema},
 }
 
 // schema1 is migration 1: the referee's tables and the archive.

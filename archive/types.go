@@ -271,6 +271,9 @@ type Entry struct {
 	// positions are the game's positions when EntryOf made the entry from
 	// a checked game (nil: the index reads them from Record).
 	positions []positionRow
+	// file and index say where an imported game was read.
+	file  string
+	index int
 }
 
 // Hash returns the content hash of a record text.
