@@ -97,3 +97,32 @@ func TestImportDuplicates(t *testing.T) {
 		assert.Equal(t, map[int64][]int64{1: {16}, 2: {17}, 3: {18}, 16: {1}, 17: {2}, 18: {3}}, got, "the filter's other conditions hold")
 	})
 }
+
+// TestImportDuplicateOfRefereeGame: a game the referee archived (indexed
+// only by the next query) is found as the twin of an imported copy.
+func TestImportDuplicateOfRefereeGame(t *testing.T) {
+	eachStore(t, func(t *testing.T, where string) {
+		ctx := context.Background()
+		s := open(t, where)
+		c, err := lookup("castles")
+		require.NoError(t, err)
+		g := randomGame(t, c, engine.Options{}, 44, 3, 20, []notation.Tag{{Name: "Event", Value: "pbem game #7"}})
+		require.GreaterOrEqual(t, g.Plies, MinDuplicatePlies)
+		e := EntryOf(g, t0)
+		e.GameID, e.positions = 7, nil // as the referee archives it
+		tx, err := s.db.BeginTx(ctx, nil)
+		require.NoError(t, err)
+		id, err := putEntry(ctx, tx, e, t0)
+		require.NoError(t, err)
+		require.NoError(t, tx.Commit())
+
+		var copied bytes.Buffer
+		g.Record.SetTag("Event", "Copied")
+		require.NoError(t, notation.Write(&copied, g))
+		st, err := s.ImportFile(ctx, "copy.pgn", copied.Bytes(), lookup, nil)
+		require.NoError(t, err)
+		require.Equal(t, 1, st.Added)
+		require.Len(t, st.Duplicates, 1, "the referee's game is not found")
+		assert.Equal(t, []Duplicate{{ID: st.Duplicates[0].ID, Of: id, File: "copy.pgn", Index: 1}}, st.Duplicates)
+	})
+}

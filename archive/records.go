@@ -49,6 +49,9 @@ type Importer struct {
 	// failAt, when set (tests), is called before each batch's commit.
 	failAt func(batch int) error
 	n      int
+	// indexed: the games archived before the import (the referee's, since
+	// the last query) are indexed, so that duplicates of them are found.
+	indexed bool
 }
 
 // NewImporter starts an import; batch is how many games a transaction
@@ -167,6 +170,12 @@ func (im *Importer) Flush(ctx context.Context) error {
 }
 
 func (im *Importer) commit(ctx context.Context, es []*Entry) (added int, err error) {
+	if !im.indexed {
+		if err := im.s.Reindex(ctx, im.lookup); err != nil {
+			return 0, err
+		}
+		im.indexed = true
+	}
 	var dups []Duplicate
 	tx, err := im.s.begin(ctx)
 	if err != nil {
