@@ -50,6 +50,7 @@ var copyTables = []copyTable{
 	{"archive_unindexed", []string{"entry_id"}, false},
 	{"archive_search", []string{"rowid"}, false},
 	{"archive_positions", []string{"pos_key", "entry_id", "ply"}, false},
+	{"archive_lines", []string{"entry_id"}, false},
 	{"tournament_ids", []string{"id"}, true},
 	{"tournaments", []string{"id"}, false},
 	{"tournament_players", []string{"tournament_id", "address"}, false},

@@ -87,6 +87,10 @@ ALTER TABLE players ADD COLUMN tz TEXT NOT NULL DEFAULT '';
 ALTER TABLE tournaments ADD COLUMN control TEXT NOT NULL DEFAULT '';
 `, ""},
 	{17, "tournaments: half-point byes a player may ask for, accelerated pairings, the kind of each bye", tournamentCustomsSchema, ""},
+	{18, "tournaments: the set-up position every game of a thematic event starts from", `
+ALTER TABLE tournaments ADD COLUMN position TEXT NOT NULL DEFAULT '';
+`, ""},
+	{19, "archive: a key of each game's moves (game, start position, canonical plies), to find games archived twice", linesSchema, pgLinesSchema},
 	{20, "players keep private notes on their games", notesSchema, ""},
 	{21, "the queue of the computer's analyses of finished games", analysesSchema, ""},
 	{22, "players' calendar keys: the generation a revocation moves", `

@@ -2,6 +2,7 @@ package archive
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -111,7 +112,15 @@ func TestSearchPositionErrors(t *testing.T) {
 // 299-362 ms; explore random p50 0.10 ms, p99 10 ms; explore start p50
 // 22 ms, p99 36 ms.
 func BenchmarkSearchPosition(b *testing.B) {
-	path := benchCorpus(b, benchSizes[0])
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("games=%d", n), func(b *testing.B) { benchSearchPosition(b, n) })
+	}
+}
+
+// benchSearchPosition is BenchmarkSearchPosition in an archive of the
+// benchmark corpus of n games.
+func benchSearchPosition(b *testing.B, n int) {
+	path := benchCorpus(b, n)
 	ctx := context.Background()
 	s, err := Open(ctx, b.TempDir(), nil)
 	if err != nil {
@@ -131,7 +140,7 @@ func BenchmarkSearchPosition(b *testing.B) {
 	type probe struct{ game, text string }
 	var random []probe
 	for len(random) < 200 {
-		es, err := s.Entries(ctx, int64(r.IntN(benchSizes[0])), 1)
+		es, err := s.Entries(ctx, int64(r.IntN(n)), 1)
 		if err != nil || len(es) != 1 {
 			b.Fatalf("entries: %v", err)
 		}

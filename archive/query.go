@@ -37,6 +37,10 @@ type Found struct {
 	// Plies are the plies after which the game stands at the filter's
 	// Position (0: the start), for a query by position.
 	Plies []int
+	// Same are the other archived games with the same moves (the same
+	// game from the same start, the same canonical plies), for a query of
+	// Duplicates; any game's id, whatever the filter.
+	Same []int64
 
 	// canonical: an import stored the record as it checked it.
 	canonical bool
@@ -76,6 +80,11 @@ type Filter struct {
 	// Options are the game's options for reading Position (rpp's text
 	// names its own board and seats; the zero value suits every game).
 	Options engine.Options
+	// Duplicates keeps the games whose moves another archived game has
+	// too (under other tags: a record archived twice); Found.Same names
+	// the others. Games of fewer than MinDuplicatePlies plies are never
+	// duplicates.
+	Duplicates bool
 
 	posKey uint64 // engine.PositionKey of Position, set by Check
 }
@@ -220,30 +229,34 @@ func sidesOf(game, result string, tags []Tag, lookup notation.Lookup) []Side {
 
 // putIndex indexes the archive row id; positions are its positions (nil:
 // read them from record).
-func putIndex(ctx context.Context, st *indexStmts, id int64, game, result string, tags []Tag, record string, positions []positionRow, lookup notation.Lookup) error {
+func putIndex(ctx context.Context, st *indexStmts, id int64, game, result string, tags []Tag, record string, positions []positionRow, lookup notation.Lookup) (line uint64, hasLine bool, err error) {
 	event, _ := tagValue(tags, "Event")
 	date, _ := tagValue(tags, "Date")
 	round, _ := tagValue(tags, "Round")
 	if _, err := st.index.ExecContext(ctx, id, event, strings.ToLower(event), date, day(date), round); err != nil {
-		return err
+		return 0, false, err
 	}
 	sides := sidesOf(game, result, tags, lookup)
 	for i, sd := range sides {
 		if _, err := st.sides.ExecContext(ctx, id, i, sd.Name, sd.Player, strings.ToLower(sd.Player), sd.Rank); err != nil {
-			return err
+			return 0, false, err
 		}
 	}
 	if _, err := st.search.ExecContext(ctx, id, searchTags(tags), searchPlayers(sides)); err != nil {
-		return err
+		return 0, false, err
 	}
 	if positions == nil {
 		positions = recordPositions(record, lookup)
 	}
 	if err := putPositions(ctx, st, id, positions); err != nil {
-		return err
+		return 0, false, err
 	}
-	_, err := st.done.ExecContext(ctx, id)
-	return err
+	line, hasLine = lineKey(game, positions)
+	if err := putLine(ctx, st, id, line, hasLine); err != nil {
+		return 0, false, err
+	}
+	_, err = st.done.ExecContext(ctx, id)
+	return line, hasLine, err
 }
 
 // indexStmts are the statements that index archive rows, prepared in a
@@ -251,6 +264,7 @@ func putIndex(ctx context.Context, st *indexStmts, id int64, game, result string
 type indexStmts struct {
 	index, sides, search, done *sql.Stmt
 	position, dropPositions    *sql.Stmt
+	line, dropLine, earlier    *sql.Stmt
 }
 
 func (s *Store) prepareIndex(ctx context.Context, tx *sql.Tx) (*indexStmts, error) {
@@ -284,6 +298,16 @@ ON CONFLICT (rowid) DO UPDATE SET tags = excluded.tags, players = excluded.playe
 	if st.dropPositions, err = tx.PrepareContext(ctx, `DELETE FROM archive_positions WHERE entry_id = ?`); err != nil {
 		return nil, err
 	}
+	if st.line, err = tx.PrepareContext(ctx, `INSERT INTO archive_lines (entry_id, line_key) VALUES (?, ?)
+ON CONFLICT (entry_id) DO UPDATE SET line_key = excluded.line_key`); err != nil {
+		return nil, err
+	}
+	if st.dropLine, err = tx.PrepareContext(ctx, `DELETE FROM archive_lines WHERE entry_id = ?`); err != nil {
+		return nil, err
+	}
+	if st.earlier, err = tx.PrepareContext(ctx, `SELECT MIN(entry_id) FROM archive_lines WHERE line_key = ? AND entry_id < ?`); err != nil {
+		return nil, err
+	}
 	return &st, nil
 }
 
@@ -294,6 +318,9 @@ func (st *indexStmts) Close() {
 	st.done.Close()
 	st.position.Close()
 	st.dropPositions.Close()
+	st.line.Close()
+	st.dropLine.Close()
+	st.earlier.Close()
 }
 
 // Reindex indexes the archived games not indexed yet: those the referee
@@ -363,7 +390,7 @@ FROM archive_unindexed u LEFT JOIN archive a ON a.id = u.entry_id ORDER BY u.ent
 			}
 			continue
 		}
-		if err := putIndex(ctx, st, r.id, r.game, r.result, r.tags, r.record, nil, lookup); err != nil {
+		if _, _, err := putIndex(ctx, st, r.id, r.game, r.result, r.tags, r.record, nil, lookup); err != nil {
 			return 0, err
 		}
 	}
@@ -403,6 +430,11 @@ func (s *Store) Query(ctx context.Context, lookup notation.Lookup, f Filter, eac
 		}
 		if f.Position != "" {
 			if err := s.positionPlies(ctx, f.posKey, page); err != nil {
+				return fmt.Errorf("archive: query: %w", err)
+			}
+		}
+		if f.Duplicates {
+			if err := s.sameLines(ctx, page); err != nil {
 				return fmt.Errorf("archive: query: %w", err)
 			}
 		}
@@ -449,6 +481,9 @@ func (f *Filter) where(pg bool) (string, []any) {
 	if f.Position != "" {
 		conds = append(conds, `a.id IN (SELECT p.entry_id FROM archive_positions p WHERE p.pos_key = ?)`)
 		args = append(args, int64(f.posKey))
+	}
+	if f.Duplicates {
+		conds = append(conds, duplicateWhere)
 	}
 	if f.Public {
 		conds = append(conds, publicEntry(pg))

@@ -30,6 +30,10 @@ type ImportStats struct {
 	Known    int // valid games that were archived already
 	Invalid  int // games with problems, not archived
 	Problems int // problems found
+	// Duplicates are the games archived whose moves equal those of a game
+	// archived before them under other tags (possible duplicates), in
+	// import order.
+	Duplicates []Duplicate
 }
 
 // Importer archives checked games, in batches of one transaction each.
@@ -45,6 +49,9 @@ type Importer struct {
 	// failAt, when set (tests), is called before each batch's commit.
 	failAt func(batch int) error
 	n      int
+	// indexed: the games archived before the import (the referee's, since
+	// the last query) are indexed, so that duplicates of them are found.
+	indexed bool
 }
 
 // NewImporter starts an import; batch is how many games a transaction
@@ -115,6 +122,8 @@ func EntryOf(g *notation.Game, now time.Time) *Entry {
 		Rated:     rated,
 		Created:   now,
 		positions: positionRows(g),
+		file:      g.Record.File,
+		index:     g.Record.Index,
 	}
 }
 
@@ -161,6 +170,13 @@ func (im *Importer) Flush(ctx context.Context) error {
 }
 
 func (im *Importer) commit(ctx context.Context, es []*Entry) (added int, err error) {
+	if !im.indexed {
+		if err := im.s.Reindex(ctx, im.lookup); err != nil {
+			return 0, err
+		}
+		im.indexed = true
+	}
+	var dups []Duplicate
 	tx, err := im.s.begin(ctx)
 	if err != nil {
 		return 0, err
@@ -192,8 +208,18 @@ VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, 1) ON CONFLICT (hash) DO NOTHING RETURNING id
 		if err != nil {
 			return 0, err
 		}
-		if err := putIndex(ctx, st, ids[i], e.Game, e.Result, e.Tags, e.Record, e.positions, im.lookup); err != nil {
+		line, hasLine, err := putIndex(ctx, st, ids[i], e.Game, e.Result, e.Tags, e.Record, e.positions, im.lookup)
+		if err != nil {
 			return 0, err
+		}
+		if hasLine {
+			of, err := earlierLine(ctx, st, ids[i], line)
+			if err != nil {
+				return 0, err
+			}
+			if of != 0 {
+				dups = append(dups, Duplicate{ID: ids[i], Of: of, File: e.file, Index: e.index})
+			}
 		}
 		added++
 	}
@@ -209,6 +235,7 @@ VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, 1) ON CONFLICT (hash) DO NOTHING RETURNING id
 	for i, e := range es {
 		e.ID = ids[i]
 	}
+	im.stats.Duplicates = append(im.stats.Duplicates, dups...)
 	return added, nil
 }
 

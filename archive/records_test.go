@@ -176,7 +176,8 @@ func TestImportChecksAndDeduplicates(t *testing.T) {
 		})
 		require.NoError(t, err)
 		// Games 1 and 2 are the same game (lenient and canonical spellings);
-		// game 4 differs by its comment.
+		// game 4 differs by its comment (too short to be a possible
+		// duplicate of game 1).
 		assert.Equal(t, ImportStats{Games: 5, Plies: 7, Added: 2, Known: 1, Invalid: 2, Problems: 2}, st)
 		assert.Equal(t, []string{
 			`f.pgn:8:30: game 3, ply 2 "Ca1-c3": illegal: the castle steps exactly one square; did you mean Ca1-a2, Ca1-b1, Ca1-b2, Ca1-a2,@a1 or Ca1-a2,@a3? (more than one legal ply fits the rest of the game; none is chosen)`,

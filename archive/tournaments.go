@@ -134,6 +134,9 @@ type Tournament struct {
 	// for; Accelerated pairs its first rounds with the Baku acceleration.
 	ByesAllowed int
 	Accelerated bool
+	// Position is the canonical text of the position every game of the
+	// event starts from (a thematic tournament); "" for the rules' start.
+	Position string
 	// Director is the address that created the tournament; DirectorToken
 	// is the secret its commands need.
 	Director      Address
@@ -223,7 +226,7 @@ func (s *Store) NewTournamentID(ctx context.Context) (int64, error) {
 }
 
 const tournamentColumns = `id, name, game, format, rounds, days, control, rated, seats, director, director_name, director_token,
-	status, seed, digest_due, created, updated, version, byes, accelerated`
+	status, seed, digest_due, created, updated, version, byes, accelerated, position`
 
 // Tournament returns the tournament with the id, or ErrNotFound.
 func (s *Store) Tournament(ctx context.Context, id int64) (*Tournament, error) {
@@ -275,7 +278,7 @@ func (s *Store) tournaments(ctx context.Context, query string, args ...any) ([]*
 		var control string
 		if err := rows.Scan(&t.ID, &t.Name, &t.Game, &t.Format, &t.Rounds, &t.Days, &control, &t.Rated, &t.Seats,
 			&t.Director.Addr, &t.Director.Name, &t.DirectorToken, &t.Status, &t.Seed, &due, &created, &updated, &t.Version,
-			&t.ByesAllowed, &t.Accelerated); err != nil {
+			&t.ByesAllowed, &t.Accelerated, &t.Position); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("archive: tournaments: %w", err)
 		}
@@ -405,9 +408,9 @@ func putTournament(ctx context.Context, tx *sql.Tx, t *Tournament, at time.Time)
 	}
 	if t.Version == 0 {
 		_, err := tx.ExecContext(ctx, `INSERT INTO tournaments (`+tournamentColumns+`)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)`,
 			t.ID, t.Name, t.Game, t.Format, t.Rounds, t.Days, control, t.Rated, t.Seats, strings.ToLower(t.Director.Addr), t.Director.Name,
-			t.DirectorToken, t.Status, t.Seed, unix(t.DigestDue), unix(created), unix(at), t.ByesAllowed, t.Accelerated)
+			t.DirectorToken, t.Status, t.Seed, unix(t.DigestDue), unix(created), unix(at), t.ByesAllowed, t.Accelerated, t.Position)
 		if err != nil {
 			if uniqueViolation(err) {
 				return fmt.Errorf("%w: tournament %d exists", ErrConflict, t.ID)
@@ -417,10 +420,10 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
 	} else {
 		res, err := tx.ExecContext(ctx, `UPDATE tournaments SET name = ?, game = ?, format = ?, rounds = ?, days = ?, control = ?, rated = ?,
 	seats = ?, director = ?, director_name = ?, director_token = ?, status = ?, seed = ?, digest_due = ?, updated = ?,
-	byes = ?, accelerated = ?, version = version + 1
+	byes = ?, accelerated = ?, position = ?, version = version + 1
 WHERE id = ? AND version = ?`,
 			t.Name, t.Game, t.Format, t.Rounds, t.Days, control, t.Rated, t.Seats, strings.ToLower(t.Director.Addr), t.Director.Name,
-			t.DirectorToken, t.Status, t.Seed, unix(t.DigestDue), unix(at), t.ByesAllowed, t.Accelerated, t.ID, t.Version)
+			t.DirectorToken, t.Status, t.Seed, unix(t.DigestDue), unix(at), t.ByesAllowed, t.Accelerated, t.Position, t.ID, t.Version)
 		if err != nil {
 			return err
 		}

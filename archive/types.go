@@ -95,6 +95,9 @@ type GameOptions struct {
 	// the others play on) or "bot:N" (the referee's computer player at
 	// level N plays the seat to the end).
 	Leaver string `json:"leaver,omitempty"`
+	// Position is the canonical text of the position the game starts
+	// from (docs/NOTATION.md, "Positions"); "" for the rules' start.
+	Position string `json:"position,omitempty"`
 }
 
 // PlayedByComputer ends the side tag of a seat whose player resigned or
@@ -287,6 +290,9 @@ type Entry struct {
 	// positions are the game's positions when EntryOf made the entry from
 	// a checked game (nil: the index reads them from Record).
 	positions []positionRow
+	// file and index say where an imported game was read.
+	file  string
+	index int
 }
 
 // Hash returns the content hash of a record text.

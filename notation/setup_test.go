@@ -125,3 +125,28 @@ func TestSetUpErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestBuilderSetUp: a record built from [SetUp "1"] [Position] tags starts
+// from that position, numbers its first ply as the checker does, writes
+// the position canonically and checks; a bad position is refused with the
+// reader's error.
+func TestBuilderSetUp(t *testing.T) {
+	const pos = "...S/..s./.F../.... 4/1/0 4/0/0 S"
+	c := castles.New()
+	b, err := notation.NewBuilder(c, engine.Options{}, []notation.Tag{{Name: "SetUp", Value: "1"}, {Name: "Position", Value: "  " + pos}})
+	require.NoError(t, err)
+	assert.Equal(t, pos, b.Line().State().(engine.Positioner).Position())
+	for _, ply := range []string{"Cd4-d3", "Cb2-b3"} {
+		m, err := c.Decode(b.Line().State(), ply)
+		require.NoError(t, err)
+		require.NoError(t, b.Play(m))
+	}
+	text := notation.Format(b.Game())
+	assert.Contains(t, text, "[SetUp \"1\"]\n[Position \""+pos+"\"]\n\n1... Cd4-d3 2. Cb2-b3 *\n")
+	g, problems := checkSetUp(t, text)
+	require.Empty(t, problems, text)
+	assert.Equal(t, text, notation.Format(g))
+
+	_, err = notation.NewBuilder(c, engine.Options{}, []notation.Tag{{Name: "SetUp", Value: "1"}, {Name: "Position", Value: "...S/..s./.F../...x 4/1/0 4/0/0 S"}})
+	assert.EqualError(t, err, `notation: bad [Position]: castles position, column 19: 'x' on d1 is no cell content; want F or S (a castle), f or s (a unit) or . (empty)`)
+}

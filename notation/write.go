@@ -167,7 +167,10 @@ type Builder struct {
 }
 
 // NewBuilder starts a record of a new game with the given tags (Game is set
-// from the codec; Players, Board and FirstPlayer from o).
+// from the codec; Players, Board and FirstPlayer from o). With tags
+// [SetUp "1"] and [Position "TEXT"] the game starts from that position (its
+// tag rewritten in canonical text); a position that does not read is an
+// error that says what is wrong and where.
 func NewBuilder(codec Codec, o engine.Options, tags []Tag) (*Builder, error) {
 	rules := codec.Rules()
 	sides, err := rules.Sides(o)
@@ -192,8 +195,17 @@ func NewBuilder(codec Codec, o engine.Options, tags []Tag) (*Builder, error) {
 	if o.First != 0 {
 		r.SetTag("FirstPlayer", sides[o.First])
 	}
-	g := &Game{Record: r, Codec: codec, Options: o, Sides: sides, Lines: []*engine.Line{engine.NewLine(start)}}
-	return &Builder{g: g, c: &checker{g: g, first: o.First, n: len(sides)}, mover: -1}, nil
+	set, text, p := setUp(r, rules, o)
+	if p != nil {
+		return nil, fmt.Errorf("notation: %s", p.Msg)
+	}
+	g := &Game{Record: r, Codec: codec, Options: o, Sides: sides}
+	if set != nil {
+		start, g.Position = set, text
+		r.SetTag("Position", text) // canonical
+	}
+	g.Lines = []*engine.Line{engine.NewLine(start)}
+	return &Builder{g: g, c: &checker{g: g, first: o.First, n: len(sides), setUp: set != nil}, mover: -1}, nil
 }
 
 // Line is the game so far.

@@ -99,6 +99,13 @@ func (s *session) newGame(c *cmd) error {
 	if _, err := rules.Start(eo); err != nil {
 		return mistake(nil, newForm, "%v", err)
 	}
+	if o.Position != "" {
+		text, err := startPosition(rules, eo, o.Position)
+		if err != nil {
+			return err
+		}
+		o.Position = text
+	}
 	first := strings.ToLower(o.First)
 	if rf, ok := rules.(engine.RandomFirst); ok && rf.RandomFirst() && first == "" {
 		first = "random" // the rules have the referee draw the first player
@@ -272,12 +279,45 @@ func optionText(o archive.GameOptions) string {
 	if o.Leaver != "" {
 		t += ", a leaver's seat played on by the computer (" + o.Leaver + ")"
 	}
+	if o.Position != "" {
+		t += ", from a set-up position"
+	}
 	return upperFirst(t) + "."
+}
+
+// positionForm is what a position= option expects.
+const positionForm = `position="TEXT", a position in the game's notation (docs/NOTATION.md, "Positions"), as pbem show --position prints it`
+
+// maxPositionText is the longest position text an option may give.
+const maxPositionText = 2000
+
+// startPosition reads the position a game is to start from for the
+// options o: its canonical text, or the reader's error (what is wrong and
+// at which column) as the player's mistake. A position where the game is
+// already over is refused too.
+func startPosition(rules engine.Rules, o engine.Options, text string) (string, error) {
+	st, err := engine.ParsePosition(rules, o, text)
+	if err != nil {
+		return "", mistake(nil, positionForm, "the option position=%q is not a position of %s: %v", text, rules.ID(), err)
+	}
+	if out := st.Outcome(); out.Over {
+		return "", mistake(nil, positionForm+", with a game still to play", "the game is over in the position %q (%s)", text, out.Reason)
+	}
+	return st.(engine.Positioner).Position(), nil
+}
+
+// startState is the position g starts from: its set-up position, else the
+// rules' start.
+func (g *game) startState() (engine.State, error) {
+	if g.Options.Position != "" {
+		return engine.ParsePosition(g.codec.Rules(), g.opts, g.Options.Position)
+	}
+	return g.codec.Rules().Start(g.opts)
 }
 
 // option reads one option=value of new.
 func (r *Referee) option(o *archive.GameOptions, k, v string) error {
-	const opts = "players=N, board=NAME, first=random|ADDRESS, days=N, time=BASE+INC, max=CAP, weekends=off, grace=SPAN, leaver=out|bot|bot:N, rated=yes|no, private=yes|no, event=NAME, round=N"
+	const opts = "players=N, board=NAME, first=random|ADDRESS, days=N, time=BASE+INC, max=CAP, weekends=off, grace=SPAN, leaver=out|bot|bot:N, rated=yes|no, private=yes|no, event=NAME, round=N, position=\"TEXT\""
 	v = strings.TrimSpace(v)
 	if v == "" {
 		return mistake(nil, opts, "the option %s has no value", k)
@@ -350,6 +390,12 @@ func (r *Referee) option(o *archive.GameOptions, k, v string) error {
 	case "round":
 		o.Round = v
 		return text()
+	case "position":
+		// Read once the seats are known (startPosition).
+		if len(v) > maxPositionText {
+			return mistake(nil, positionForm, "the option position= is too long (%d bytes; at most %d)", len(v), maxPositionText)
+		}
+		o.Position = v
 	default:
 		return mistake(nil, "options among "+opts, "unknown option %q", k)
 	}
@@ -514,6 +560,9 @@ func (s *session) start(g *game) error {
 			v = fmt.Sprintf("%s <%s>", st.Player.Name, st.Player.Addr)
 		}
 		tags = append(tags, notation.Tag{Name: st.Side, Value: v})
+	}
+	if o.Position != "" {
+		tags = append(tags, notation.Tag{Name: "SetUp", Value: "1"}, notation.Tag{Name: "Position", Value: o.Position})
 	}
 	tags = append(tags, g.control().Tags()...)
 	b, err := notation.NewBuilder(g.codec, g.opts, tags)

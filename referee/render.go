@@ -109,6 +109,10 @@ func (s *session) block(g *game, seat int, heading bool) string {
 	switch g.Status {
 	case archive.Invited:
 		fmt.Fprintf(&b, "%s\n", wrap(fmt.Sprintf("Game #%d, %s: %s.", g.ID, g.kind(), g.seating())))
+		if st, err := g.startState(); err == nil && g.Options.Position != "" {
+			// The text stays on one line, to be copied whole.
+			fmt.Fprintf(&b, "It starts from this position:\n\n%s\n\nPosition: %s\n", strings.TrimRight(st.Render(seat), "\n"), g.Options.Position)
+		}
 		if !g.confirmed() {
 			fmt.Fprintf(&b, "%s", wrap(fmt.Sprintf("Waiting for the inviter to confirm, until %s.", stamp(g.Deadline))))
 			if seat >= 0 && seat == g.seatOf(g.Options.Inviter) {
@@ -295,7 +299,9 @@ func (r *Referee) helpText() string {
      (with three or more seats, a player who resigns or runs out of
      time leaves and the others play on, or the computer plays the
      seat to the end), rated=yes|no,
-     event=NAME, round=N, and private (only its players can see the
+     event=NAME, round=N, position="TEXT" (start from that position,
+     written as pbem show --position prints it; the side to move is
+     the position's), and private (only its players can see the
      game, here and on the web).
      You confirm with "accept" in reply to the referee's answer; then
      the invitees get their invitations and answer "accept" or
@@ -365,6 +371,7 @@ func (r *Referee) helpText() string {
  tournament new "NAME" GAME roundrobin|double|swiss|tables [rounds=N]
      [days=N] [time=BASE+INC] [max=CAP] [weekends=off] [grace=SPAN]
      [vacation=no] [rated] [players=K] [byes=N] [accelerated]
+     [position="TEXT"]
      Direct a tournament, once you confirm it with "tournament
      confirm T" in a reply to the mail that comes; then, in a reply
      with its token, tournament invite T ADDRESS ..., tournament
@@ -372,7 +379,8 @@ func (r *Referee) helpText() string {
      A Swiss lets each player ask for byes=N half-point byes (1 if
      not said); accelerated gives the top half virtual points in the
      first rounds (FIDE's Baku method). tournament absent T ROUND
-     ADDRESS: that player misses the round, no point.
+     ADDRESS: that player misses the round, no point. position=
+     starts every game from that position (a thematic event).
  join T               Enter tournament T (a reply confirms it).
  tournament standings T, tournament pairings T [ROUND]
                       A tournament's standings, a round's pairings.

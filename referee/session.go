@@ -363,7 +363,7 @@ func (s *session) attempt(l string, g *game, decode bool) bool {
 	var st engine.State
 	if g.b != nil {
 		st = g.state()
-	} else if start, err := g.codec.Rules().Start(g.opts); err == nil {
+	} else if start, err := g.startState(); err == nil {
 		st = start // a game not started yet: a ply of its first position
 	} else {
 		return false

@@ -265,7 +265,7 @@ func formatWord(f tournament.Format) string {
 // tournamentNew: tournament new "NAME" GAME FORMAT [rounds=N] [days=N]
 // [rated] [players=K] [byes=N] [accelerated] (the last two Swiss only).
 func (s *session) tournamentNew(args []string) error {
-	const form = `tournament new "NAME" GAME roundrobin|double|swiss|tables [rounds=N] [days=N] [time=BASE+INC] [max=CAP] [weekends=off] [grace=SPAN] [vacation=no] [rated] [players=K] [byes=N] [accelerated]`
+	const form = `tournament new "NAME" GAME roundrobin|double|swiss|tables [rounds=N] [days=N] [time=BASE+INC] [max=CAP] [weekends=off] [grace=SPAN] [vacation=no] [rated] [players=K] [byes=N] [accelerated] [position="TEXT"]`
 	if len(args) < 3 {
 		return mistake(nil, form, "tournament new needs a name, a game and a format")
 	}
@@ -292,6 +292,12 @@ func (s *session) tournamentNew(args []string) error {
 		k, v, _ := strings.Cut(strings.ToLower(a), "=")
 		n, nerr := strconv.Atoi(v)
 		switch {
+		case k == "position":
+			// The text keeps its case; read once the seats are known.
+			_, t.Position, _ = strings.Cut(a, "=")
+			if t.Position = strings.TrimSpace(t.Position); t.Position == "" || len(t.Position) > maxPositionText {
+				return mistake(nil, positionForm, "the option position= needs a position text of at most %d bytes", maxPositionText)
+			}
 		case k == "rated" && (v == "" || v == "yes"):
 			t.Rated = true
 		case k == "rated" && v == "no":
@@ -337,6 +343,13 @@ func (s *session) tournamentNew(args []string) error {
 	if err != nil {
 		return mistake(nil, form, "%s cannot be played so: %v", rules.ID(), err)
 	}
+	if t.Position != "" {
+		text, err := startPosition(rules, tableOptions(rules, t.Seats), t.Position)
+		if err != nil {
+			return err
+		}
+		t.Position = text
+	}
 	switch {
 	case f == tournament.Tables && t.Rounds == 0:
 		return mistake(nil, form, "a tables tournament needs rounds=N")
@@ -361,9 +374,9 @@ func (s *session) tournamentNew(args []string) error {
 	}
 	t.Seed = int64(seed)
 	s.touchTournament(t)
-	s.tourReply(t, "confirm",
+	s.tourReply(t, "confirm", append([]string{
 		fmt.Sprintf("A request from this address asks to create tournament T%d: %s. To confirm it and direct it, reply \"tournament confirm T%d\" to this mail (its subject carries your director's token). If you did not ask for this, ignore this mail: nobody else hears of it.",
-			t.ID, settings(t), t.ID))
+			t.ID, settings(t), t.ID)}, positionParas(t)...)...)
 	return nil
 }
 
@@ -383,9 +396,10 @@ func (s *session) tournamentConfirm(t *archive.Tournament, rest []string) error 
 	t.Status = archive.Entering
 	t.Director.Name = s.from.Name
 	s.touchTournament(t)
-	s.tourReply(t, "new tournament",
-		fmt.Sprintf("You direct tournament T%d, %s: %s. The subject of this mail carries your director's token: keep it to yourself.", t.ID, t.Name, settings(t)),
-		fmt.Sprintf("Players enter with \"join T%d\" (each confirms with a token mailed to them). In a reply to this mail: \"tournament invite T%d ADDRESS ...\" invites players (each must accept), and \"tournament start T%d\" starts the first round with the players who have joined.", t.ID, t.ID, t.ID))
+	s.tourReply(t, "new tournament", append([]string{
+		fmt.Sprintf("You direct tournament T%d, %s: %s. The subject of this mail carries your director's token: keep it to yourself.", t.ID, t.Name, settings(t))},
+		append(positionParas(t),
+			fmt.Sprintf("Players enter with \"join T%d\" (each confirms with a token mailed to them). In a reply to this mail: \"tournament invite T%d ADDRESS ...\" invites players (each must accept), and \"tournament start T%d\" starts the first round with the players who have joined.", t.ID, t.ID, t.ID))...)...)
 	return nil
 }
 
@@ -417,7 +431,28 @@ func settings(t *archive.Tournament) string {
 	if f == tournament.Swiss && t.Accelerated {
 		w = append(w, "accelerated")
 	}
+	if t.Position != "" {
+		w = append(w, "every game from a set-up position")
+	}
 	return strings.Join(w, ", ")
+}
+
+// positionParas is the position a thematic tournament's games start from,
+// on a line of its own to be copied whole (none for the rules' start).
+func positionParas(t *archive.Tournament) []string {
+	if t.Position == "" {
+		return nil
+	}
+	return []string{preformatted + "Position: " + t.Position}
+}
+
+// tableOptions are the options of a tournament game of n players: the
+// rules' default when it seats n, else players=n.
+func tableOptions(rules engine.Rules, n int) engine.Options {
+	if sides, err := rules.Sides(engine.Options{}); err == nil && len(sides) == n {
+		return engine.Options{}
+	}
+	return engine.Options{Players: n}
 }
 
 // playerName is how tournament mails name an entrant: the display name,
@@ -850,19 +885,17 @@ func (s *session) tournamentGame(t *archive.Tournament, tg tournament.Game) (*ga
 		return nil, fmt.Errorf("tournament %d: %w", t.ID, err)
 	}
 	rules := codec.Rules()
-	eo := engine.Options{}
+	eo := tableOptions(rules, len(tg.Players))
 	sides, err := rules.Sides(eo)
-	if err != nil || len(sides) != len(tg.Players) {
-		eo.Players = len(tg.Players)
-		if sides, err = rules.Sides(eo); err != nil {
-			return nil, fmt.Errorf("tournament %d: %s for %d: %w", t.ID, rules.ID(), len(tg.Players), err)
-		}
+	if err != nil {
+		return nil, fmt.Errorf("tournament %d: %s for %d: %w", t.ID, rules.ID(), len(tg.Players), err)
 	}
 	id, err := s.store.NewGameID(s.ctx)
 	if err != nil {
 		return nil, err
 	}
-	o := archive.GameOptions{Players: eo.Players, Days: t.Days, Control: t.Control, Rated: t.Rated, Event: t.Name, Round: strconv.Itoa(tg.Round)}
+	o := archive.GameOptions{Players: eo.Players, Days: t.Days, Control: t.Control, Rated: t.Rated, Event: t.Name, Round: strconv.Itoa(tg.Round),
+		Position: t.Position}
 	ag := &archive.Game{ID: id, Game: rules.ID(), Status: archive.Invited, Options: o,
 		TurnStart: s.now, Thread: s.threadID(id), Created: s.now}
 	for i, addr := range tg.Players {

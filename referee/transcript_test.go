@@ -550,6 +550,11 @@ func (h *harness) mails() string {
 		h.checkTokens(o)
 		h.checkTournamentMail(o)
 		for _, l := range strings.Split(o.Text, "\n") {
+			// A position text is one token to copy whole, on one line
+			// (as the record writer leaves a token longer than a line).
+			if strings.HasPrefix(l, "Position: ") || strings.HasPrefix(l, "[Position \"") {
+				continue
+			}
 			if len([]rune(l)) > 79 {
 				h.t.Errorf("mail to %s has a line of %d columns: %q", addrs(o.To), len([]rune(l)), l)
 			}

@@ -33,6 +33,7 @@ func archiveCommands() []archiveCommand {
 		{"export", "[--game G] [--event E] [--player P] [--since DATE] [--format pgn|json] | --format trf EVENT", "write archived games as a canonical record collection or JSON lines, or a tournament as a FIDE report (TRF)", runArchiveExport},
 		{"list", "[--game G] [--event E] [--player P] [--since DATE]", "list archived games, one line each: id, date, game, event, round, sides, result", runArchiveList},
 		{"search", "[--game G] [--event E] [--player P] [--since DATE] [--position TEXT | --after PLIES] [WORD ...]", "list the archived games with every WORD in a tag value (any case), or through a position (by transposition too) with the plies after which they stand there", runArchiveList},
+		{"duplicates", "[--game G] [--event E] [--player P] [--since DATE]", "list the archived games whose moves another archived game has too (the same game, start position and plies, under other tags), each with the ids of the others", runArchiveList},
 		{"explore", "GAME [PLY ...] [--position TEXT] [--event E] [--player P] [--since DATE]", "every ply played in the archive from the position after the PLYs from the start (or TEXT), most played first, with its games and their results for the side to move", runArchiveExplore},
 		{"crosstable", "EVENT [--game G] [--format text|csv]", "the results of an event: players against players, score, Sonneborn-Berger", runArchiveCrosstable},
 		{"ratings", "[--game G] [--format text|csv]", "Elo ratings per game, recomputed from the rated games of the archive", runArchiveRatings},
@@ -106,7 +107,7 @@ func (c *cli) archiveFlags(sub archiveCommand, args []string) (a *archiveArgs, c
 		fset.StringVar(&a.filter.Since, "since", "", "only games dated `DATE` (YYYY.MM.DD) or later, by the Date tag")
 		a.position = fset.String("position", "", "explore from the position `TEXT` (docs/NOTATION.md, \"Positions\") instead of plies from the start")
 		a.players = fset.Int("players", 0, "the seats `N` of the game (rpp; 0: the default)")
-	case "export", "list", "search":
+	case "export", "list", "search", "duplicates":
 		fset.StringVar(&a.filter.Game, "game", "", "only games of the game `G` (a game id, see pbem games)")
 		fset.StringVar(&a.filter.Event, "event", "", "only games of the event `E` (equal to the Event tag, any case)")
 		fset.StringVar(&a.filter.Player, "player", "", "only games where a side's tag (a player) contains `P` (any case)")
@@ -208,8 +209,15 @@ func runArchiveImport(c *cli, a *archiveArgs) int {
 		storeErr = im.Flush(ctx)
 	}
 	st := im.Stats()
-	fmt.Fprintf(out, "imported %d games, %d plies: %d archived, %d already archived, %d invalid (%d errors)\n",
-		st.Games, st.Plies, st.Added, st.Known, st.Invalid, st.Problems)
+	for _, d := range st.Duplicates {
+		fmt.Fprintf(out, "%s: game %d, archived as #%d: possible duplicate of #%d (the same moves under other tags)\n", d.File, d.Index, d.ID, d.Of)
+	}
+	dups := ""
+	if len(st.Duplicates) > 0 {
+		dups = fmt.Sprintf(", %d possible duplicates (pbem archive duplicates lists them)", len(st.Duplicates))
+	}
+	fmt.Fprintf(out, "imported %d games, %d plies: %d archived, %d already archived, %d invalid (%d errors)%s\n",
+		st.Games, st.Plies, st.Added, st.Known, st.Invalid, st.Problems, dups)
 	switch {
 	case storeErr != nil:
 		out.Flush()
@@ -289,6 +297,7 @@ func runArchiveList(c *cli, a *archiveArgs) int {
 	} else if len(a.pos) > 0 {
 		return c.archiveFail(a, "unexpected argument %q; to search for words use pbem archive search", a.pos[0])
 	}
+	a.filter.Duplicates = a.name == "duplicates"
 	if err := a.filter.Check(referee.Lookup); err != nil {
 		return c.archiveFail(a, "%v", err)
 	}
@@ -306,6 +315,13 @@ func runArchiveList(c *cli, a *archiveArgs) int {
 				plies[i] = strconv.Itoa(p)
 			}
 			line = strings.TrimSuffix(line, "\n") + "\tply " + strings.Join(plies, ",") + "\n"
+		}
+		if a.filter.Duplicates {
+			same := make([]string, len(fd.Same))
+			for i, id := range fd.Same {
+				same[i] = "#" + strconv.FormatInt(id, 10)
+			}
+			line = strings.TrimSuffix(line, "\n") + "\tsame moves as " + strings.Join(same, ", ") + "\n"
 		}
 		_, err := w.WriteString(line)
 		return err

@@ -38,7 +38,7 @@ func TestArchiveHelp(t *testing.T) {
 	assert.Contains(t, errs, "Usage: pbem archive SUBCOMMAND")
 	code, _, errs = run(t, "", "archive", "frobnicate")
 	assert.Equal(t, 2, code)
-	assert.Contains(t, errs, `pbem archive: unknown subcommand "frobnicate"; expected one of import, export, list, search, explore, crosstable, ratings`)
+	assert.Contains(t, errs, `pbem archive: unknown subcommand "frobnicate"; expected one of import, export, list, search, duplicates, explore, crosstable, ratings`)
 }
 
 func TestArchiveUsageErrors(t *testing.T) {
@@ -100,6 +100,44 @@ func TestArchiveImportReportsAsCheck(t *testing.T) {
 	code, out, _ = run(t, "", "archive", "list", "--data", data)
 	assert.Equal(t, 0, code)
 	assert.Equal(t, "1\t?\tcastles\t?\t?\tFirst: ?; Second: ?\t*\n", out)
+}
+
+// TestArchiveDuplicates: import names each game whose moves an archived
+// game has under other tags, and pbem archive duplicates lists both with
+// each other's id; a game with other moves is neither.
+func TestArchiveDuplicates(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data")
+	codec, err := referee.Lookup("castles")
+	require.NoError(t, err)
+	var first strings.Builder
+	for i := range 2 {
+		g := selfplay(codec, engine.Options{}, 44, i, 12)
+		require.GreaterOrEqual(t, g.Plies, archive.MinDuplicatePlies, "game %d is too short to be anyone's duplicate", i)
+		require.NoError(t, notation.Write(&first, g))
+	}
+	code, out, errs := run(t, first.String(), "archive", "import", "--data", data, "-")
+	require.Equal(t, 0, code, errs)
+	assert.Regexp(t, `^imported 2 games, \d+ plies: 2 archived, 0 already archived, 0 invalid \(0 errors\)\n$`, out)
+	code, out, errs = run(t, "", "archive", "duplicates", "--data", data)
+	require.Equal(t, 0, code, errs)
+	assert.Empty(t, out, "no game has another's moves")
+
+	// The first game again under other tags and with a comment.
+	game1, _, _ := strings.Cut(first.String(), "\n\n[Game")
+	again := strings.Replace(strings.Replace(game1, `[Event "pbem selfplay"]`, `[Event "Copy"]`, 1), `[Date "????.??.??"]`, `[Date "2026.01.02"]`, 1)
+	again = strings.Replace(again, "\n\n", "\n\n{copied} ", 1)
+	require.NotEqual(t, game1, again)
+	code, out, errs = run(t, again, "archive", "import", "--data", data, "-")
+	require.Equal(t, 0, code, out+errs)
+	assert.Regexp(t, `^<stdin>: game 1, archived as #3: possible duplicate of #1 \(the same moves under other tags\)\n`+
+		`imported 1 games, \d+ plies: 1 archived, 0 already archived, 0 invalid \(0 errors\), 1 possible duplicates \(pbem archive duplicates lists them\)\n$`, out)
+	code, out, errs = run(t, "", "archive", "duplicates", "--data", data)
+	require.Equal(t, 0, code, errs)
+	assert.Equal(t, "1\t????.??.??\tcastles\tpbem selfplay\t1\tFirst: random; Second: random\t*\tsame moves as #3\n"+
+		"3\t2026.01.02\tcastles\tCopy\t1\tFirst: random; Second: random\t*\tsame moves as #1\n", out)
+	code, out, _ = run(t, "", "archive", "duplicates", "--data", data, "--event", "copy")
+	assert.Equal(t, 0, code)
+	assert.Equal(t, "3\t2026.01.02\tcastles\tCopy\t1\tFirst: random; Second: random\t*\tsame moves as #1\n", out)
 }
 
 // TestArchiveRoundTrip imports 10,000 selfplay games of every game (rpp

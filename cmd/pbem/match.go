@@ -31,6 +31,7 @@ func runMatch(c *cli, args []string) int {
 	jobs := fs.Int("j", runtime.GOMAXPROCS(0), "games played at once, one per core (levels 1 to 4 give the same results with any `N`, unless level 4's time bound cuts a move: --stats counts those)")
 	book := fs.Int("book-plies", 4, "each round starts from `K` random plies, the same for each of its games")
 	logPath := fs.String("log", "", "append each game to `FILE` (JSON lines) and go on with the match it holds: its whole rounds count as played, and only the rounds after them are played (a test longer than a session)")
+	position := fs.String("position", "", "start every game from the position `TEXT` (as pbem show --position prints it) instead of the rules' start; the random plies of --book-plies follow it")
 	sprtFlag := fs.String("sprt", "", "a sequential test of A's score `S0,S1` (H0: S0, H1: S1, such as 0.5,0.6) with alpha = beta = 0.05 on the round results; stops when it decides (or at -n)")
 	pos, code, done := c.parse(fs, args)
 	if done {
@@ -76,13 +77,22 @@ func runMatch(c *cli, args []string) int {
 	if err != nil {
 		return usage("%v", err)
 	}
-	m := &match{codec: codec, start: start, levels: [2]int{*a, *b}, seed: *seed, maxPlies: *maxPlies,
+	if *position != "" {
+		if start, err = engine.ParsePosition(codec.Rules(), o, *position); err != nil {
+			return usage("--position: %v", err)
+		}
+		if out := start.Outcome(); out.Over {
+			return usage("--position: the game is over in that position (%s); expected one with moves to play", out.Reason)
+		}
+		*position = start.(engine.Positioner).Position()
+	}
+	m := &match{codec: codec, start: start, position: *position, levels: [2]int{*a, *b}, seed: *seed, maxPlies: *maxPlies,
 		bookPlies: *book, jobs: *jobs}
 	seats := m.seats()
 	rounds := (*n + seats - 1) / seats
 	var logged []gameResult
 	if *logPath != "" {
-		head := matchHead{Game: codec.Rules().ID(), Players: *players, Board: *board, A: *a, B: *b,
+		head := matchHead{Game: codec.Rules().ID(), Players: *players, Board: *board, Position: *position, A: *a, B: *b,
 			Seed: *seed, BookPlies: *book, MaxPlies: *maxPlies}
 		if logged, err = readMatchLog(*logPath, head, seats, rounds); err != nil {
 			fmt.Fprintf(c.stderr, "pbem match: --log: %v\n", err)
@@ -155,8 +165,11 @@ func runMatch(c *cli, args []string) int {
 // match plays bot A against bot B in rounds: each round starts from its own
 // random opening and gives A each seat in turn, B every other seat.
 type match struct {
-	codec     notation.Codec
-	start     engine.State
+	codec notation.Codec
+	start engine.State
+	// position is the canonical text of start when the games start from a
+	// set-up position ("" for the rules' start).
+	position  string
 	levels    [2]int // of A and B
 	seed      uint64
 	maxPlies  int
@@ -398,8 +411,12 @@ func (m *match) report(c *cli, results []gameResult, st *roundStats, stats bool)
 	}
 	n := len(results)
 	lo, hi := st.interval()
-	fmt.Fprintf(w, "%s: A (level %d) vs B (level %d), %d games in %d %ss from %d random plies, seed %d\n",
-		m.codec.Rules().ID(), m.levels[0], m.levels[1], n, st.n, m.roundName(), m.bookPlies, m.seed)
+	from := fmt.Sprintf("%d random plies", m.bookPlies)
+	if m.position != "" {
+		from = fmt.Sprintf("the position %q and %s", m.position, from)
+	}
+	fmt.Fprintf(w, "%s: A (level %d) vs B (level %d), %d games in %d %ss from %s, seed %d\n",
+		m.codec.Rules().ID(), m.levels[0], m.levels[1], n, st.n, m.roundName(), from, m.seed)
 	fmt.Fprintf(w, "A: %d wins, %d draws, %d losses\n", win, draw, loss)
 	if m.seats() == 2 {
 		fmt.Fprintf(w, "pairs by A's points (0, 1/2, 1, 3/2, 2): %v\n", st.counts)

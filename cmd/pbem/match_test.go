@@ -432,3 +432,38 @@ func TestMatchLog(t *testing.T) {
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errs, "line 2: game 0 scored 0 after 0 plies")
 }
+
+// TestMatchPosition: --position starts every round's opening from that
+// position (read canonically, the side to move its own), the report names
+// it, and a text that does not read or where the game is over is refused
+// with the reader's error.
+func TestMatchPosition(t *testing.T) {
+	const pos = "...S/..s./.F../.... 4/1/0 4/0/0 S"
+	code, out, errs := run(t, "", "match", "castles", "--a", "0", "--b", "0", "-n", "4", "--position", "  "+pos)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "castles: A (level 0) vs B (level 0), 4 games in 2 pairs from the position \""+pos+"\" and 4 random plies, seed 1\n")
+
+	m := newTestMatch(t, "castles", engine.Options{}, 0, 0)
+	st, err := engine.ParsePosition(m.codec.Rules(), engine.Options{}, pos)
+	require.NoError(t, err)
+	m.start, m.position, m.bookPlies = st, pos, 2
+	for round := range 3 {
+		line, err := m.opening(context.Background(), round)
+		require.NoError(t, err)
+		require.Equal(t, 2, line.Plies())
+		first := line
+		for first.Parent() != nil {
+			first = first.Parent()
+		}
+		assert.Equal(t, pos, first.State().(engine.Positioner).Position(), "round %d starts from the position", round)
+	}
+
+	for _, tc := range []struct{ pos, want string }{
+		{"...S/..s./.F../...x 4/1/0 4/0/0 S", "pbem match: --position: castles position, column 19: 'x' on d1 is no cell content"},
+		{"...S/..s./.F../.... 4/1/0 5/0/0 S", "pbem match: --position: castles position: Second has 6 units"},
+	} {
+		code, _, errs := run(t, "", "match", "castles", "--a", "0", "--b", "0", "-n", "2", "--position", tc.pos)
+		assert.Equal(t, 2, code, tc.pos)
+		assert.Contains(t, errs, tc.want, tc.pos)
+	}
+}

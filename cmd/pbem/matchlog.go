@@ -28,6 +28,7 @@ type matchHead struct {
 	Game      string `json:"game"`
 	Players   int    `json:"players,omitempty"`
 	Board     string `json:"board,omitempty"`
+	Position  string `json:"position,omitempty"`
 	A         int    `json:"a"`
 	B         int    `json:"b"`
 	Seed      uint64 `json:"seed"`
@@ -43,6 +44,9 @@ func (h matchHead) String() string {
 	}
 	if h.Board != "" {
 		s += " --board " + h.Board
+	}
+	if h.Position != "" {
+		s += fmt.Sprintf(" --position %q", h.Position)
 	}
 	return s
 }
