@@ -17,15 +17,9 @@ func (s *session) calendarCmd(c *cmd) error {
 	if arg != "" && arg != "revoke" {
 		return mistake(nil, form, "calendar takes revoke or nothing, not %q", c.rest)
 	}
-	if err := s.authorizeAny(); err != nil {
-		return err
-	}
-	p, err := s.player(s.from.Addr)
+	p, err := s.ownPlayer()
 	if err != nil {
 		return err
-	}
-	if s.from.Name != "" && p.Address.Name == "" {
-		p.Address.Name = s.from.Name
 	}
 	if arg == "revoke" {
 		p.Calendar++

@@ -380,10 +380,7 @@ func (s *session) tzCmd(c *cmd) error {
 	if err != nil || strings.EqualFold(name, "local") || len(name) > 64 {
 		return mistake(nil, form, "%q is not a time zone the referee knows", name)
 	}
-	if err := s.authorizeAny(); err != nil {
-		return err
-	}
-	p, err := s.player(s.from.Addr)
+	p, err := s.ownPlayer()
 	if err != nil {
 		return err
 	}

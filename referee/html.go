@@ -134,15 +134,9 @@ func (s *session) mailCmd(c *cmd) error {
 	if choice != archive.MailText && choice != archive.MailHTML {
 		return mistake(nil, form, "%q is neither text nor html", c.rest)
 	}
-	if err := s.authorizeAny(); err != nil {
-		return err
-	}
-	p, err := s.player(s.from.Addr)
+	p, err := s.ownPlayer()
 	if err != nil {
 		return err
-	}
-	if s.from.Name != "" && p.Address.Name == "" {
-		p.Address.Name = s.from.Name
 	}
 	p.Mail = choice
 	s.touchPlayer(p)

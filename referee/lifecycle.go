@@ -607,10 +607,7 @@ func (s *session) vacationCmd(c *cmd) error {
 	if err != nil || n < 1 {
 		return mistake(nil, form, "%q is not a number of days", c.rest)
 	}
-	if err := s.authorizeAny(); err != nil {
-		return err
-	}
-	p, err := s.player(s.from.Addr)
+	p, err := s.ownPlayer()
 	if err != nil {
 		return err
 	}
@@ -690,6 +687,24 @@ func (s *session) register(a Address) error {
 
 // authorizeAny checks that the request carries the sender's token of one
 // of their games.
+// ownPlayer is what is kept about the sender, for a command that changes
+// the sender's own settings (mail, tz, calendar, vacation): it needs the
+// sender's token of any of its games (authorizeAny). The display name is
+// learnt when none is kept.
+func (s *session) ownPlayer() (*archive.Player, error) {
+	if err := s.authorizeAny(); err != nil {
+		return nil, err
+	}
+	p, err := s.player(s.from.Addr)
+	if err != nil {
+		return nil, err
+	}
+	if s.from.Name != "" && p.Address.Name == "" {
+		p.Address.Name = s.from.Name
+	}
+	return p, nil
+}
+
 func (s *session) authorizeAny() error {
 	for _, c := range s.creds {
 		if c.token == "" {
