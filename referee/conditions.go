@@ -192,8 +192,9 @@ func plyError(g *game, text string, err error) string {
 	return fmt.Sprintf("%q is not a ply in %s notation: %s", text, g.kind(), msg)
 }
 
-// conflict is the earlier line that answers a position of l otherwise:
-// they agree up to a ply of seat's that differs. "" when none.
+// conflict finds a kept line that answers a position of l otherwise: the
+// two agree up to one of the seat's own plies (mine), which differs. It
+// returns that line's index and the two answers, or -1.
 func conflict(l []string, kept []checkedLine, mine []bool) (int, string, string) {
 	for k, o := range kept {
 		for i := 0; i < len(l) && i < len(o.plies); i++ {
