@@ -136,7 +136,13 @@ func TestLoadServe(t *testing.T) {
 	lat := d.steady(rate, time.Duration(secs)*time.Second)
 	fmt.Printf("steady: %d moves at %d/s: delivery to every reply accepted: %s%s\n", len(lat), rate, pct(lat), d.cpuSince(cpu))
 
-	// Sustained: each game moves again once its replies are out.
+	// Sustained: each game moves again once its replies are out
+	// (PBEM_LOAD_SUSTAINED seconds, PBEM_LOAD_SECONDS unless set; 0
+	// skips it).
+	if loadInt("PBEM_LOAD_SUSTAINED", secs) == 0 {
+		return
+	}
+	secs = loadInt("PBEM_LOAD_SUSTAINED", secs)
 	record(t, "PBEM_LOAD_CPUPROFILE", pprof.StartCPUProfile)
 	record(t, "PBEM_LOAD_TRACE", trace.Start)
 	cpu = d.cpu()
