@@ -117,6 +117,9 @@ func (s *session) addHTML(o *archive.Outgoing, d *draft) {
 			// the board's last line, as the text part has it
 			fmt.Fprintf(&b, `<p style="%s">%s</p>`+"\n", pStyle, html.EscapeString(l.Status))
 		}
+		if len(l.Sides) > 2 {
+			writeLegend(&b, g, l, seat)
+		}
 	}
 	s.htmlText(&b, body)
 	if foot != "" {
@@ -124,6 +127,40 @@ func (s *session) addHTML(o *archive.Outgoing, d *draft) {
 	}
 	b.WriteString("</div></body></html>\n")
 	o.HTML = b.String()
+}
+
+// writeLegend writes the legend of a picture of a game of more than two
+// seats as HTML text beside it, in the reader's own font (the picture's
+// lines under the board show small on a phone): a line per seat with its
+// colour, its letter and colour name, its player and what it holds off
+// the board, the reader's own seat (view) marked.
+func writeLegend(b *strings.Builder, g *game, l *engine.Layout, view int) {
+	b.WriteString(`<div class="legend" style="margin:0 0 12px 0;font-size:15px;line-height:1.5">` + "\n")
+	for i, side := range l.Sides {
+		colour := ""
+		if i < len(l.Colours) {
+			colour = " " + l.Colours[i]
+		}
+		who := ""
+		if i < len(g.Seats) {
+			if view < 0 {
+				who = g.publicName(i) // to a watcher: no addresses
+			} else {
+				who = g.name(i)
+			}
+			if i == view {
+				who += " (you)"
+			}
+			who = " " + who
+		}
+		held := picture.Holdings(l, i)
+		if held != "" {
+			held = ": " + held
+		}
+		fmt.Fprintf(b, `<div><span style="display:inline-block;width:14px;height:14px;margin:0 6px 0 0;vertical-align:-2px;border:1px solid #111111;background:%s"></span><b>%s</b>%s%s%s</div>`+"\n",
+			picture.SideColour(l, i)[0], html.EscapeString(side), html.EscapeString(colour), html.EscapeString(who), html.EscapeString(held))
+	}
+	b.WriteString("</div>\n")
 }
 
 // mailCmd: mail text|html chooses how the sender's mail comes, from this

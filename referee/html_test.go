@@ -297,3 +297,68 @@ func TestHTMLKeepsLayout(t *testing.T) {
 		}
 	})
 }
+
+// TestHTMLMailLegend: a mail with the picture of a game of more than two
+// seats gives its legend as HTML text beside it: a line per seat with
+// the seat's letter, colour name and player, the reader's own seat
+// marked; a two-seat game's mail has none.
+func TestHTMLMailLegend(t *testing.T) {
+	eachStore(t, func(t *testing.T, db store) {
+		for _, gm := range htmlGames {
+			t.Run(gm.name, func(t *testing.T) {
+				h := newHarness(t, db, nil)
+				startGame(t, h, gm.name, gm.args, gm.players)
+				out := h.send("from: Alice <alice@example.org>\nto: {plus 1 alice@example.org}\n\nshow\n")
+				if !strings.Contains(out, "to move") {
+					t.Fatalf("no board:\n%s", out)
+				}
+				o := lastOutgoing(t, h)
+				if len(o.Inline) == 0 {
+					t.Fatal("the board's mail has no picture")
+				}
+				_, legend, ok := strings.Cut(o.HTML, `<div class="legend"`)
+				if len(gm.players) == 0 {
+					if ok {
+						t.Fatalf("a two-seat game's mail has a legend:\n%s", o.HTML)
+					}
+					return
+				}
+				if !ok {
+					t.Fatalf("no legend in the HTML part:\n%s", o.HTML)
+				}
+				legend, _, _ = strings.Cut(legend, "\n</div>")
+				names := append([]string{"Alice (you)", "bob"}, gm.players...)
+				lines := strings.Split(strings.TrimSpace(legend), "\n")[1:]
+				if len(lines) != len(names) {
+					t.Fatalf("the legend has %d lines, want one a seat (%d):\n%s", len(lines), len(names), legend)
+				}
+				for i, line := range lines {
+					want := fmt.Sprintf("<b>%c</b> %s %s: live ", "RYGBKWOP"[i], []string{"red", "yellow", "green", "blue", "black", "white", "orange", "purple"}[i], names[i])
+					if !strings.Contains(line, want) {
+						t.Errorf("legend line %d = %s, want it to contain %q", i+1, line, want)
+					}
+					if !strings.Contains(line, "background:#") {
+						t.Errorf("legend line %d shows no colour: %s", i+1, line)
+					}
+				}
+			})
+		}
+	})
+}
+
+// lastOutgoing is the last mail in h's outbox.
+func lastOutgoing(t *testing.T, h *harness) archive.Outgoing {
+	t.Helper()
+	var last archive.Outgoing
+	for id := 1; ; id++ {
+		o, err := h.store.Outgoing(h.ctx, fmt.Sprint(id))
+		if errors.Is(err, archive.ErrNotFound) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = o
+	}
+	return last
+}

@@ -31,6 +31,7 @@ import (
 	"pbem/archive/pgtest"
 	"pbem/engine"
 	"pbem/mail"
+	"pbem/mail/dovecottest"
 	"pbem/mail/embedded"
 	"pbem/notation"
 	"pbem/referee"
@@ -107,7 +108,10 @@ func TestLoadServe(t *testing.T) {
 	d := startLoad(t, n)
 	defer d.stop()
 	where := "in the driver's process, on its own embedded mail servers"
-	if d.proc != nil {
+	switch {
+	case d.dv != nil:
+		where = "as a process of its own, on Dovecot (IMAP) and the driver's recording SMTP relay"
+	case d.proc != nil:
 		where = "as a process of its own, on embedded mail servers in the driver's process"
 	}
 	fmt.Printf("pbem serve %s (mail kept %s, store on %s), imap.batch %d, smtp.connections %d: %d games set up by mail in %v\n",
@@ -132,7 +136,13 @@ func TestLoadServe(t *testing.T) {
 	lat := d.steady(rate, time.Duration(secs)*time.Second)
 	fmt.Printf("steady: %d moves at %d/s: delivery to every reply accepted: %s%s\n", len(lat), rate, pct(lat), d.cpuSince(cpu))
 
-	// Sustained: each game moves again once its replies are out.
+	// Sustained: each game moves again once its replies are out
+	// (PBEM_LOAD_SUSTAINED seconds, PBEM_LOAD_SECONDS unless set; 0
+	// skips it).
+	if loadInt("PBEM_LOAD_SUSTAINED", secs) == 0 {
+		return
+	}
+	secs = loadInt("PBEM_LOAD_SUSTAINED", secs)
 	record(t, "PBEM_LOAD_CPUPROFILE", pprof.StartCPUProfile)
 	record(t, "PBEM_LOAD_TRACE", trace.Start)
 	cpu = d.cpu()
@@ -203,8 +213,10 @@ type loadDriver struct {
 	t          *testing.T
 	cfg        *Config
 	memoryMail bool
-	mails      *embedded.Servers
-	store      *archive.Store // pbem's store (opened beside it in process mode)
+	mails      *embedded.Servers // the embedded mail servers, or nil on Dovecot
+	dv         *dovecotLoad      // Dovecot and the recording relay (PBEM_LOAD_MAIL=dovecot)
+	refFrom    string            // the referee's address, the envelope sender of its replies
+	store      *archive.Store    // pbem's store (opened beside it in process mode)
 	codec      notation.Codec
 	setup      time.Duration
 
@@ -254,6 +266,10 @@ func startLoad(t *testing.T, n int) *loadDriver {
 		t.Fatalf("PBEM_LOAD_STORE=%s; expected sqlite (the default) or postgres", v)
 	}
 	inProcess := loadInt("PBEM_LOAD_PROCESS", 1) == 0
+	onDovecot := os.Getenv("PBEM_LOAD_MAIL") == "dovecot"
+	if onDovecot && inProcess {
+		t.Fatal("PBEM_LOAD_MAIL=dovecot runs pbem serve as a process of its own: unset PBEM_LOAD_PROCESS or set it to 1")
+	}
 	if inProcess {
 		cfg.SMTP.Connections = embeddedSMTPConnections // as pbem serve without a configuration
 	}
@@ -270,9 +286,16 @@ func startLoad(t *testing.T, n int) *loadDriver {
 	d := &loadDriver{t: t, cfg: cfg, memoryMail: os.Getenv("PBEM_LOAD_MAIL") == "memory",
 		seat: map[int64][2]string{}, lines: map[int64]*engine.Line{},
 		waiting: map[int64]*pendingMove{}, rnd: rand.New(rand.NewPCG(1, 2))}
-	if inProcess {
+	d.refFrom = "referee@pbem.local"
+	if onDovecot {
+		d.refFrom = "referee@" + dovecottest.Domain
+	}
+	switch {
+	case onDovecot:
+		d.startDovecot()
+	case inProcess:
 		d.startInProcess(names)
-	} else {
+	default:
 		d.startProcess(names)
 	}
 	d.codec, _ = referee.Lookup("castles")
@@ -315,9 +338,22 @@ func (d *loadDriver) startProcess(players []string) {
 		t.Fatal(err)
 	}
 	d.mails = mails
-	bin := filepath.Join(dir, "pbem")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	ref := mails.RefereeAddress()
+	pw, _ := mails.Password(ref)
+	d.runProcess(dir, mails.IMAPAddr(), mails.SMTPAddr(), ref, pw)
+}
+
+// runProcess builds pbem and runs it as pbem serve, configured for the
+// IMAP and SMTP servers at imapAddr and smtpAddr (plain, logged in as ref
+// with pw); it returns once pbem serve answers on /healthz.
+func (d *loadDriver) runProcess(dir, imapAddr, smtpAddr, ref, pw string) {
+	t := d.t
+	bin := os.Getenv("PBEM_LOAD_BIN") // a pbem built before, to pair builds in one sitting
+	if bin == "" {
+		bin = filepath.Join(dir, "pbem")
+		if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+			t.Fatalf("go build: %v\n%s", err, out)
+		}
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -325,8 +361,6 @@ func (d *loadDriver) startProcess(players []string) {
 	}
 	d.httpAddr = ln.Addr().String()
 	ln.Close()
-	ref := mails.RefereeAddress()
-	pw, _ := mails.Password(ref)
 	store := ""
 	if d.cfg.Store != "" {
 		store = "store: " + d.cfg.Store + "\n"
@@ -335,6 +369,7 @@ func (d *loadDriver) startProcess(players []string) {
 %sreferee:
   address: %s
   rate_limit_total: %d
+  text_mail: %t
 imap:
   addr: %s
   security: plain
@@ -352,8 +387,8 @@ http:
   addr: %s
 log:
   level: error
-`, d.cfg.DataDir, store, ref, d.cfg.Referee.RateLimitTotal, mails.IMAPAddr(), ref, d.cfg.IMAP.Batch,
-		mails.SMTPAddr(), ref, d.cfg.SMTP.Connections, d.cfg.SMTP.Copies, d.httpAddr)
+`, d.cfg.DataDir, store, ref, d.cfg.Referee.RateLimitTotal, d.cfg.Referee.TextMail, imapAddr, ref, d.cfg.IMAP.Batch,
+		smtpAddr, ref, d.cfg.SMTP.Connections, d.cfg.SMTP.Copies, d.httpAddr)
 	cfgPath := filepath.Join(dir, "pbem.yaml")
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
@@ -401,13 +436,15 @@ func (d *loadDriver) stop() {
 		<-d.procDone
 	}
 	d.store.Close()
-	d.mails.Close()
+	if d.mails != nil {
+		d.mails.Close()
+	}
 }
 
 // delivered is the embedded servers' hook: a reply of the referee's, for
 // the game its Reply-To names, was delivered.
 func (d *loadDriver) delivered(from, rcpt string, raw []byte) {
-	if !strings.EqualFold(from, "referee@pbem.local") {
+	if !strings.EqualFold(from, d.refFrom) {
 		return // a player's move
 	}
 	if strings.HasPrefix(strings.ToLower(rcpt), "referee+sent@") {
@@ -522,14 +559,36 @@ func (d *loadDriver) counters() string {
 	return strings.Join(out, ", ")
 }
 
-func (d *loadDriver) addr(i int) string { return "p" + strconv.Itoa(i) + "@" + d.mails.Domain() }
+func (d *loadDriver) addr(i int) string { return "p" + strconv.Itoa(i) + "@" + d.domain() }
 
-// deliver puts a mail from a player into the referee's inbox.
+// domain is the players' and the referee's mail domain.
+func (d *loadDriver) domain() string {
+	if d.dv != nil {
+		return dovecottest.Domain
+	}
+	return d.mails.Domain()
+}
+
+// refereeAddress is the referee's address.
+func (d *loadDriver) refereeAddress() string {
+	if d.dv != nil {
+		return "referee@" + dovecottest.Domain
+	}
+	return d.mails.RefereeAddress()
+}
+
+// deliver puts a mail from a player into the referee's inbox: straight
+// into the embedded servers' mailbox, or over LMTP into Dovecot's.
 func (d *loadDriver) deliver(from, to, subject, body string) {
-	domain := d.mails.Domain()
 	o := &mail.Outgoing{From: mail.Address{Addr: from}, To: []mail.Address{{Addr: to}}, Subject: subject,
-		Date: time.Now(), MessageID: mail.NewMessageID(domain), Text: body}
-	if err := d.mails.Deliver(from, []string{to}, mail.Compose(o)); err != nil {
+		Date: time.Now(), MessageID: mail.NewMessageID(d.domain()), Text: body}
+	var err error
+	if d.dv != nil {
+		err = d.dv.deliver(from, []string{to}, mail.Compose(o))
+	} else {
+		err = d.mails.Deliver(from, []string{to}, mail.Compose(o))
+	}
+	if err != nil {
 		d.t.Fatal(err)
 	}
 }
@@ -575,7 +634,7 @@ func (d *loadDriver) waitFor(what string, ok func() bool) {
 // invitee accepts. Called again (TestDefaultMemory), it makes n more
 // between the same players, once the earlier ones are over.
 func (d *loadDriver) setUp(n int) {
-	ref := d.mails.RefereeAddress()
+	ref := d.refereeAddress()
 	base := len(d.games)
 	d.parallel(n, func(g int) { d.deliver(d.addr(2*g), ref, "new castles with "+d.addr(2*g+1), "") })
 	d.waitFor("confirmations", func() bool { return len(d.replyTos()) == base+n })
@@ -585,7 +644,7 @@ func (d *loadDriver) setUp(n int) {
 			continue
 		}
 		for a := range m {
-			i, _ := strconv.Atoi(strings.TrimPrefix(strings.TrimSuffix(a, "@"+d.mails.Domain()), "p"))
+			i, _ := strconv.Atoi(strings.TrimPrefix(strings.TrimSuffix(a, "@"+d.domain()), "p"))
 			d.seat[g] = [2]string{d.addr(i), d.addr(i + 1)}
 		}
 		d.games = append(d.games, g)
@@ -664,7 +723,7 @@ SELECT ? + i, game, CASE WHEN i <= ? THEN status ELSE 'over' END, options, offer
 	}
 	_, err = db.Exec(`INSERT INTO seats (game_id, seat, side, address, name, token, joined)
 SELECT g.id, s.seat, s.side, 'x' || g.id || '.' || s.seat || '@' || ?, s.name, s.token, s.joined
-FROM games g, seats s WHERE g.id > ? AND s.game_id = ?`, d.mails.Domain(), base, src)
+FROM games g, seats s WHERE g.id > ? AND s.game_id = ?`, d.domain(), base, src)
 	if err != nil {
 		d.t.Fatal(err)
 	}

@@ -1,11 +1,13 @@
 package picture
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 
@@ -229,6 +231,43 @@ func benchmarkDrawing(b *testing.B, store func(*Drawing) ([]byte, error)) {
 			}
 			cpu.report(b)
 			b.ReportMetric(float64(n), "bytes")
+		})
+	}
+}
+
+// TestDrawJSONKeepsWhatItDrew: a drawing drawn again gives the PNG drawn
+// the first time, not drawn anew (the same bytes, the same memory), and
+// equal to what Drawing.PNG draws; another view of the board is another
+// picture.
+func TestDrawJSONKeepsWhatItDrew(t *testing.T) {
+	for _, v := range variants {
+		t.Run(v.name, func(t *testing.T) {
+			st, err := v.rules.Start(v.opts)
+			require.NoError(t, err)
+			lo := st.(engine.Layouter)
+			d := &Drawing{Layout: lo.Layout(0), Options: &Options{Title: "Game #" + v.name}}
+			data, err := d.JSON()
+			require.NoError(t, err)
+			first, err := DrawJSON(data)
+			require.NoError(t, err)
+			again, err := DrawJSON(bytes.Clone(data))
+			require.NoError(t, err)
+			require.Same(t, unsafe.SliceData(first), unsafe.SliceData(again), "drawn again")
+			want, err := d.PNG()
+			require.NoError(t, err)
+			require.Equal(t, want, again)
+
+			other := &Drawing{Layout: lo.Layout(1), Options: d.Options}
+			otherData, err := other.JSON()
+			require.NoError(t, err)
+			if string(otherData) == string(data) {
+				return // the second seat sees the board as the first does
+			}
+			o, err := DrawJSON(otherData)
+			require.NoError(t, err)
+			want, err = other.PNG()
+			require.NoError(t, err)
+			require.Equal(t, want, o)
 		})
 	}
 }

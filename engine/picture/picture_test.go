@@ -8,6 +8,8 @@ import (
 	"image/color"
 	"image/png"
 	"math"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -594,4 +596,66 @@ func TestRunsKept(t *testing.T) {
 	require.NoError(t, err)
 	// a move changes its two cells and the holdings lines at most
 	require.LessOrEqual(t, count()-n, 2+len(prev.Sides), "the position before shares the runs of the cells the move left alone")
+}
+
+// TestLabelsReadableAtPhoneWidth draws every rpp board, for each player
+// count it serves, and computes how tall its coordinates show when the
+// picture is ReadWidth (390) CSS pixels wide: in the PNG, the font's pixel
+// size over the image's width (read back from the PNG); in the SVG, the
+// font size its text elements are given over the viewBox's width. Each
+// must be at least MinLabel (9) pixels.
+func TestLabelsReadableAtPhoneWidth(t *testing.T) {
+	fontSize := regexp.MustCompile(`<text class="lbl"[^>]*?(?: style="font-size:([0-9.]+)px")?>`)
+	viewBox := regexp.MustCompile(`viewBox="[-0-9.]+ [-0-9.]+ ([0-9.]+) `)
+	for _, board := range rpp.BoardNames {
+		r := rpp.BoardPlayers[board]
+		for players := r[0]; players <= r[1]; players++ {
+			t.Run(fmt.Sprintf("%s-%d", board, players), func(t *testing.T) {
+				st, err := rpp.Rules{}.Start(engine.Options{Players: players, Board: board})
+				require.NoError(t, err)
+				l := st.(engine.Layouter).Layout(-1)
+				require.NotEmpty(t, l.Labels)
+
+				data, err := PNG(l, nil, 0)
+				require.NoError(t, err)
+				cfg, err := png.DecodeConfig(bytes.NewReader(data))
+				require.NoError(t, err)
+				_, _, cell := PNGSize(l, 0)
+				var n int
+				for _, sh := range build(l, nil, true).Shapes {
+					if sh.Kind != text || sh.Class != "lbl" {
+						continue
+					}
+					n++
+					size := textStyles["lbl"].size
+					if sh.Size != 0 {
+						size = sh.Size
+					}
+					px := math.Round(size * float64(cell) / unit) // as raster.text draws it
+					if shown := px * ReadWidth / float64(cfg.Width); shown < MinLabel {
+						t.Fatalf("PNG %dx%d: label %q of %v px shows %.1f px tall at %d px wide; want >= %d",
+							cfg.Width, cfg.Height, sh.Text, px, shown, ReadWidth, MinLabel)
+					}
+				}
+				require.Equal(t, len(l.Labels), n)
+
+				svg := SVG(l, nil)
+				vb := viewBox.FindStringSubmatch(svg)
+				require.NotNil(t, vb, "no viewBox")
+				w, _ := strconv.ParseFloat(vb[1], 64)
+				ms := fontSize.FindAllStringSubmatch(svg, -1)
+				require.Len(t, ms, len(l.Labels))
+				for _, m := range ms {
+					size := textStyles["lbl"].size // the class's rule
+					if m[1] != "" {
+						size, _ = strconv.ParseFloat(m[1], 64)
+					}
+					if shown := size * ReadWidth / w; shown < MinLabel {
+						t.Fatalf("SVG viewBox %v wide: a label of font size %v shows %.1f px tall at %d px wide; want >= %d",
+							w, size, shown, ReadWidth, MinLabel)
+					}
+				}
+			})
+		}
+	}
 }

@@ -69,6 +69,26 @@ var textStyles = map[string]textStyle{
 	"cnt": {12, false, "#222", true},
 }
 
+// ReadWidth is the narrowest a picture is expected to be shown (a
+// phone's mail column, in CSS pixels), and MinLabel the smallest its
+// coordinates may be there, in pixels of font size.
+const (
+	ReadWidth = 390
+	MinLabel  = 9
+)
+
+// LabelSize is the font size of the coordinates of l's picture, in scene
+// units: the style's 14, or more on a board so wide that 14 would show
+// smaller than MinLabel at ReadWidth (the scene is W units wide, shown
+// ReadWidth pixels wide: a unit is ReadWidth/W pixels). Rounded up to a
+// whole unit, and at most half a cell, the room a label has beside the
+// board; no board the games have needs that much (the 19-file octagon
+// needs 24).
+func LabelSize(l *engine.Layout) float64 {
+	w := (l.Width + 2) * unit
+	return min(unit/2, max(textStyles["lbl"].size, math.Ceil(MinLabel*w/ReadWidth)))
+}
+
 // Shape kinds.
 const (
 	openGroup = iota
@@ -181,8 +201,12 @@ func buildInto(sc *scene, l *engine.Layout, o *Options, raster bool) *scene {
 		}
 		sc.cell(l, c, hasHeight, maxH, isMarked)
 	}
+	lbl := LabelSize(l)
+	if lbl == textStyles["lbl"].size {
+		lbl = 0 // the style's
+	}
 	for _, lb := range l.Labels {
-		sc.add(shape{Kind: text, Class: "lbl", X: lb.X * unit, Y: lb.Y * unit, Text: lb.Text})
+		sc.add(shape{Kind: text, Class: "lbl", X: lb.X * unit, Y: lb.Y * unit, Text: lb.Text, Size: lbl})
 	}
 	sc.fore = true
 	sc.holdings(l, (l.Height+1)*unit)
@@ -403,22 +427,7 @@ func (sc *scene) holdings(l *engine.Layout, y0 float64) {
 		sc.run = sc.runs
 		sc.add(shape{Kind: polygon, SVG: "rect", Pts: sc.keep(vec{x, y - 8}, vec{x + 16, y - 8}, vec{x + 16, y + 8}, vec{x, y + 8}), Fill: col[0], Stroke: "#111", Width: 1})
 		x += 22
-		var parts []string
-		for _, h := range l.Holdings {
-			if h.Side != side {
-				continue
-			}
-			if len(h.Pieces) == 0 {
-				parts = append(parts, fmt.Sprintf("%s %d", h.Name, h.Count))
-				continue
-			}
-			var ps []string
-			for _, p := range h.Pieces {
-				ps = append(ps, p.Letter)
-			}
-			parts = append(parts, h.Name+" "+strings.Join(ps, " "))
-		}
-		sc.add(shape{Kind: text, Class: "cnt", X: x, Y: y, Text: l.Sides[side] + ": " + strings.Join(parts, "; ")})
+		sc.add(shape{Kind: text, Class: "cnt", X: x, Y: y, Text: l.Sides[side] + ": " + Holdings(l, side)})
 		for _, h := range l.Holdings {
 			if h.Side != side {
 				continue
@@ -430,6 +439,28 @@ func (sc *scene) holdings(l *engine.Layout, y0 float64) {
 		}
 		sc.close()
 	}
+}
+
+// Holdings says what side holds off the board, as the picture's line
+// for the side writes it after the side's name: each holding named, with
+// its pieces by letter or its count, "; " between them.
+func Holdings(l *engine.Layout, side int) string {
+	var parts []string
+	for _, h := range l.Holdings {
+		if h.Side != side {
+			continue
+		}
+		if len(h.Pieces) == 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", h.Name, h.Count))
+			continue
+		}
+		var ps []string
+		for _, p := range h.Pieces {
+			ps = append(ps, p.Letter)
+		}
+		parts = append(parts, h.Name+" "+strings.Join(ps, " "))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // attrs formats SVG attributes from escaped values; none for raster.

@@ -61,7 +61,9 @@ func SVG(l *engine.Layout, o *Options) string {
 				fmt.Fprintf(&b, ` fill="%s"`, s.Fill)
 			}
 			if s.Size != 0 {
-				fmt.Fprintf(&b, ` font-size="%s"`, f(s.Size))
+				// a style, which the class's rule cannot override as
+				// it does a font-size attribute
+				fmt.Fprintf(&b, ` style="font-size:%spx"`, f(s.Size))
 			}
 			fmt.Fprintf(&b, ">%s</text>", esc(s.Text))
 			if depth == 0 && (i+1 == len(sc.Shapes) || sc.Shapes[i+1].Kind != text) {
