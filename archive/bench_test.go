@@ -32,6 +32,52 @@ func benchCorpus(b *testing.B, n int) string {
 	return path
 }
 
+// benchStore is an archive of the benchmark corpus of n games, imported
+// into a store under the temporary directory the first time (100,000 games
+// take about half an hour to import) and opened there after, for the
+// benchmarks that only read. The caller closes it.
+func benchStore(b *testing.B, n int) *Store {
+	ctx := context.Background()
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("pbem-archive-bench-%d.store", n))
+	if _, err := os.Stat(filepath.Join(dir, DBFile)); err != nil {
+		path := benchCorpus(b, n)
+		tmp := dir + ".tmp"
+		if err := os.RemoveAll(tmp); err != nil {
+			b.Fatal(err)
+		}
+		s, err := Open(ctx, tmp, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		st, err := s.ImportReader(ctx, "corpus", f, lookup, nil)
+		f.Close()
+		if err == nil && st.Added != n {
+			err = fmt.Errorf("%d games added, want %d", st.Added, n)
+		}
+		if err == nil {
+			err = s.Reindex(ctx, lookup)
+		}
+		if cerr := s.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			b.Fatalf("bench store: %v", err)
+		}
+		if err := os.Rename(tmp, dir); err != nil {
+			b.Fatal(err)
+		}
+	}
+	s, err := Open(ctx, dir, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
 // BenchmarkImport measures `pbem archive import` without the command:
 // reading the file as a stream, checking every game, formatting it
 // canonically and storing it (with its index) in a new archive, in batches
