@@ -162,13 +162,13 @@ func (s *Server) archivePage(ctx context.Context, r *http.Request, k linker) (st
 		page := 1
 		if v := q.Get("page"); v != "" {
 			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 || (n-1)*archiveLimit > maxPositionOffset {
-				return "", nil, errBadRequest{fmt.Sprintf("page=%q: expected a page from 1 to %d", v, maxPositionOffset/archiveLimit+1)}
+			if err != nil || n < 1 || (n-1)*positionPageSize > maxPositionOffset {
+				return "", nil, errBadRequest{fmt.Sprintf("page=%q: expected a page from 1 to %d", v, maxPositionOffset/positionPageSize+1)}
 			}
 			page = n
 		}
-		offset := (page - 1) * archiveLimit
-		rows, total, more, err := s.positionSearch(ctx, f, archiveLimit, offset, k)
+		offset := (page - 1) * positionPageSize
+		rows, total, more, err := s.positionSearch(ctx, f, positionPageSize, offset, k)
 		if err != nil {
 			p.Error = strings.TrimPrefix(err.Error(), "archive: ")
 		}
@@ -211,6 +211,10 @@ func (s *Server) positionGame(text string) string {
 	}
 	return ""
 }
+
+// positionPageSize is the games one page of a search by position lists
+// on the archive page (archiveLimit; lowered by tests).
+var positionPageSize = archiveLimit
 
 // maxPositionOffset bounds how deep a search by position pages, on the
 // archive page and in the API: a deeper page costs a longer walk of the

@@ -143,6 +143,10 @@ table{border-collapse:collapse}td,th{padding:.15em .6em;text-align:left;border-b
 <p><a href="{{.Start}}">start</a>{{range .Plies}} <a href="{{.URL}}">{{.Ply}}</a>{{end}}</p>
 {{if .SVG}}<div class="board">{{.SVG}}</div>{{end}}
 <p>Position: <code>{{.Position}}</code></p>
+{{if not $.Static}}<form action="/explore/{{.Game}}" class="search">{{if .After}}<input type="hidden" name="after" value="{{.After}}">{{end}}{{if .Players}}<input type="hidden" name="players" value="{{.Players}}">{{end}}
+<label>player <input name="player" value="{{.Player}}" size="14"></label>
+<label>event <input name="event" value="{{.Event}}" size="14"></label>
+<button>filter</button></form>{{end}}
 {{if .Moves}}<table class="explore"><tr><th>ply</th><th>games</th><th>wins</th><th>draws</th><th>losses</th><th>unfinished</th><th>score</th><th>average rank</th></tr>
 {{range .Moves}}<tr><td><a href="{{.URL}}">{{.Ply}}</a></td><td>{{.Games}}</td><td>{{.Wins}}</td><td>{{.Draws}}</td><td>{{.Losses}}</td><td>{{.Unfinished}}</td><td>{{.WinPercent}}</td><td>{{.AverageRank}}</td></tr>
 {{end}}</table>
