@@ -32,6 +32,119 @@ func benchCorpus(b *testing.B, n int) string {
 	return path
 }
 
+// benchBase is the largest corpus a benchmark store is imported from; a
+// larger store copies it (benchStore).
+const benchBase = 10_000
+
+// benchStore is an archive of n games for the benchmarks that only read,
+// built once under the temporary directory and opened there after; the
+// caller closes it. Up to benchBase games it is the benchmark corpus of n
+// games, imported. A larger one (a multiple of benchBase) is the store of
+// benchBase games copied n/benchBase times row by row, with every index
+// (each game n/benchBase times under new ids): importing 100,000 games
+// takes most of an hour, a copy minutes. Its searches find each game as
+// often as it is copied, which the benchmarks that use it say.
+func benchStore(b *testing.B, n int) *Store {
+	ctx := context.Background()
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("pbem-archive-bench-%d.store", n))
+	if _, err := os.Stat(filepath.Join(dir, DBFile)); err != nil {
+		tmp, err := os.MkdirTemp(os.TempDir(), filepath.Base(dir)+".tmp")
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer os.RemoveAll(tmp)
+		if n <= benchBase {
+			err = importStore(ctx, tmp, benchCorpus(b, n), n)
+		} else {
+			base := benchStore(b, benchBase)
+			if err := base.Close(); err != nil {
+				b.Fatal(err)
+			}
+			err = copyStore(ctx, filepath.Join(os.TempDir(), fmt.Sprintf("pbem-archive-bench-%d.store", benchBase)), tmp, n/benchBase)
+		}
+		if err != nil {
+			b.Fatalf("bench store of %d games: %v", n, err)
+		}
+		if err := os.Rename(tmp, dir); err != nil {
+			b.Fatal(err)
+		}
+	}
+	s, err := Open(ctx, dir, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+// importStore imports the corpus file path of n games into a new store
+// in dir.
+func importStore(ctx context.Context, dir, path string, n int) error {
+	s, err := Open(ctx, dir, nil)
+	if err != nil {
+		return err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		s.Close()
+		return err
+	}
+	st, err := s.ImportReader(ctx, "corpus", f, lookup, nil)
+	f.Close()
+	if err == nil && st.Added != n {
+		err = fmt.Errorf("%d games added, want %d", st.Added, n)
+	}
+	if err == nil {
+		err = s.Reindex(ctx, lookup)
+	}
+	if cerr := s.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// copyStore makes in dir a store of the archive of the store in from,
+// copied times times: every archived game and its index rows again under
+// new ids (its hash marked with the copy's number, for hashes are unique).
+func copyStore(ctx context.Context, from, dir string, times int) error {
+	data, err := os.ReadFile(filepath.Join(from, DBFile))
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, DBFile), data, 0o600); err != nil {
+		return err
+	}
+	s, err := Open(ctx, dir, nil)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	var last int64
+	if err := s.db.QueryRowContext(ctx, `SELECT MAX(id) FROM archive`).Scan(&last); err != nil {
+		return err
+	}
+	for k := int64(1); k < int64(times); k++ {
+		off := k * last
+		for _, q := range []string{
+			`INSERT INTO archive (id, game_id, game, result, tags, record, hash, rated, created, canonical)
+SELECT id + ?, game_id, game, result, tags, record, hash || '/' || ?, rated, created, canonical FROM archive WHERE id <= ?`,
+			`INSERT INTO archive_index (entry_id, event, event_key, date, day, round)
+SELECT entry_id + ?, event, event_key, date, day, round FROM archive_index WHERE ? > 0 AND entry_id <= ?`,
+			`INSERT INTO archive_sides (entry_id, seat, side, player, player_key, rank)
+SELECT entry_id + ?, seat, side, player, player_key, rank FROM archive_sides WHERE ? > 0 AND entry_id <= ?`,
+			`INSERT INTO archive_search (rowid, tags, players) SELECT rowid + ?, tags, players FROM archive_search WHERE ? > 0 AND rowid <= ?`,
+			`INSERT INTO archive_positions (pos_key, entry_id, ply, next)
+SELECT pos_key, entry_id + ?, ply, next FROM archive_positions WHERE ? > 0 AND entry_id <= ?`,
+			`INSERT INTO archive_lines (entry_id, line_key) SELECT entry_id + ?, line_key FROM archive_lines WHERE ? > 0 AND entry_id <= ?`,
+			`DELETE FROM archive_unindexed WHERE ? > 0 AND ? > 0 AND entry_id > ?`,
+		} {
+			if _, err := s.db.ExecContext(ctx, q, off, k, last); err != nil {
+				return fmt.Errorf("copy %d: %w", k, err)
+			}
+		}
+	}
+	return nil
+}
+
 // BenchmarkImport measures `pbem archive import` without the command:
 // reading the file as a stream, checking every game, formatting it
 // canonically and storing it (with its index) in a new archive, in batches

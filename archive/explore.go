@@ -42,8 +42,8 @@ func (p *Played) AverageRank() float64 {
 // Explore lists every ply played in the archive from the position of the
 // filter (f.Position, of f.Game; see ReadPosition and AfterPlies), with its
 // count and results, most played first (then by spelling). The filter's
-// Event, Player, Since and Public narrow the games counted; Text and Name
-// are not used.
+// Event, Player, Since, Public and Name (the start of a side's public name)
+// narrow the games counted; Text is not used.
 func (s *Store) Explore(ctx context.Context, lookup notation.Lookup, f Filter) ([]*Played, error) {
 	if f.Position == "" {
 		return nil, fmt.Errorf("archive: explore needs a position")
@@ -66,7 +66,13 @@ func (s *Store) Explore(ctx context.Context, lookup notation.Lookup, f Filter) (
 	g := f
 	g.Position, g.Text, g.Name = "", nil, ""
 	where, args := g.where(s.pg)
-	q := `SELECT p.next, COALESCE(s.rank, 0),
+	var named map[int64]bool // with a Name: the games it keeps
+	if f.Name != "" {
+		if named, err = s.namedThrough(ctx, key, nameKey(f.Name)); err != nil {
+			return nil, fmt.Errorf("archive: explore: %w", err)
+		}
+	}
+	q := `SELECT p.entry_id, p.next, COALESCE(s.rank, 0),
 	(SELECT COUNT(*) FROM archive_sides t WHERE t.entry_id = p.entry_id AND t.rank = 1)
 FROM archive_positions p JOIN archive a ON a.id = p.entry_id JOIN archive_index i ON i.entry_id = a.id
 LEFT JOIN archive_sides s ON s.entry_id = p.entry_id AND s.seat = ?
@@ -79,10 +85,14 @@ WHERE p.pos_key = ? AND p.next != ''` + where
 	byPly := map[string]*Played{}
 	var out []*Played
 	for rows.Next() {
+		var id int64
 		var ply string
 		var rank, firsts int
-		if err := rows.Scan(&ply, &rank, &firsts); err != nil {
+		if err := rows.Scan(&id, &ply, &rank, &firsts); err != nil {
 			return nil, fmt.Errorf("archive: explore: %w", err)
+		}
+		if named != nil && !named[id] {
+			continue
 		}
 		p := byPly[ply]
 		if p == nil {
@@ -119,4 +129,27 @@ WHERE p.pos_key = ? AND p.next != ''` + where
 		return 0
 	})
 	return out, nil
+}
+
+// namedThrough is the set of the games through the position key that a
+// side's public name starting with k (nameKey) plays in.
+func (s *Store) namedThrough(ctx context.Context, key uint64, k string) (map[int64]bool, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT s.entry_id, s.player FROM archive_sides s
+WHERE s.entry_id IN (SELECT p.entry_id FROM archive_positions p WHERE p.pos_key = ?)`, int64(key))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	named := map[int64]bool{}
+	for rows.Next() {
+		var id int64
+		var player string
+		if err := rows.Scan(&id, &player); err != nil {
+			return nil, err
+		}
+		if namedSide(&Found{Sides: []Side{{Player: player}}}, k) {
+			named[id] = true
+		}
+	}
+	return named, rows.Err()
 }

@@ -113,10 +113,13 @@ func apiGameOf(row gameRow) APIGame {
 
 // APIGameList is a page of a list of games.
 type APIGameList struct {
-	Games  []APIGame `json:"games"`
-	Total  int       `json:"total"`
-	Offset int       `json:"offset"`
-	Limit  int       `json:"limit"`
+	Games []APIGame `json:"games"`
+	Total int       `json:"total"`
+	// More says that more games than Total are found (a search by
+	// position counts up to a bound).
+	More   bool `json:"more,omitempty"`
+	Offset int  `json:"offset"`
+	Limit  int  `json:"limit"`
 	// Next is the address of the next page, "" on the last.
 	Next string `json:"next,omitempty"`
 }
@@ -151,7 +154,8 @@ func (s *Server) apiGames(ctx context.Context, r *http.Request) (any, error) {
 		return nil, err
 	}
 	var rows []gameRow
-	total := 0
+	total, more := 0, false
+	skip := offset // rows before the page
 	switch st := q.Get("status"); st {
 	case "", archive.Over:
 		f := archive.Filter{Game: q.Get("game"), Name: q.Get("player"), Event: q.Get("event"),
@@ -160,6 +164,15 @@ func (s *Server) apiGames(ctx context.Context, r *http.Request) (any, error) {
 			if f.Game = s.positionGame(f.Position); f.Game == "" {
 				return nil, errBadRequest{"the position is no game's position text; expected one in a game's notation, or give game to see what is wrong with it"}
 			}
+		}
+		if f.Position != "" {
+			// Paged by the index: rows are the page itself.
+			rows, total, more, err = s.positionSearch(ctx, f, limit, offset, linker{})
+			if err != nil {
+				return nil, errBadRequest{strings.TrimPrefix(err.Error(), "archive: ")}
+			}
+			skip = 0
+			break
 		}
 		rows, total, err = s.search(ctx, f, offset+limit, linker{})
 		if err != nil {
@@ -178,11 +191,11 @@ func (s *Server) apiGames(ctx context.Context, r *http.Request) (any, error) {
 	default:
 		return nil, errBadRequest{fmt.Sprintf("bad status %q; expected over or playing", st)}
 	}
-	out := &APIGameList{Games: []APIGame{}, Total: total, Offset: offset, Limit: limit}
-	for _, row := range rows[min(offset, len(rows)):] {
+	out := &APIGameList{Games: []APIGame{}, Total: total, More: more, Offset: offset, Limit: limit}
+	for _, row := range rows[min(skip, len(rows)):] {
 		out.Games = append(out.Games, apiGameOf(row))
 	}
-	if offset+limit < total && offset+limit <= APIMaxOffset {
+	if (offset+limit < total || more) && offset+limit <= APIMaxOffset {
 		q.Set("offset", strconv.Itoa(offset+limit))
 		out.Next = "/api/v1/games?" + q.Encode()
 	}

@@ -25,6 +25,10 @@ type explorePage struct {
 	Mover    string
 	Moves    []exploreRow
 	Start    string // the link to the start
+	// Player (the start of a public name) and Event narrow the games
+	// counted; After is the plies and Players rpp's seats (when given),
+	// for the filters' form.
+	Player, Event, After, Players string
 }
 
 type exploreStep struct {
@@ -38,11 +42,21 @@ type exploreRow struct {
 	WinPercent                             string
 }
 
-// exploreURL is the explorer's address of the position after plies.
-func exploreURL(game string, plies []string) string {
-	u := "/explore/" + url.PathEscape(game)
+// exploreURL is the explorer's address of the position after plies, with
+// the filters of keep (players, player, event) kept.
+func exploreURL(game string, plies []string, keep url.Values) string {
+	v := url.Values{}
 	if len(plies) > 0 {
-		u += "?after=" + url.QueryEscape(strings.Join(plies, " "))
+		v.Set("after", strings.Join(plies, " "))
+	}
+	for _, name := range []string{"players", "player", "event"} {
+		if x := keep.Get(name); x != "" {
+			v.Set(name, x)
+		}
+	}
+	u := "/explore/" + url.PathEscape(game)
+	if len(v) > 0 {
+		u += "?" + v.Encode()
 	}
 	return u
 }
@@ -63,7 +77,9 @@ func (s *Server) explorePage(ctx context.Context, r *http.Request, k linker) (st
 	if err != nil {
 		return "", nil, errBadRequest{err.Error()}
 	}
-	p := &explorePage{Game: id, Start: k.url(exploreURL(id, nil))}
+	q := r.URL.Query()
+	p := &explorePage{Game: id, Start: k.url(exploreURL(id, nil, q)), Player: strings.TrimSpace(q.Get("player")),
+		Event: strings.TrimSpace(q.Get("event")), Players: q.Get("players")}
 	var plies []string
 	for i, text := range strings.Fields(r.URL.Query().Get("after")) {
 		m, err := c.Decode(st, text)
@@ -78,7 +94,7 @@ func (s *Server) explorePage(ctx context.Context, r *http.Request, k linker) (st
 			return "", nil, errBadRequest{fmt.Sprintf("ply %d %q: %v", i+1, text, err)}
 		}
 		plies = append(plies, text)
-		p.Plies = append(p.Plies, exploreStep{Ply: text, URL: k.url(exploreURL(id, plies))})
+		p.Plies = append(p.Plies, exploreStep{Ply: text, URL: k.url(exploreURL(id, plies, q))})
 	}
 	text, _, ok := engine.Position(st)
 	if !ok {
@@ -89,12 +105,16 @@ func (s *Server) explorePage(ctx context.Context, r *http.Request, k linker) (st
 	if lo, ok := st.(engine.Layouter); ok {
 		p.SVG = template.HTML(SVG(lo.Layout(-1), fmt.Sprintf("%s after %d plies", id, len(plies))))
 	}
-	played, err := s.store.Explore(ctx, s.opts.Lookup, archive.Filter{Game: id, Position: text, Options: o, Public: true})
+	p.After = strings.Join(plies, " ")
+	// The player is matched by public name, never by address; private
+	// games are not counted (Public).
+	played, err := s.store.Explore(ctx, s.opts.Lookup, archive.Filter{Game: id, Position: text, Options: o, Public: true,
+		Name: p.Player, Event: p.Event})
 	if err != nil {
 		return "", nil, err
 	}
 	for _, m := range played {
-		row := exploreRow{Ply: m.Ply, URL: k.url(exploreURL(id, append(plies[:len(plies):len(plies)], m.Ply))),
+		row := exploreRow{Ply: m.Ply, URL: k.url(exploreURL(id, append(plies[:len(plies):len(plies)], m.Ply), q)),
 			Games: m.Games, Wins: m.Wins, Draws: m.Draws, Losses: m.Losses, Unfinished: m.Unfinished, AverageRank: "-", WinPercent: "-"}
 		if f := m.Finished(); f > 0 {
 			row.AverageRank = strconv.FormatFloat(m.AverageRank(), 'f', 2, 64)

@@ -123,7 +123,7 @@ func (s *Server) gameView(g *game, ply int, k linker) *view {
 				for _, pl := range g.Checked.Record.Main.Plies[:ply] {
 					plies = append(plies, pl.Canon)
 				}
-				p.Explore = k.url(exploreURL(id, plies))
+				p.Explore = k.url(exploreURL(id, plies, nil))
 			}
 		}
 	}

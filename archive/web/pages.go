@@ -130,6 +130,12 @@ type archivePage struct {
 	Total    int
 	Shown    int
 	Error    string
+	// A search by position is paged: More says that more games than Total
+	// are found; First is the number of the page's first game; Prev and
+	// Next link the pages around ("" for none).
+	More       bool
+	First      int
+	Prev, Next string
 }
 
 // archiveLimit bounds the games one search page lists (the newest).
@@ -152,6 +158,41 @@ func (s *Server) archivePage(ctx context.Context, r *http.Request, k linker) (st
 	if k.static {
 		limit = -1
 	}
+	if f.Position != "" && !k.static {
+		page := 1
+		if v := q.Get("page"); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || (n-1)*positionPageSize > maxPositionOffset {
+				return "", nil, errBadRequest{fmt.Sprintf("page=%q: expected a page from 1 to %d", v, maxPositionOffset/positionPageSize+1)}
+			}
+			page = n
+		}
+		offset := (page - 1) * positionPageSize
+		rows, total, more, err := s.positionSearch(ctx, f, positionPageSize, offset, k)
+		if err != nil {
+			p.Error = strings.TrimPrefix(err.Error(), "archive: ")
+		}
+		p.Games, p.Total, p.Shown, p.More, p.First = rows, total, len(rows), more, offset+1
+		pageURL := func(n int) string {
+			v := url.Values{}
+			for _, name := range []string{"game", "player", "event", "since", "q", "position"} {
+				if x := q.Get(name); x != "" {
+					v.Set(name, x)
+				}
+			}
+			if n > 1 {
+				v.Set("page", strconv.Itoa(n))
+			}
+			return k.url("/archive?" + v.Encode())
+		}
+		if page > 1 {
+			p.Prev = pageURL(page - 1)
+		}
+		if more || offset+len(rows) < total {
+			p.Next = pageURL(page + 1)
+		}
+		return "archive", &view{Site: s.opts.Title, Title: "Archive", Body: p, link: k, Static: k.static}, nil
+	}
 	rows, total, err := s.search(ctx, f, limit, k)
 	if err != nil {
 		p.Error = strings.TrimPrefix(err.Error(), "archive: ")
@@ -169,6 +210,40 @@ func (s *Server) positionGame(text string) string {
 		}
 	}
 	return ""
+}
+
+// positionPageSize is the games one page of a search by position lists
+// on the archive page (archiveLimit; lowered by tests).
+var positionPageSize = archiveLimit
+
+// maxPositionOffset bounds how deep a search by position pages, on the
+// archive page and in the API: a deeper page costs a longer walk of the
+// index.
+const maxPositionOffset = 100_000
+
+// positionSearch is a page of the public games through f's position, the
+// newest first: limit games after offset, the count of them all and
+// whether more than that are found (archive.SearchPosition). Private games
+// are neither shown nor counted (f.Public); one that Options.Private hides
+// besides is left out of the page and the count.
+func (s *Server) positionSearch(ctx context.Context, f archive.Filter, limit, offset int, k linker) ([]gameRow, int, bool, error) {
+	f.Public = true
+	page, err := s.store.SearchPosition(ctx, s.opts.Lookup, f, nil, limit, offset)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	total := page.Total
+	rows := make([]gameRow, 0, len(page.Games))
+	for _, fd := range page.Games {
+		if fd.GameID != 0 && s.opts.Private != nil {
+			if g, err := s.store.Game(ctx, fd.GameID); err == nil && s.hidden(g) {
+				total--
+				continue
+			}
+		}
+		rows = append(rows, foundRow(fd, k))
+	}
+	return rows, total, page.More, nil
 }
 
 // search lists the archived games f selects, the newest first, at most

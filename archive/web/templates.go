@@ -42,7 +42,14 @@ var contentSecurityPolicy = "default-src 'none'; img-src 'self' data:; style-src
 
 // pages are the page templates. Each page is self-contained: inline
 // style, one inline script (pageScript), no external resource.
-var pages = template.Must(template.New("").Funcs(template.FuncMap{"csp": func() string { return contentSecurityPolicy }}).Parse(`
+var pages = template.Must(template.New("").Funcs(template.FuncMap{"csp": func() string { return contentSecurityPolicy },
+	"add": func(a ...int) int {
+		n := 0
+		for _, x := range a {
+			n += x
+		}
+		return n
+	}}).Parse(`
 {{define "top"}}<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 {{if .Static}}<meta http-equiv="Content-Security-Policy" content="{{csp}}">
@@ -114,8 +121,11 @@ table{border-collapse:collapse}td,th{padding:.15em .6em;text-align:left;border-b
 <label>position <input name="position" value="{{.Position}}" size="30" placeholder="a position text"></label>
 <button>search</button></form>{{end}}
 {{if .Error}}<p class="err">{{.Error}}</p>{{end}}
-<p>{{.Total}} games{{if lt .Shown .Total}}, the newest {{.Shown}} shown{{end}}.</p>
+{{if .First}}<p>{{if .More}}More than {{end}}{{.Total}} games through the position{{if .Shown}}; {{.First}} to {{add .First .Shown -1}} shown, the newest first{{end}}.</p>
 {{template "rows" .Games}}
+{{if or .Prev .Next}}<p class="pages">{{if .Prev}}<a href="{{.Prev}}" rel="prev">newer</a>{{end}} {{if .Next}}<a href="{{.Next}}" rel="next">older</a>{{end}}</p>{{end}}
+{{else}}<p>{{.Total}} games{{if lt .Shown .Total}}, the newest {{.Shown}} shown{{end}}.</p>
+{{template "rows" .Games}}{{end}}
 {{end}}{{template "bottom" .}}{{end}}
 
 {{define "event"}}{{template "top" .}}{{with .Body}}
@@ -133,6 +143,10 @@ table{border-collapse:collapse}td,th{padding:.15em .6em;text-align:left;border-b
 <p><a href="{{.Start}}">start</a>{{range .Plies}} <a href="{{.URL}}">{{.Ply}}</a>{{end}}</p>
 {{if .SVG}}<div class="board">{{.SVG}}</div>{{end}}
 <p>Position: <code>{{.Position}}</code></p>
+{{if not $.Static}}<form action="/explore/{{.Game}}" class="search">{{if .After}}<input type="hidden" name="after" value="{{.After}}">{{end}}{{if .Players}}<input type="hidden" name="players" value="{{.Players}}">{{end}}
+<label>player <input name="player" value="{{.Player}}" size="14"></label>
+<label>event <input name="event" value="{{.Event}}" size="14"></label>
+<button>filter</button></form>{{end}}
 {{if .Moves}}<table class="explore"><tr><th>ply</th><th>games</th><th>wins</th><th>draws</th><th>losses</th><th>unfinished</th><th>score</th><th>average rank</th></tr>
 {{range .Moves}}<tr><td><a href="{{.URL}}">{{.Ply}}</a></td><td>{{.Games}}</td><td>{{.Wins}}</td><td>{{.Draws}}</td><td>{{.Losses}}</td><td>{{.Unfinished}}</td><td>{{.WinPercent}}</td><td>{{.AverageRank}}</td></tr>
 {{end}}</table>

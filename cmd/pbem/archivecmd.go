@@ -52,7 +52,17 @@ type archiveArgs struct {
 	// search by position: a position text, or the plies from the start.
 	position, after *string
 	players         *int
+	// a page of a search by position: its size and number (from 1).
+	limit, page *int
 }
+
+// searchLimit is the games a search by position shows at a time, unless
+// --limit says.
+const searchLimit = 50
+
+// maxSearchOffset bounds how far --page goes: a deeper page costs a
+// longer walk of the index.
+const maxSearchOffset = 100_000
 
 // runArchive is `pbem archive SUBCOMMAND ...`.
 func runArchive(c *cli, args []string) int {
@@ -119,6 +129,8 @@ func (c *cli) archiveFlags(sub archiveCommand, args []string) (a *archiveArgs, c
 		a.position = fset.String("position", "", "only games through the position `TEXT` (docs/NOTATION.md, \"Positions\"; the game is the one whose notation reads it, or --game)")
 		a.after = fset.String("after", "", "only games through the position after the `PLIES` from the start, written as in a record and separated by blanks (needs --game)")
 		a.players = fset.Int("players", 0, "the seats `N` of the game for --after (rpp; 0: the default)")
+		a.limit = fset.Int("limit", searchLimit, "with --position or --after, show `N` games at a time, the newest first")
+		a.page = fset.Int("page", 1, "with --position or --after, show the page `P` of N games (1: the newest)")
 	}
 	switch sub.name {
 	case "export":
@@ -293,6 +305,15 @@ func runArchiveList(c *cli, a *archiveArgs) int {
 		if len(a.pos) == 0 && !byPosition {
 			return c.archiveFail(a, "expected words to search for, --position TEXT or --after PLIES")
 		}
+		if *a.limit < 1 || *a.limit > archive.PositionCountLimit {
+			return c.archiveFail(a, "bad --limit %d; expected a number of games from 1 to %d", *a.limit, archive.PositionCountLimit)
+		}
+		if *a.page < 1 || (*a.page-1)**a.limit > maxSearchOffset {
+			return c.archiveFail(a, "bad --page %d; expected a page from 1 to %d", *a.page, maxSearchOffset / *a.limit + 1)
+		}
+		if !byPosition && (*a.limit != searchLimit || *a.page != 1) {
+			return c.archiveFail(a, "--limit and --page page a search by position; expected --position TEXT or --after PLIES with them")
+		}
 		a.filter.Text = a.pos
 	} else if len(a.pos) > 0 {
 		return c.archiveFail(a, "unexpected argument %q; to search for words use pbem archive search", a.pos[0])
@@ -307,15 +328,11 @@ func runArchiveList(c *cli, a *archiveArgs) int {
 	}
 	defer s.Close()
 	w := bufio.NewWriter(c.stdout)
+	if byPosition {
+		return c.archivePositionPage(a, s, w)
+	}
 	err := s.Query(context.Background(), referee.Lookup, a.filter, func(fd *archive.Found) error {
 		line := listLine(fd)
-		if byPosition {
-			plies := make([]string, len(fd.Plies))
-			for i, p := range fd.Plies {
-				plies[i] = strconv.Itoa(p)
-			}
-			line = strings.TrimSuffix(line, "\n") + "\tply " + strings.Join(plies, ",") + "\n"
-		}
 		if a.filter.Duplicates {
 			same := make([]string, len(fd.Same))
 			for i, id := range fd.Same {
@@ -331,6 +348,42 @@ func runArchiveList(c *cli, a *archiveArgs) int {
 	}
 	if err != nil {
 		return c.archiveFail(a, "%v", err)
+	}
+	return 0
+}
+
+// archivePositionPage writes a page of the games through the filter's
+// position, the newest first, each with the plies where it stands there,
+// and says on stderr how many games are found in all and which these are.
+func (c *cli) archivePositionPage(a *archiveArgs, s *archive.Store, w *bufio.Writer) int {
+	page, err := s.SearchPosition(context.Background(), referee.Lookup, a.filter, nil, *a.limit, (*a.page-1)**a.limit)
+	if err != nil {
+		return c.archiveFail(a, "%v", err)
+	}
+	for _, fd := range page.Games {
+		plies := make([]string, len(fd.Plies))
+		for i, p := range fd.Plies {
+			plies[i] = strconv.Itoa(p)
+		}
+		w.WriteString(strings.TrimSuffix(listLine(fd), "\n") + "\tply " + strings.Join(plies, ",") + "\n")
+	}
+	if err := w.Flush(); err != nil {
+		return c.archiveFail(a, "%v", err)
+	}
+	total := strconv.Itoa(page.Total)
+	if page.More {
+		total = "more than " + total
+	}
+	first := (*a.page-1)**a.limit + 1
+	switch {
+	case len(page.Games) == 0:
+		fmt.Fprintf(c.stderr, "pbem archive search: %s games through the position; none on page %d\n", total, *a.page)
+	default:
+		fmt.Fprintf(c.stderr, "pbem archive search: %s games through the position; these are %d to %d, the newest first", total, first, first+len(page.Games)-1)
+		if page.More || first+len(page.Games)-1 < page.Total {
+			fmt.Fprintf(c.stderr, " (--page %d for more)", *a.page+1)
+		}
+		fmt.Fprintln(c.stderr)
 	}
 	return 0
 }

@@ -63,6 +63,9 @@ func TestArchiveUsageErrors(t *testing.T) {
 		{[]string{"list", "word"}, `unexpected argument "word"; to search for words use pbem archive search`},
 		{[]string{"search"}, "pbem archive search: expected words to search for, --position TEXT or --after PLIES"},
 		{[]string{"search", "--after", "Ca1-b2"}, "pbem archive search: --after needs the game: expected --game G"},
+		{[]string{"search", "--after", "@c3", "--game", "castles", "--limit", "0"}, "pbem archive search: bad --limit 0; expected a number of games from 1 to 1000"},
+		{[]string{"search", "--after", "@c3", "--game", "castles", "--page", "0"}, "pbem archive search: bad --page 0; expected a page from 1 to 2001"},
+		{[]string{"search", "ann", "--page", "2"}, "pbem archive search: --limit and --page page a search by position; expected --position TEXT or --after PLIES with them"},
 		{[]string{"search", "--after", "Ca1-b3", "--game", "castles"}, `pbem archive search: --after: ply 1 "Ca1-b3": `},
 		{[]string{"search", "--position", "x y"}, `pbem archive search: --position "x y" is the position text of 0 games; expected one (give --game G):`},
 		{[]string{"search", "--position", "...S/..../..../F... 5/0/0 5/0/0 X", "--game", "castles"}, `pbem archive search: castles position, column 33: no side "X"; want F, S, or S* (Second's setup ply)`},
@@ -290,7 +293,21 @@ func TestArchiveQueries(t *testing.T) {
 	// By position: the game is the one whose notation reads the text.
 	assert.Equal(t, "1\t2026.04.01\tcastles\tSpring Open\t1\tFirst: Ann <ann@example.org>; Second: Ben <ben@example.org>\t1-0\tply 2\n",
 		pbem("archive", "search", "--position", "...S/..s./.F../.... 4/1/0 4/0/0 S"))
-	assert.Equal(t, []string{"1", "2", "3", "4", "5"}, ids(pbem("archive", "search", "--game", "castles", "--after", "@c3")))
+	assert.Equal(t, []string{"5", "4", "3", "2", "1"}, ids(pbem("archive", "search", "--game", "castles", "--after", "@c3")))
+	// Paged, the newest first; stderr counts them all.
+	for _, tc := range []struct {
+		page, ids []string
+		says      string
+	}{
+		{[]string{"--limit", "2"}, []string{"5", "4"}, "5 games through the position; these are 1 to 2, the newest first (--page 2 for more)\n"},
+		{[]string{"--limit", "2", "--page", "3"}, []string{"1"}, "5 games through the position; these are 5 to 5, the newest first\n"},
+		{[]string{"--limit", "5", "--page", "2"}, nil, "5 games through the position; none on page 2\n"},
+	} {
+		code, out, errs := run(t, "", append([]string{"archive", "search", "--game", "castles", "--after", "@c3", "--data", data}, tc.page...)...)
+		require.Equal(t, 0, code, errs)
+		assert.Equal(t, tc.ids, ids(out), tc.page)
+		assert.Equal(t, "pbem archive search: "+tc.says, errs, tc.page)
+	}
 	assert.Contains(t, pbem("archive", "search", "--game", "castles", "--after", "@c3", "ann"), "\tply 1\n")
 	assert.Equal(t, []string{"7"}, ids(pbem("archive", "search", "--position", "3/7/SSS3sss/CCAS3sacc/KCHAS3sahck R")))
 
