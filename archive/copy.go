@@ -42,6 +42,7 @@ var copyTables = []copyTable{
 	{"analyses", []string{"id"}, true},
 	{"players", []string{"address"}, false},
 	{"senders", []string{"address"}, false},
+	{"unsubscriptions", []string{"address", "kind"}, false},
 	{"processed", []string{"message_id"}, false},
 	{"outbox", []string{"id"}, true},
 	{"archive", []string{"id"}, true},
