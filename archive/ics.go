@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"fmt"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -33,4 +34,39 @@ func (c *ICS) Line(s string) {
 		limit = 74 // the continuation's leading space counts
 	}
 	c.WriteString(s + "\r\n")
+}
+
+// CalendarSlot is how long before a deadline its event starts: the event
+// ends when the mover's time runs out.
+const CalendarSlot = time.Hour
+
+// ICSEvent is a VEVENT of a deadline.
+type ICSEvent struct {
+	UID         string
+	Stamp       time.Time // DTSTAMP
+	Sequence    int64
+	Modified    time.Time // LAST-MODIFIED, left out when zero
+	Start, End  time.Time
+	Summary     string
+	Description string
+	URL         string // left out when ""
+}
+
+// Event writes e as a VEVENT, its times in UTC and its texts escaped.
+func (c *ICS) Event(e ICSEvent) {
+	c.Line("BEGIN:VEVENT")
+	c.Line("UID:" + e.UID)
+	c.Line("DTSTAMP:" + ICSTime(e.Stamp))
+	c.Line(fmt.Sprintf("SEQUENCE:%d", e.Sequence))
+	if !e.Modified.IsZero() {
+		c.Line("LAST-MODIFIED:" + ICSTime(e.Modified))
+	}
+	c.Line("DTSTART:" + ICSTime(e.Start))
+	c.Line("DTEND:" + ICSTime(e.End))
+	c.Line("SUMMARY:" + ICSText(e.Summary))
+	c.Line("DESCRIPTION:" + ICSText(e.Description))
+	if e.URL != "" {
+		c.Line("URL:" + e.URL)
+	}
+	c.Line("END:VEVENT")
 }

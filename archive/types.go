@@ -342,4 +342,7 @@ type Change struct {
 	// Unsubscribe records addresses' unsubscriptions from a kind of mail
 	// (the mailto: form of List-Unsubscribe, read by the referee).
 	Unsubscribe []Unsubscription
+	// Resubscribe undoes unsubscriptions: the address asked for that
+	// kind of mail again (watch, digest games daily).
+	Resubscribe []Unsubscription
 }

@@ -23,7 +23,7 @@ type cmd struct {
 // commandVerbs are the first words of the commands.
 var commandVerbs = []string{"new", "move", "pass", "show", "games", "record", "help", "preview", "resign",
 	"draw", "accept", "decline", "undo", "vacation", "say", "watch", "unwatch", "tournament", "join", "digest", "mail", "conditions", "tz", "takeover", "calendar",
-	"note", "notes", "analyse", "analyze", "publish"}
+	"note", "unsubscribe", "notes", "analyse", "analyze", "publish"}
 
 func isVerb(v string) bool { return slices.Contains(commandVerbs, v) }
 
@@ -95,6 +95,9 @@ func (s *session) dispatch(c *cmd) error {
 	case "join":
 		return s.joinCmd(c)
 	case "digest":
+		if f := strings.Fields(strings.ToLower(c.rest)); len(f) > 0 && f[0] == "games" {
+			return s.gamesDigestCmd(c)
+		}
 		return s.digestCmd(c)
 	case "conditions":
 		return s.conditionsCmd(c)
@@ -106,6 +109,8 @@ func (s *session) dispatch(c *cmd) error {
 		return s.mailCmd(c)
 	case "calendar":
 		return s.calendarCmd(c)
+	case "unsubscribe":
+		return s.unsubscribeCmd(c)
 	case "note":
 		return s.noteCmd(c)
 	case "notes":

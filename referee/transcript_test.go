@@ -130,6 +130,9 @@ func newHarness(t testing.TB, db store, opts map[string]string) *harness {
 	if o.CalendarSecret, err = store.Secret(ctx, archive.CalendarSecretName); err != nil {
 		t.Fatal(err)
 	}
+	// A fixed key for the unsubscribe tokens, so that the mails of two
+	// harnesses (one by one, batched) are the same.
+	o.UnsubscribeSecret = []byte("the transcripts' unsubscribe secret")
 	if k := opts["secret"]; k != "" {
 		o.Secret = []byte(k)
 	}
@@ -539,6 +542,12 @@ func (h *harness) mails() string {
 		}
 		if len(o.References) > 0 {
 			fmt.Fprintf(&b, "References: <%s>\n", strings.Join(o.References, "> <"))
+		}
+		if o.Unsubscribe != "" {
+			fmt.Fprintf(&b, "List-Unsubscribe: %s\n", o.Unsubscribe)
+		}
+		if o.Calendar != "" {
+			fmt.Fprintf(&b, "Calendar: %s\n", calendarSummary(h.t, o.Calendar))
 		}
 		fmt.Fprintf(&b, "\n%s", o.Text)
 		if !strings.HasSuffix(o.Text, "\n") {

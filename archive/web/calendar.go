@@ -5,14 +5,13 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 
 	"pbem/archive"
 )
 
 // calendarSlot is how long before a deadline its event starts: the
 // event ends when the mover's time runs out.
-const calendarSlot = time.Hour
+const calendarSlot = archive.CalendarSlot
 
 // deadlines serves /players/NAME/deadlines.ics?key=KEY: the deadlines of
 // the games where the player with that public name and calendar key has
@@ -73,20 +72,21 @@ func (s *Server) deadlines(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		end := ref.Deadline.UTC()
-		c.Line("BEGIN:VEVENT")
-		c.Line(fmt.Sprintf("UID:pbem-game-%d@%s", ref.ID, host))
-		c.Line("DTSTAMP:" + archive.ICSTime(now))
-		c.Line(fmt.Sprintf("SEQUENCE:%d", ref.Version))
-		c.Line("LAST-MODIFIED:" + archive.ICSTime(ref.Updated.UTC()))
-		c.Line("DTSTART:" + archive.ICSTime(end.Add(-calendarSlot)))
-		c.Line("DTEND:" + archive.ICSTime(end))
-		c.Line("SUMMARY:" + archive.ICSText(fmt.Sprintf("Your move: %s game %d against %s", ref.Game, ref.ID, strings.Join(others, ", "))))
-		c.Line("DESCRIPTION:" + archive.ICSText(fmt.Sprintf("Your time in %s game %d (%s) runs out at %s UTC, the end of this event. Reply to the game's mail with your move.",
-			ref.Game, ref.ID, st.Sides()[mover], end.Format("2006-01-02 15:04"))))
-		if !s.hidden(ref) {
-			c.Line("URL:" + base + g.Path)
+		ev := archive.ICSEvent{
+			UID:      fmt.Sprintf("pbem-game-%d@%s", ref.ID, host),
+			Stamp:    now,
+			Sequence: ref.Version,
+			Modified: ref.Updated.UTC(),
+			Start:    end.Add(-calendarSlot),
+			End:      end,
+			Summary:  fmt.Sprintf("Your move: %s game %d against %s", ref.Game, ref.ID, strings.Join(others, ", ")),
+			Description: fmt.Sprintf("Your time in %s game %d (%s) runs out at %s UTC, the end of this event. Reply to the game's mail with your move.",
+				ref.Game, ref.ID, st.Sides()[mover], end.Format("2006-01-02 15:04")),
 		}
-		c.Line("END:VEVENT")
+		if !s.hidden(ref) {
+			ev.URL = base + g.Path
+		}
+		c.Event(ev)
 	}
 	c.Line("END:VCALENDAR")
 	w.Header().Set("Content-Type", "text/calendar; charset=utf-8")
