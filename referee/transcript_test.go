@@ -30,7 +30,7 @@ var update = flag.Bool("update", false, "rewrite the expected replies of the tra
 // lines, a blank line, the body), N.tick (a "time:" line), N.admin (pbem
 // admin commands, one a line, a minute apart), N.analyses (the queued
 // analyses done, in order) or N.dump (what to print
-// from the store: "game ID", "archive", "player ADDR", "audit ID"), followed
+// from the store: "game ID", "archive", "player ADDR", "digest ADDR", "audit ID"), followed
 // by N.out: the mails the step queued (or the dump). Run with -update to
 // rewrite the .out files.
 //
@@ -680,6 +680,12 @@ func (h *harness) dump(data string) string {
 				h.t.Fatal(err)
 			}
 			fmt.Fprintf(&b, "player %s: %q vacation until %s, %d days in %d\n", p.Address.Addr, p.Address.Name, ts(p.VacationUntil), p.VacationDays, p.VacationYear)
+		case len(f) == 2 && f[0] == "digest":
+			p, err := h.store.Player(h.ctx, f[1])
+			if err != nil {
+				h.t.Fatal(err)
+			}
+			fmt.Fprintf(&b, "digest %s: hour %q, last %q, time zone %q\n", p.Address.Addr, p.Digest, p.DigestSent, p.TZ)
 		case len(f) == 2 && f[0] == "standings":
 			h.dumpStandings(&b, f[1])
 		case len(f) == 2 && f[0] == "audit":
