@@ -74,8 +74,12 @@ func UnsubscribeToken(secret []byte, addr, kind string) string {
 // UnsubscribeQuery is the query of the one-click address that
 // unsubscribes addr from kind: "a=ADDR&k=KIND&t=TOKEN".
 func UnsubscribeQuery(secret []byte, addr, kind string) string {
-	v := url.Values{"a": {strings.ToLower(addr)}, "k": {kind}, "t": {UnsubscribeToken(secret, addr, kind)}}
-	return v.Encode()
+	return UnsubscribeQueryOf(strings.ToLower(addr), kind, UnsubscribeToken(secret, addr, kind))
+}
+
+// UnsubscribeQueryOf is the query "a=ADDR&k=KIND&t=TOKEN".
+func UnsubscribeQueryOf(addr, kind, token string) string {
+	return url.Values{"a": {addr}, "k": {kind}, "t": {token}}.Encode()
 }
 
 // ErrBadUnsubscribe is a one-click unsubscription whose kind is unknown
