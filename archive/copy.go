@@ -43,6 +43,8 @@ var copyTables = []copyTable{
 	{"players", []string{"address"}, false},
 	{"senders", []string{"address"}, false},
 	{"unsubscriptions", []string{"address", "kind"}, false},
+	{"player_addresses", []string{"address"}, false},
+	{"address_pending", []string{"code"}, false},
 	{"processed", []string{"message_id"}, false},
 	{"outbox", []string{"id"}, true},
 	{"archive", []string{"id"}, true},

@@ -332,6 +332,9 @@ ON CONFLICT (address) DO UPDATE SET window_start = excluded.window_start, count 
 			return err
 		}
 	}
+	if err := putAddresses(ctx, q, c.Addresses, at); err != nil {
+		return err
+	}
 	for _, u := range c.Resubscribe {
 		if _, err := q.ExecContext(ctx, `DELETE FROM unsubscriptions WHERE address = ? AND kind = ?`, strings.ToLower(strings.TrimSpace(u.Addr)), u.Kind); err != nil {
 			return err

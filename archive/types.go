@@ -345,4 +345,6 @@ type Change struct {
 	// Resubscribe undoes unsubscriptions: the address asked for that
 	// kind of mail again (watch, digest games daily).
 	Resubscribe []Unsubscription
+	// Addresses changes players' addresses (addresses.go).
+	Addresses *AddressChange
 }
