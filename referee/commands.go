@@ -23,7 +23,7 @@ type cmd struct {
 // commandVerbs are the first words of the commands.
 var commandVerbs = []string{"new", "move", "pass", "show", "games", "record", "help", "preview", "resign",
 	"draw", "accept", "decline", "undo", "vacation", "say", "watch", "unwatch", "tournament", "join", "digest", "mail", "conditions", "tz", "takeover", "calendar",
-	"note", "unsubscribe", "notes", "analyse", "analyze", "publish"}
+	"note", "unsubscribe", "address", "confirm", "notes", "analyse", "analyze", "publish"}
 
 func isVerb(v string) bool { return slices.Contains(commandVerbs, v) }
 
@@ -57,6 +57,7 @@ func (s *session) line(l string, bare bool) error {
 }
 
 func (s *session) dispatch(c *cmd) error {
+	s.verb = c.verb
 	switch c.verb {
 	case "help":
 		return s.help(c)
@@ -111,6 +112,10 @@ func (s *session) dispatch(c *cmd) error {
 		return s.calendarCmd(c)
 	case "unsubscribe":
 		return s.unsubscribeCmd(c)
+	case "address":
+		return s.addressCmd(c)
+	case "confirm":
+		return s.confirmCmd(c)
 	case "note":
 		return s.noteCmd(c)
 	case "notes":

@@ -43,6 +43,8 @@ type session struct {
 	// unsubscribe and resubscribe stop and restart kinds of mail for
 	// addresses (unsubscribe.go)
 	unsubscribe, resubscribe []archive.Unsubscription
+	addressChange            *archive.AddressChange // address.go
+	verb                     string                 // the command being handled, for refusals
 
 	mine *draft // the reply to the sender; the others are written from the games' news
 	// extra are mails to others than the games' seats and watchers (a
@@ -133,6 +135,9 @@ func (s *session) run() error {
 		s.r.log.Info("not answered", "message", s.key, "from", q.From.Addr, "reason", why)
 		s.mine = nil
 		return nil
+	}
+	if err := s.mainSender(); err != nil {
+		return err
 	}
 	s.readCreds()
 	authed, err := s.authenticated()
@@ -673,7 +678,7 @@ func (s *session) tellSeats(g *game, seats []int, format string, args ...any) {
 // change assembles everything the session changed into one commit.
 func (s *session) change() *archive.Change {
 	ch := &archive.Change{At: s.now, Senders: s.senders, Players: s.playerChanged, Entries: s.entries, Notes: s.notes, Analyses: s.analyses,
-		Unsubscribe: s.unsubscribe, Resubscribe: s.resubscribe}
+		Unsubscribe: s.unsubscribe, Resubscribe: s.resubscribe, Addresses: s.addressChange}
 	if s.req != nil {
 		ch.MessageID = s.key
 	}
