@@ -958,6 +958,11 @@ func (s *session) watchCmd(c *cmd) error {
 	i := g.watchedBy(s.from.Addr)
 	switch {
 	case i >= 0 && g.Observers[i].Confirmed:
+		if s.hasToken(g.ID, g.Observers[i].Token) && s.unsubscribed(s.from.Addr, archive.UnsubWatch) {
+			// asked with the watcher's token: undo a one-click unsubscription
+			s.resubscribe = append(s.resubscribe, archive.Unsubscription{Addr: s.from.Addr, Kind: archive.UnsubWatch})
+			s.mine.add("Watcher mail was stopped for %s (unsubscribed); it comes again.", s.from.Addr)
+		}
 		s.mine.add("You watch game #%d already.", g.ID)
 		s.mine.show(g)
 		return nil
@@ -965,6 +970,9 @@ func (s *session) watchCmd(c *cmd) error {
 		g.Observers[i].Confirmed = true
 		g.Observers[i].Name = s.from.Name
 		s.touch(g)
+		if s.unsubscribed(s.from.Addr, archive.UnsubWatch) {
+			s.resubscribe = append(s.resubscribe, archive.Unsubscription{Addr: s.from.Addr, Kind: archive.UnsubWatch})
+		}
 		s.mine.add("You now watch game #%d: you will get every board. \"unwatch\" in a reply to a mail of the game stops that.", g.ID)
 		s.mine.show(g)
 		return nil

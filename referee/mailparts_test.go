@@ -219,7 +219,7 @@ func TestCalendarPart(t *testing.T) {
 // mailto: form (unsubscribe watch TOKEN from the watcher's address) stops
 // the watcher's mail and nothing else: the players' game mail keeps
 // coming. A forged token, or the token sent from another address,
-// changes nothing.
+// changes nothing. "watch" again with the watcher's token undoes it.
 func TestUnsubscribeByMail(t *testing.T) {
 	eachStore(t, func(t *testing.T, db store) {
 		h := newHarness(t, db, map[string]string{"web-base-url": "https://pbem.example.org/"})
@@ -259,5 +259,10 @@ func TestUnsubscribeByMail(t *testing.T) {
 			}
 		}
 		outTo(t, ms, "alice@example.org") // the player's mail keeps coming
+
+		// asking again, with the watcher's token, undoes it
+		h.send("from: Olga <olga@example.org>\nsubject: Re: [pbem #1 {token 1 olga@example.org}] toy\n\nwatch 1\n")
+		ms = h.queued("from: Alice <alice@example.org>\nto: {plus 1 alice@example.org}\n\n+1\n")
+		outTo(t, ms, "olga@example.org")
 	})
 }
