@@ -53,7 +53,7 @@ func (s *Server) unsubscribe(w http.ResponseWriter, r *http.Request) {
 	v := struct {
 		Title, Addr, What, Action string
 		Done                      bool
-	}{Title: s.opts.Title, Addr: addr, What: unsubscribeWhat[kind], Action: "/unsubscribe?" + archive.UnsubscribeQueryOf(addr, kind, token)}
+	}{Title: s.opts.Title, Addr: addr, What: unsubscribeWhat[kind], Action: "?" + archive.UnsubscribeQueryOf(addr, kind, token)}
 	if r.Method == http.MethodPost {
 		r.Body = http.MaxBytesReader(w, r.Body, unsubscribeBody)
 		if err := r.ParseMultipartForm(unsubscribeBody); err != nil && !errors.Is(err, http.ErrNotMultipart) {

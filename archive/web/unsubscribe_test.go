@@ -60,6 +60,9 @@ func TestOneClickUnsubscribe(t *testing.T) {
 	if code != http.StatusOK || !strings.Contains(body, `<form method="post"`) || !strings.Contains(body, "List-Unsubscribe") {
 		t.Fatalf("GET %s = %d, want 200 and a form that posts:\n%s", good, code, body)
 	}
+	if !strings.Contains(body, `action="?a=olga%40example.org&amp;k=watch&amp;t=`+tok+`"`) {
+		t.Errorf("the form does not post to the address it was opened at:\n%s", body)
+	}
 	if got := kinds(); len(got) != 0 {
 		t.Fatalf("GET unsubscribed %v", got)
 	}
