@@ -37,7 +37,7 @@ func TestUnsubscribe(t *testing.T) {
 		require.NoError(t, err)
 		tok := UnsubscribeToken(secret, "carol@example.org", UnsubWatch)
 		for _, bad := range []struct{ addr, kind, tok string }{
-			{"carol@example.org", UnsubWatch, tok[:21] + "A"},
+			{"carol@example.org", UnsubWatch, altered(tok)},
 			{"carol@example.org", UnsubDigest, tok},
 			{"dan@example.org", UnsubWatch, tok},
 			{"carol@example.org", "everything", UnsubscribeToken(secret, "carol@example.org", "everything")},
@@ -111,4 +111,12 @@ func TestOutboxKeepsCalendarAndUnsubscribe(t *testing.T) {
 			}
 		}
 	})
+}
+
+// altered is tok with its first character changed.
+func altered(tok string) string {
+	if tok[0] == 'A' {
+		return "B" + tok[1:]
+	}
+	return "A" + tok[1:]
 }
