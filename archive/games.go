@@ -161,8 +161,8 @@ func (s *Store) people(ctx context.Context, q querier, g *Game) error {
 func (s *Store) Player(ctx context.Context, addr string) (*Player, error) {
 	p := &Player{Address: Address{Addr: strings.ToLower(addr)}}
 	var until int64
-	err := s.q(nil).QueryRowContext(ctx, `SELECT name, vacation_until, vacation_year, vacation_days, mail, tz, calendar, version FROM players WHERE address = ?`,
-		p.Address.Addr).Scan(&p.Address.Name, &until, &p.VacationYear, &p.VacationDays, &p.Mail, &p.TZ, &p.Calendar, &p.Version)
+	err := s.q(nil).QueryRowContext(ctx, `SELECT name, vacation_until, vacation_year, vacation_days, mail, tz, calendar, digest, digest_sent, version FROM players WHERE address = ?`,
+		p.Address.Addr).Scan(&p.Address.Name, &until, &p.VacationYear, &p.VacationDays, &p.Mail, &p.TZ, &p.Calendar, &p.Digest, &p.DigestSent, &p.Version)
 	if errors.Is(err, sql.ErrNoRows) {
 		return p, nil
 	}
@@ -332,6 +332,19 @@ ON CONFLICT (address) DO UPDATE SET window_start = excluded.window_start, count 
 			return err
 		}
 	}
+	if err := putAddresses(ctx, q, c.Addresses, at); err != nil {
+		return err
+	}
+	for _, u := range c.Resubscribe {
+		if _, err := q.ExecContext(ctx, `DELETE FROM unsubscriptions WHERE address = ? AND kind = ?`, strings.ToLower(strings.TrimSpace(u.Addr)), u.Kind); err != nil {
+			return err
+		}
+	}
+	for _, u := range c.Unsubscribe {
+		if err := putUnsubscription(ctx, q, u, at); err != nil {
+			return err
+		}
+	}
 	if err := step("players"); err != nil {
 		return err
 	}
@@ -473,16 +486,16 @@ WHERE id = ? AND version = ?`,
 func putPlayer(ctx context.Context, tx querier, p *Player) error {
 	addr := strings.ToLower(p.Address.Addr)
 	if p.Version == 0 {
-		_, err := tx.ExecContext(ctx, `INSERT INTO players (address, name, vacation_until, vacation_year, vacation_days, mail, tz, calendar, version)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)`, addr, p.Address.Name, unix(p.VacationUntil), p.VacationYear, p.VacationDays, p.Mail, p.TZ, p.Calendar)
+		_, err := tx.ExecContext(ctx, `INSERT INTO players (address, name, vacation_until, vacation_year, vacation_days, mail, tz, calendar, digest, digest_sent, version)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)`, addr, p.Address.Name, unix(p.VacationUntil), p.VacationYear, p.VacationDays, p.Mail, p.TZ, p.Calendar, p.Digest, p.DigestSent)
 		if uniqueViolation(err) {
 			return fmt.Errorf("%w: player %s", ErrConflict, addr)
 		}
 		return err
 	}
 	res, err := tx.ExecContext(ctx, `UPDATE players SET name = ?, vacation_until = ?, vacation_year = ?, vacation_days = ?, mail = ?, tz = ?,
-	calendar = ?, version = version + 1 WHERE address = ? AND version = ?`,
-		p.Address.Name, unix(p.VacationUntil), p.VacationYear, p.VacationDays, p.Mail, p.TZ, p.Calendar, addr, p.Version)
+	calendar = ?, digest = ?, digest_sent = ?, version = version + 1 WHERE address = ? AND version = ?`,
+		p.Address.Name, unix(p.VacationUntil), p.VacationYear, p.VacationDays, p.Mail, p.TZ, p.Calendar, p.Digest, p.DigestSent, addr, p.Version)
 	if err != nil {
 		return err
 	}

@@ -96,6 +96,8 @@ ALTER TABLE tournaments ADD COLUMN position TEXT NOT NULL DEFAULT '';
 	{22, "players' calendar keys: the generation a revocation moves", `
 ALTER TABLE players ADD COLUMN calendar INTEGER NOT NULL DEFAULT 0;
 `, ""},
+	{23, "players' daily digest of their games, one-click unsubscriptions, a mail's calendar part and List-Unsubscribe", digestSchema, ""},
+	{24, "players' added addresses and changes of address waiting for confirmation", addressesSchema, ""},
 }
 
 // schema1 is migration 1: the referee's tables and the archive.

@@ -67,10 +67,10 @@ func putOutgoing(ctx context.Context, tx querier, o *Outgoing, at time.Time) (st
 	}
 	var id int64
 	err := tx.QueryRowContext(ctx, `INSERT INTO outbox (message_id, game_id, from_addr, to_addrs, cc_addrs, reply_to, subject,
-	date, in_reply_to, refs, body, status, attempts, next_attempt, last_error, sent_at, auto, html, inline)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?) RETURNING id`,
+	date, in_reply_to, refs, body, status, attempts, next_attempt, last_error, sent_at, auto, html, inline, calendar, unsubscribe)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?) RETURNING id`,
 		o.MessageID, o.GameID, string(from), string(to), string(cc), replyTo, o.Subject, unix(o.Date), o.InReplyTo,
-		string(refs), o.Text, status, o.Attempts, unix(next), o.LastError, auto, o.HTML, inline).Scan(&id)
+		string(refs), o.Text, status, o.Attempts, unix(next), o.LastError, auto, o.HTML, inline, o.Calendar, o.Unsubscribe).Scan(&id)
 	if constraintFailed(err) {
 		return "", fmt.Errorf("%w: outgoing mail %s: %w", ErrInvalidChange, o.MessageID, err)
 	}
@@ -95,7 +95,7 @@ func nonNilStrings(a []string) []string {
 }
 
 const outgoingColumns = `id, message_id, game_id, from_addr, to_addrs, cc_addrs, reply_to, subject, date, in_reply_to, refs, body,
-	status, attempts, next_attempt, last_error, auto, html, inline`
+	status, attempts, next_attempt, last_error, auto, html, inline, calendar, unsubscribe`
 
 // Due returns up to limit pending mails whose next attempt is at or before
 // now, oldest first.
@@ -149,7 +149,7 @@ func scanOutgoing(rows *sql.Rows) (Outgoing, error) {
 	var from, to, cc, replyTo, refs string
 	var inline []byte
 	if err := rows.Scan(&id, &o.MessageID, &o.GameID, &from, &to, &cc, &replyTo, &o.Subject, &date, &o.InReplyTo,
-		&refs, &o.Text, &o.Status, &o.Attempts, &next, &o.LastError, &o.Auto, &o.HTML, &inline); err != nil {
+		&refs, &o.Text, &o.Status, &o.Attempts, &next, &o.LastError, &o.Auto, &o.HTML, &inline, &o.Calendar, &o.Unsubscribe); err != nil {
 		return o, err
 	}
 	if len(inline) > 0 {

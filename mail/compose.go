@@ -58,6 +58,12 @@ type Inline struct {
 // with the o.Inline parts (base64, Content-Disposition inline) when there
 // are any. The boundaries derive from the Message-ID and the content.
 //
+// When o.Calendar is set the message is multipart/mixed: the body as
+// above (text, or the multipart/alternative), then the calendar as a
+// text/calendar; method=PUBLISH; charset=UTF-8 part (RFC 6047), inline.
+// o.Unsubscribe gives List-Unsubscribe, and List-Unsubscribe-Post when it
+// has an https address (RFC 8058).
+//
 // Compose is deterministic: the same Outgoing gives the same bytes, provided
 // o.Date is set.
 func Compose(o *Outgoing) []byte {
@@ -79,12 +85,28 @@ func Compose(o *Outgoing) []byte {
 		ctype = fmt.Sprintf("multipart/alternative; boundary=\"=_alt_%s\"", seed)
 	}
 
-	// textproto writes fields in reverse order of addition.
-	if seed == "" {
-		h.Set("Content-Transfer-Encoding", cte)
+	mixed := ""
+	if o.Calendar != "" {
+		mixed = mixedSeed(o, body)
 	}
-	h.Set("Content-Type", ctype)
+
+	// textproto writes fields in reverse order of addition.
+	switch {
+	case mixed != "":
+		h.Set("Content-Type", fmt.Sprintf("multipart/mixed; boundary=\"=_mix_%s\"", mixed))
+	case seed == "":
+		h.Set("Content-Transfer-Encoding", cte)
+		h.Set("Content-Type", ctype)
+	default:
+		h.Set("Content-Type", ctype)
+	}
 	h.Set("MIME-Version", "1.0")
+	if u := oneLine(o.Unsubscribe); u != "" {
+		if strings.Contains(u, "<https://") {
+			h.Set("List-Unsubscribe-Post", "List-Unsubscribe=One-Click")
+		}
+		h.Set("List-Unsubscribe", u)
+	}
 	if a := oneLine(o.AutoSubmitted); a != "" {
 		// RFC 3834 for robots that read it; Exchange reads only its own
 		// field, which asks it to send no out-of-office or delivery
@@ -115,7 +137,7 @@ func Compose(o *Outgoing) []byte {
 	// room for the header and everything after it, grown once: the
 	// inline parts in base64 (4 characters for 3 bytes, lines of 76 and
 	// CRLF) with their headers
-	size := 1024 + len(body)
+	size := 1024 + len(body) + len(o.Calendar)
 	if seed != "" {
 		size += 2*len(o.HTML) + 512
 		for _, in := range o.Inline {
@@ -128,12 +150,57 @@ func Compose(o *Outgoing) []byte {
 		// Only invalid UTF-8 in header keys fails, and ours are constants.
 		panic("mail: Compose: " + err.Error())
 	}
+	if mixed != "" {
+		fmt.Fprintf(&buf, "This is a message in MIME format: the mail, then its event for a calendar.\r\n\r\n--=_mix_%s\r\n", mixed)
+		if seed == "" {
+			fmt.Fprintf(&buf, "Content-Type: %s\r\nContent-Transfer-Encoding: %s\r\n\r\n", ctype, cte)
+		} else {
+			fmt.Fprintf(&buf, "Content-Type: %s\r\n\r\n", ctype)
+		}
+	}
 	if seed == "" {
 		buf.Write(body)
 	} else {
 		alternative(&buf, o, body, cte, textType, seed)
 	}
+	if mixed != "" {
+		calendarPart(&buf, o.Calendar, mixed)
+	}
 	return buf.Bytes()
+}
+
+// mixedSeed is what the boundary of a multipart/mixed message with a
+// calendar part derives from: its Message-ID, content and calendar.
+func mixedSeed(o *Outgoing, text []byte) string {
+	sum := sha256.New()
+	io.WriteString(sum, "mixed\x00"+o.MessageID)
+	sum.Write(text)
+	io.WriteString(sum, o.HTML)
+	io.WriteString(sum, o.Calendar)
+	return hex.EncodeToString(sum.Sum(nil))[:24]
+}
+
+// calendarPart ends a multipart/mixed message (boundary "=_mix_"+seed)
+// with cal as its text/calendar part. An iCalendar object's lines are at
+// most 75 octets and end in CRLF (RFC 5545 3.1), so it goes as it is:
+// 7bit when ASCII, else 8bit; a bare LF becomes CRLF.
+func calendarPart(b *bytes.Buffer, cal, seed string) {
+	cal = strings.ReplaceAll(strings.ReplaceAll(strings.ToValidUTF8(cal, "\uFFFD"), "\r\n", "\n"), "\n", "\r\n")
+	if !strings.HasSuffix(cal, "\r\n") {
+		cal += "\r\n"
+	}
+	cte := "7bit"
+	for i := 0; i < len(cal); i++ {
+		if cal[i] >= 0x80 {
+			cte = "8bit"
+			break
+		}
+	}
+	// the CRLF before a boundary is the delimiter's (RFC 2046 5.1.1)
+	fmt.Fprintf(b, "\r\n--=_mix_%s\r\nContent-Type: text/calendar; method=PUBLISH; charset=UTF-8\r\nContent-Transfer-Encoding: %s\r\n", seed, cte)
+	b.WriteString("Content-Disposition: inline; filename=\"deadline.ics\"\r\n\r\n")
+	b.WriteString(cal)
+	fmt.Fprintf(b, "\r\n--=_mix_%s--\r\n", seed)
 }
 
 // drawInline returns o with the Data of its inline parts drawn, or o

@@ -113,6 +113,16 @@ type Outgoing struct {
 	// parts the HTML refers to as "cid:" (see [Compose]).
 	HTML   string
 	Inline []Inline
+	// Calendar, when set, is an iCalendar object (RFC 5545) the mail
+	// carries as a text/calendar; method=PUBLISH part (RFC 6047) after
+	// its body, so that a mail client offers to put the event in the
+	// reader's calendar (and updates the event of the same UID).
+	Calendar string
+	// Unsubscribe, when set, is the List-Unsubscribe value (RFC 2369):
+	// "<https://...>, <mailto:...>". When it has an https address the
+	// mail says List-Unsubscribe-Post: List-Unsubscribe=One-Click too
+	// (RFC 8058): a POST to that address unsubscribes.
+	Unsubscribe string
 	// FlowWidth, when above 0, sends Text format=flowed (RFC 3676): the
 	// lines wrapped at that width become soft breaks a phone re-flows,
 	// while indented lines (boards, tables) stay as they are.

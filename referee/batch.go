@@ -67,6 +67,9 @@ func (r *Referee) HandleBatch(ctx context.Context, reqs []Request) []error {
 			errs[i] = fmt.Errorf("referee: %w", ctx.Err())
 			continue
 		}
+		if v.addresses {
+			flush()
+		}
 		ch, err := r.handle(ctx, v.store(), reqs[i])
 		if errors.Is(err, errFlush) {
 			// The request reads what the batch changed and the view
@@ -101,6 +104,10 @@ type view struct {
 	players map[string]*archive.Player
 	senders map[string]*archive.Sender
 	tours   bool // a change of the batch changes tournaments
+	// addresses: a change of the batch changes players' addresses, which
+	// the requests after it read from the store (address.go): the batch is
+	// committed before the next request.
+	addresses bool
 }
 
 func (r *Referee) newView() *view {
@@ -220,6 +227,9 @@ func (v *view) Commit(ctx context.Context, c *archive.Change) error {
 	}
 	if len(c.Tournaments) > 0 {
 		v.tours = true
+	}
+	if c.Addresses != nil {
+		v.addresses = true
 	}
 	v.changes = append(v.changes, c)
 	return nil

@@ -241,7 +241,8 @@ func (g *game) remindedBefore(now time.Time) int {
 }
 
 // Tick does what the clocks ask at now: reminders (after half the time, one
-// day before the end), time forfeits, expired invitations. Each game's
+// day before the end), time forfeits, expired invitations, the players'
+// daily digests (digest.go). Each game's
 // change is committed on its own; a second Tick at the same time does
 // nothing. It returns the store errors it met (the games concerned are
 // tried again at the next Tick).
@@ -259,6 +260,9 @@ func (r *Referee) Tick(ctx context.Context, now time.Time) error {
 		}
 	}
 	if err := r.tickTournaments(ctx, now); err != nil {
+		errs = append(errs, err)
+	}
+	if err := r.tickDigests(ctx, now); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)

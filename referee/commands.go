@@ -23,7 +23,7 @@ type cmd struct {
 // commandVerbs are the first words of the commands.
 var commandVerbs = []string{"new", "move", "pass", "show", "games", "record", "help", "preview", "resign",
 	"draw", "accept", "decline", "undo", "vacation", "say", "watch", "unwatch", "tournament", "join", "digest", "mail", "conditions", "tz", "takeover", "calendar",
-	"note", "notes", "analyse", "analyze", "publish"}
+	"note", "unsubscribe", "address", "confirm", "notes", "analyse", "analyze", "publish"}
 
 func isVerb(v string) bool { return slices.Contains(commandVerbs, v) }
 
@@ -57,6 +57,7 @@ func (s *session) line(l string, bare bool) error {
 }
 
 func (s *session) dispatch(c *cmd) error {
+	s.verb = c.verb
 	switch c.verb {
 	case "help":
 		return s.help(c)
@@ -95,6 +96,9 @@ func (s *session) dispatch(c *cmd) error {
 	case "join":
 		return s.joinCmd(c)
 	case "digest":
+		if f := strings.Fields(strings.ToLower(c.rest)); len(f) > 0 && f[0] == "games" {
+			return s.gamesDigestCmd(c)
+		}
 		return s.digestCmd(c)
 	case "conditions":
 		return s.conditionsCmd(c)
@@ -106,6 +110,12 @@ func (s *session) dispatch(c *cmd) error {
 		return s.mailCmd(c)
 	case "calendar":
 		return s.calendarCmd(c)
+	case "unsubscribe":
+		return s.unsubscribeCmd(c)
+	case "address":
+		return s.addressCmd(c)
+	case "confirm":
+		return s.confirmCmd(c)
 	case "note":
 		return s.noteCmd(c)
 	case "notes":
@@ -948,6 +958,11 @@ func (s *session) watchCmd(c *cmd) error {
 	i := g.watchedBy(s.from.Addr)
 	switch {
 	case i >= 0 && g.Observers[i].Confirmed:
+		if s.hasToken(g.ID, g.Observers[i].Token) && s.unsubscribed(s.from.Addr, archive.UnsubWatch) {
+			// asked with the watcher's token: undo a one-click unsubscription
+			s.resubscribe = append(s.resubscribe, archive.Unsubscription{Addr: s.from.Addr, Kind: archive.UnsubWatch})
+			s.mine.add("Watcher mail was stopped for %s (unsubscribed); it comes again.", s.from.Addr)
+		}
 		s.mine.add("You watch game #%d already.", g.ID)
 		s.mine.show(g)
 		return nil
@@ -955,6 +970,9 @@ func (s *session) watchCmd(c *cmd) error {
 		g.Observers[i].Confirmed = true
 		g.Observers[i].Name = s.from.Name
 		s.touch(g)
+		if s.unsubscribed(s.from.Addr, archive.UnsubWatch) {
+			s.resubscribe = append(s.resubscribe, archive.Unsubscription{Addr: s.from.Addr, Kind: archive.UnsubWatch})
+		}
 		s.mine.add("You now watch game #%d: you will get every board. \"unwatch\" in a reply to a mail of the game stops that.", g.ID)
 		s.mine.show(g)
 		return nil

@@ -721,6 +721,10 @@ func (s *session) authorizeAny() error {
 			return nil
 		}
 	}
+	if s.verb != "" && s.verb != "vacation" {
+		return mistake(nil, s.verb+" in a reply to the mail of one of your games (its subject carries [pbem #ID TOKEN])",
+			"%s needs your token of one of your games", s.verb)
+	}
 	return mistake(nil, "vacation N in a reply to the mail of one of your games (its subject carries [pbem #ID TOKEN])",
 		"vacation needs your token of one of your games")
 }

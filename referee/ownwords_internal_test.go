@@ -36,7 +36,7 @@ func TestJudgeOwnWords(t *testing.T) {
 		body string
 		want []ownLine
 	}{
-		{"command above the help", "resign\n\npass, show [GAMEID], games, record GAMEID, preview GAMEID PLY ...,\nresign, draw, accept draw, decline draw, undo, accept undo, decline\nundo, vacation N, say TEXT, watch GAMEID, unwatch, help [GAME].",
+		{"command above the help", "resign\n\npass, show [GAMEID], games, record GAMEID, preview GAMEID PLY ...,\nresign, draw, accept draw, decline draw, undo, accept undo, decline\nundo, vacation N, say TEXT, watch GAMEID, unwatch, digest games",
 			[]ownLine{P, R, R, R}},
 		{"help re-wrapped", "c1-c2\n\npass, show [GAMEID], games, record GAMEID, preview\nGAMEID PLY ..., resign, draw, accept draw, decline draw,\nundo, accept undo, decline undo",
 			[]ownLine{P, R, R, R}},

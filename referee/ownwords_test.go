@@ -266,7 +266,7 @@ func TestGraveLineNextToOwnWordsIsAsked(t *testing.T) {
 	eachStore(t, func(t *testing.T, db store) {
 		h := newHarness(t, db, nil)
 		board := refereeMails(t, h)[1]
-		help := "pass, show [GAMEID], games, record GAMEID, preview GAMEID PLY ...,\nundo, vacation N, say TEXT, watch GAMEID, unwatch, help [GAME].\n"
+		help := "pass, show [GAMEID], games, record GAMEID, preview GAMEID PLY ...,\nundo, vacation N, say TEXT, watch GAMEID, unwatch, digest games\n"
 		head := "from: Bob <bob@example.org>\nto: {plus 1 bob@example.org}\nin-reply-to: " + board.MessageID + "\n\n"
 		out := h.send(head + "resign\n" + help)
 		if !strings.Contains(out, `The line "resign" is also in the referee's mail`) {

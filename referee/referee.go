@@ -139,6 +139,11 @@ type Options struct {
 	// archive.CalendarSecretName. Default: random, good for this Referee
 	// only.
 	CalendarSecret []byte
+	// UnsubscribeSecret keys the tokens of the List-Unsubscribe addresses
+	// (archive.UnsubscribeToken), which the web checks with the same
+	// secret: pbem passes the store's archive.UnsubscribeSecretName.
+	// Default: random, good for this Referee only.
+	UnsubscribeSecret []byte
 }
 
 // Referee turns requests into stored game changes and replies. It is safe
@@ -265,6 +270,12 @@ func New(store Store, opts *Options) (*Referee, error) {
 		o.CalendarSecret = make([]byte, 32)
 		if _, err := rand.Read(o.CalendarSecret); err != nil {
 			return nil, fmt.Errorf("referee: a secret for calendar keys: %w", err)
+		}
+	}
+	if len(o.UnsubscribeSecret) == 0 {
+		o.UnsubscribeSecret = make([]byte, 32)
+		if _, err := rand.Read(o.UnsubscribeSecret); err != nil {
+			return nil, fmt.Errorf("referee: a secret for unsubscribe tokens: %w", err)
 		}
 	}
 	log := o.Logger

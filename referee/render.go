@@ -275,7 +275,8 @@ a ply (in a reply to a game's mail), move GAMEID PLY [#N],
 if THEIRPLY then YOURPLY ..., conditions [GAMEID],
 pass, show [GAMEID], games, record GAMEID, preview GAMEID PLY ...,
 resign, draw, accept draw, decline draw, undo, accept undo, decline
-undo, vacation N, say TEXT, watch GAMEID, unwatch, help [GAME].
+undo, vacation N, say TEXT, watch GAMEID, unwatch, digest games
+daily|off, address NEW, help [GAME].
 Send "help" for more.`
 
 // helpText lists the commands and the games.
@@ -392,6 +393,18 @@ func (r *Referee) helpText() string {
                       Leave a tournament (games under way are lost).
  digest daily|each    A tournament's standings once a day, or after
                       each result.
+ digest games daily [HH:MM]|off
+                      A mail a day at HH:MM of your time zone (08:00
+                      if not said) listing the games waiting on your
+                      move, when one waits; off stops it.
+ unsubscribe KIND TOKEN
+                      Stop watch, digest or tournament mail (what the
+                      unsubscribe link of such a mail sends).
+ address NEW          Move your games, ratings and settings to the
+                      address NEW: a code goes there, and "confirm
+                      CODE" from NEW does it. address add NEW (the
+                      same confirmation) and address remove ADDRESS:
+                      several addresses of yours.
  mail text|html       Mail as plain text only, or (the default) with
                       an HTML part too, the board as a picture.
  calendar [revoke]    The address of a calendar of your deadlines (for

@@ -40,6 +40,11 @@ type session struct {
 	entries       []*archive.Entry
 	notes         []*archive.Note     // the players' new private notes (notes.go)
 	analyses      []*archive.Analysis // analyses asked for (analyse.go)
+	// unsubscribe and resubscribe stop and restart kinds of mail for
+	// addresses (unsubscribe.go)
+	unsubscribe, resubscribe []archive.Unsubscription
+	addressChange            *archive.AddressChange // address.go
+	verb                     string                 // the command being handled, for refusals
 
 	mine *draft // the reply to the sender; the others are written from the games' news
 	// extra are mails to others than the games' seats and watchers (a
@@ -130,6 +135,9 @@ func (s *session) run() error {
 		s.r.log.Info("not answered", "message", s.key, "from", q.From.Addr, "reason", why)
 		s.mine = nil
 		return nil
+	}
+	if err := s.mainSender(); err != nil {
+		return err
 	}
 	s.readCreds()
 	authed, err := s.authenticated()
@@ -669,7 +677,8 @@ func (s *session) tellSeats(g *game, seats []int, format string, args ...any) {
 
 // change assembles everything the session changed into one commit.
 func (s *session) change() *archive.Change {
-	ch := &archive.Change{At: s.now, Senders: s.senders, Players: s.playerChanged, Entries: s.entries, Notes: s.notes, Analyses: s.analyses}
+	ch := &archive.Change{At: s.now, Senders: s.senders, Players: s.playerChanged, Entries: s.entries, Notes: s.notes, Analyses: s.analyses,
+		Unsubscribe: s.unsubscribe, Resubscribe: s.resubscribe, Addresses: s.addressChange}
 	if s.req != nil {
 		ch.MessageID = s.key
 	}
@@ -703,7 +712,7 @@ func (s *session) newsDrafts(g *game) []*draft {
 		rcpts = append(rcpts, rcpt{st.Player, i})
 	}
 	for _, o := range g.Observers {
-		if o.Confirmed {
+		if o.Confirmed && !s.unsubscribed(o.Addr, archive.UnsubWatch) {
 			rcpts = append(rcpts, rcpt{o.Address, -1})
 		}
 	}
@@ -804,11 +813,7 @@ func (s *session) compose(d *draft) *archive.Outgoing {
 			token = g.Observers[i].Token
 		}
 		o.Subject = r.subject(g, token)
-		if token != "" {
-			o.ReplyTo = &Address{Name: r.opts.Name, Addr: fmt.Sprintf("%s+%d.%s@%s", r.local, g.ID, token, r.domain)}
-		} else {
-			o.ReplyTo = &Address{Name: r.opts.Name, Addr: fmt.Sprintf("%s+%d@%s", r.local, g.ID, r.domain)}
-		}
+		o.ReplyTo = &Address{Name: r.opts.Name, Addr: r.replyAddress(g, token)}
 		o.References = []string{g.Thread}
 		o.InReplyTo = g.Thread
 	} else {
@@ -837,6 +842,14 @@ func (s *session) compose(d *draft) *archive.Outgoing {
 	}
 	body.WriteString(s.footer(g, seat))
 	o.Text = body.String()
+	reply := ""
+	if o.ReplyTo != nil {
+		reply = o.ReplyTo.Addr
+	}
+	o.Calendar = s.calendarPart(d, reply)
+	if kind := unsubscribeKind(d); kind != "" {
+		o.Unsubscribe = r.unsubscribeHeader(d.to.Addr, kind)
+	}
 	return o
 }
 

@@ -1237,6 +1237,10 @@ func (s *session) tourMail(t *archive.Tournament, to Address, kind, label string
 		body.WriteString(wrap("pbem referee. Send \"help\" for the commands."))
 	}
 	o.Text = body.String()
+	if kind == "digest" && label == "daily standings" {
+		// the daily standings, mail the player may stop (RFC 8058)
+		o.Unsubscribe = r.unsubscribeHeader(addr, archive.UnsubTournament)
+	}
 	s.addHTML(o, &draft{to: to})
 	return o
 }
@@ -1370,7 +1374,7 @@ func (r *Referee) tickTournament(ctx context.Context, ts TournamentStore, t *arc
 				return err
 			}
 			for _, p := range t.Players {
-				if p.Joined && !p.Withdrawn && p.Digest == archive.DigestDaily {
+				if p.Joined && !p.Withdrawn && p.Digest == archive.DigestDaily && !s.unsubscribed(p.Address.Addr, archive.UnsubTournament) {
 					s.tour.mails = append(s.tour.mails, s.tourMail(t, p.Address, "digest", "daily standings",
 						fmt.Sprintf("The standings of tournament T%d, %s, on %s:", t.ID, t.Name, s.now.Format("2006-01-02")),
 						preformatted+standings, byesNote(t)))

@@ -30,7 +30,7 @@ var update = flag.Bool("update", false, "rewrite the expected replies of the tra
 // lines, a blank line, the body), N.tick (a "time:" line), N.admin (pbem
 // admin commands, one a line, a minute apart), N.analyses (the queued
 // analyses done, in order) or N.dump (what to print
-// from the store: "game ID", "archive", "player ADDR", "audit ID"), followed
+// from the store: "game ID", "archive", "player ADDR", "digest ADDR", "audit ID"), followed
 // by N.out: the mails the step queued (or the dump). Run with -update to
 // rewrite the .out files.
 //
@@ -130,6 +130,9 @@ func newHarness(t testing.TB, db store, opts map[string]string) *harness {
 	if o.CalendarSecret, err = store.Secret(ctx, archive.CalendarSecretName); err != nil {
 		t.Fatal(err)
 	}
+	// A fixed key for the unsubscribe tokens, so that the mails of two
+	// harnesses (one by one, batched) are the same.
+	o.UnsubscribeSecret = []byte("the transcripts' unsubscribe secret")
 	if k := opts["secret"]; k != "" {
 		o.Secret = []byte(k)
 	}
@@ -540,6 +543,12 @@ func (h *harness) mails() string {
 		if len(o.References) > 0 {
 			fmt.Fprintf(&b, "References: <%s>\n", strings.Join(o.References, "> <"))
 		}
+		if o.Unsubscribe != "" {
+			fmt.Fprintf(&b, "List-Unsubscribe: %s\n", o.Unsubscribe)
+		}
+		if o.Calendar != "" {
+			fmt.Fprintf(&b, "Calendar: %s\n", calendarSummary(h.t, o.Calendar))
+		}
 		fmt.Fprintf(&b, "\n%s", o.Text)
 		if !strings.HasSuffix(o.Text, "\n") {
 			b.WriteString("\n")
@@ -671,6 +680,12 @@ func (h *harness) dump(data string) string {
 				h.t.Fatal(err)
 			}
 			fmt.Fprintf(&b, "player %s: %q vacation until %s, %d days in %d\n", p.Address.Addr, p.Address.Name, ts(p.VacationUntil), p.VacationDays, p.VacationYear)
+		case len(f) == 2 && f[0] == "digest":
+			p, err := h.store.Player(h.ctx, f[1])
+			if err != nil {
+				h.t.Fatal(err)
+			}
+			fmt.Fprintf(&b, "digest %s: hour %q, last %q, time zone %q\n", p.Address.Addr, p.Digest, p.DigestSent, p.TZ)
 		case len(f) == 2 && f[0] == "standings":
 			h.dumpStandings(&b, f[1])
 		case len(f) == 2 && f[0] == "audit":

@@ -5,15 +5,13 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
-	"unicode/utf8"
 
 	"pbem/archive"
 )
 
 // calendarSlot is how long before a deadline its event starts: the
 // event ends when the mover's time runs out.
-const calendarSlot = time.Hour
+const calendarSlot = archive.CalendarSlot
 
 // deadlines serves /players/NAME/deadlines.ics?key=KEY: the deadlines of
 // the games where the player with that public name and calendar key has
@@ -46,13 +44,13 @@ func (s *Server) deadlines(w http.ResponseWriter, r *http.Request) {
 	base := s.base(r)
 	host := strings.TrimPrefix(strings.TrimPrefix(base, "https://"), "http://")
 	now := s.opts.Now().UTC()
-	var c icsWriter
-	c.line("BEGIN:VCALENDAR")
-	c.line("VERSION:2.0")
-	c.line("PRODID:-//pbem//deadlines//EN")
-	c.line("CALSCALE:GREGORIAN")
-	c.line("METHOD:PUBLISH")
-	c.line("X-WR-CALNAME:" + icsText(s.opts.Title+": deadlines of "+archive.CalendarName(p)))
+	var c archive.ICS
+	c.Line("BEGIN:VCALENDAR")
+	c.Line("VERSION:2.0")
+	c.Line("PRODID:-//pbem//deadlines//EN")
+	c.Line("CALSCALE:GREGORIAN")
+	c.Line("METHOD:PUBLISH")
+	c.Line("X-WR-CALNAME:" + archive.ICSText(s.opts.Title+": deadlines of "+archive.CalendarName(p)))
 	for _, ref := range games {
 		if ref.Status != archive.Playing || ref.Deadline.IsZero() {
 			continue
@@ -74,49 +72,24 @@ func (s *Server) deadlines(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		end := ref.Deadline.UTC()
-		c.line("BEGIN:VEVENT")
-		c.line(fmt.Sprintf("UID:pbem-game-%d@%s", ref.ID, host))
-		c.line("DTSTAMP:" + icsTime(now))
-		c.line(fmt.Sprintf("SEQUENCE:%d", ref.Version))
-		c.line("LAST-MODIFIED:" + icsTime(ref.Updated.UTC()))
-		c.line("DTSTART:" + icsTime(end.Add(-calendarSlot)))
-		c.line("DTEND:" + icsTime(end))
-		c.line("SUMMARY:" + icsText(fmt.Sprintf("Your move: %s game %d against %s", ref.Game, ref.ID, strings.Join(others, ", "))))
-		c.line("DESCRIPTION:" + icsText(fmt.Sprintf("Your time in %s game %d (%s) runs out at %s UTC, the end of this event. Reply to the game's mail with your move.",
-			ref.Game, ref.ID, st.Sides()[mover], end.Format("2006-01-02 15:04"))))
-		if !s.hidden(ref) {
-			c.line("URL:" + base + g.Path)
+		ev := archive.ICSEvent{
+			UID:      fmt.Sprintf("pbem-game-%d@%s", ref.ID, host),
+			Stamp:    now,
+			Sequence: ref.Version,
+			Modified: ref.Updated.UTC(),
+			Start:    end.Add(-calendarSlot),
+			End:      end,
+			Summary:  fmt.Sprintf("Your move: %s game %d against %s", ref.Game, ref.ID, strings.Join(others, ", ")),
+			Description: fmt.Sprintf("Your time in %s game %d (%s) runs out at %s UTC, the end of this event. Reply to the game's mail with your move.",
+				ref.Game, ref.ID, st.Sides()[mover], end.Format("2006-01-02 15:04")),
 		}
-		c.line("END:VEVENT")
+		if !s.hidden(ref) {
+			ev.URL = base + g.Path
+		}
+		c.Event(ev)
 	}
-	c.line("END:VCALENDAR")
+	c.Line("END:VCALENDAR")
 	w.Header().Set("Content-Type", "text/calendar; charset=utf-8")
 	w.Header().Set("Cache-Control", "private, no-cache")
 	w.Write([]byte(c.String()))
-}
-
-// icsTime is a UTC date-time as RFC 5545 writes it (3.3.5, form #2).
-func icsTime(t time.Time) string { return t.UTC().Format("20060102T150405Z") }
-
-// icsText escapes a TEXT value (RFC 5545 3.3.11).
-func icsText(s string) string {
-	return strings.NewReplacer(`\`, `\\`, ";", `\;`, ",", `\,`, "\r\n", `\n`, "\n", `\n`, "\r", "").Replace(s)
-}
-
-// icsWriter writes content lines: CRLF after each, folded so that no line
-// is longer than 75 octets (RFC 5545 3.1), never inside a UTF-8 sequence.
-type icsWriter struct{ strings.Builder }
-
-func (c *icsWriter) line(s string) {
-	limit := 75
-	for len(s) > limit {
-		cut := limit
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		c.WriteString(s[:cut] + "\r\n ")
-		s = s[cut:]
-		limit = 74 // the continuation's leading space counts
-	}
-	c.WriteString(s + "\r\n")
 }

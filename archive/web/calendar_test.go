@@ -224,8 +224,8 @@ func TestICSFold(t *testing.T) {
 		{"utf-8", "SUMMARY:" + strings.Repeat("Jörg ♞ ", 30)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var c icsWriter
-			c.line(tc.line)
+			var c archive.ICS
+			c.Line(tc.line)
 			out := c.String()
 			phys := strings.Split(strings.TrimSuffix(out, "\r\n"), "\r\n")
 			for i, l := range phys {
@@ -241,10 +241,10 @@ func TestICSFold(t *testing.T) {
 			}
 		})
 	}
-	if got, want := icsText("a, b; c\\d\ne"), `a\, b\; c\\d\ne`; got != want {
+	if got, want := archive.ICSText("a, b; c\\d\ne"), `a\, b\; c\\d\ne`; got != want {
 		t.Errorf("icsText = %q, want %q", got, want)
 	}
-	if icsTime(t0) != "20261121T100000Z" {
-		t.Errorf("icsTime(%v) = %q, want 20261121T100000Z", t0, icsTime(t0))
+	if archive.ICSTime(t0) != "20261121T100000Z" {
+		t.Errorf("archive.ICSTime(%v) = %q, want 20261121T100000Z", t0, archive.ICSTime(t0))
 	}
 }

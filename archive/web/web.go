@@ -135,6 +135,8 @@ func New(store *archive.Store, o *Options) (*Server, error) {
 	m.HandleFunc("GET /events/{name}/feed.atom", s.expensive(s.eventFeed))
 	m.HandleFunc("GET /players/{name}/feed.atom", s.expensive(s.playerFeed))
 	m.HandleFunc("GET /players/{name}/deadlines.ics", s.expensive(s.deadlines))
+	m.HandleFunc("GET /unsubscribe", s.unsubscribe)
+	m.HandleFunc("POST /unsubscribe", s.unsubscribe)
 	m.HandleFunc("GET /explore/{game}", s.expensive(s.page(s.explorePage)))
 	s.apiRoutes(m)
 	s.mux = m

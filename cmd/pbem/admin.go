@@ -103,7 +103,10 @@ func storeSecrets(ctx context.Context, store *archive.Store, ro *referee.Options
 	if ro.Secret, err = store.Secret(ctx, referee.SecretName); err != nil {
 		return err
 	}
-	ro.CalendarSecret, err = store.Secret(ctx, archive.CalendarSecretName)
+	if ro.CalendarSecret, err = store.Secret(ctx, archive.CalendarSecretName); err != nil {
+		return err
+	}
+	ro.UnsubscribeSecret, err = store.Secret(ctx, archive.UnsubscribeSecretName)
 	return err
 }
 

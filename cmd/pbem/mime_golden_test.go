@@ -37,6 +37,11 @@ func mimeStructure(t *testing.T, raw []byte) string {
 	for _, k := range []string{"Auto-Submitted", "X-Auto-Response-Suppress", "Mime-Version"} {
 		fmt.Fprintf(&b, "%s: %s\n", k, e.Header.Get(k))
 	}
+	if u := e.Header.Get("List-Unsubscribe"); u != "" {
+		// the address and token vary; the forms given do not
+		fmt.Fprintf(&b, "List-Unsubscribe: %s\n", unsubToken.ReplaceAllString(u, "${1}TOKEN${2}"))
+		fmt.Fprintf(&b, "List-Unsubscribe-Post: %s\n", e.Header.Get("List-Unsubscribe-Post"))
+	}
 	var walk func(e *message.Entity, depth int)
 	walk = func(e *message.Entity, depth int) {
 		mt, params, _ := e.Header.ContentType()
@@ -76,12 +81,17 @@ func mimeStructure(t *testing.T, raw []byte) string {
 	return b.String()
 }
 
+var unsubToken = regexp.MustCompile(`(t=|%20)[A-Za-z0-9_-]{22}(>|&|$)`)
+
 var subjectToken = regexp.MustCompile(`^\[pbem (?:#\d+|T\d+) ([a-z0-9]+)\]`)
 
 // TestMailStructure: every kind of mail the referee sends (a board, an
 // invitation, the end of a game, an error, the help, a tournament's
-// pairings) goes out as multipart/alternative, text first, then the HTML
-// with the board's picture inline where there is a board; compared with
+// pairings, a watcher's mail) goes out as multipart/alternative, text
+// first, then the HTML with the board's picture inline where there is a
+// board; a board to the player who has the move is multipart/mixed, that
+// and the deadline's text/calendar part; a watcher's mail carries
+// List-Unsubscribe; compared with
 // testdata/mime/KIND.tree (-update rewrites them).
 func TestMailStructure(t *testing.T) {
 	ctx := context.Background()
@@ -89,7 +99,7 @@ func TestMailStructure(t *testing.T) {
 	require.NoError(t, err)
 	defer store.Close()
 	clock := &fixedClock{time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)}
-	ref, err := referee.New(store, &referee.Options{Address: "referee@pbem.example", Clock: clock})
+	ref, err := referee.New(store, &referee.Options{Address: "referee@pbem.example", Clock: clock, WebBaseURL: "https://pbem.example"})
 	require.NoError(t, err)
 	n, seen := 0, 0
 	var mails []archive.Outgoing
@@ -132,12 +142,16 @@ func TestMailStructure(t *testing.T) {
 	kinds["invitation"] = last("bob@example.org", "invitation")
 	reply("bob@example.org", "invitation", "accept")
 	kinds["board"] = last("alice@example.org", "to move")
+	kinds["board-mover"] = last("bob@example.org", "to move")
 	send("carol@example.org", "", "vacation many")
 	kinds["error"] = last("carol@example.org", "error")
 	send("carol@example.org", "", "help")
 	kinds["help"] = last("carol@example.org", "help")
+	send("olga@example.org", "", "watch 1")
+	reply("olga@example.org", "castles", "watch 1")
 	reply("alice@example.org", "to move", "resign")
 	kinds["game-over"] = last("bob@example.org", "game over")
+	kinds["watch"] = last("olga@example.org", "game over")
 
 	send("dora@example.org", "", `tournament new "Cup" castles roundrobin`)
 	reply("dora@example.org", "confirm", "tournament confirm T1")

@@ -700,6 +700,7 @@ func outgoing(r *archive.Outgoing) mail.Outgoing {
 		ID: r.ID, From: addr(r.From), To: addrs(r.To), Cc: addrs(r.Cc), Subject: r.Subject,
 		Date: r.Date, MessageID: r.MessageID, InReplyTo: r.InReplyTo, References: r.References,
 		Text: r.Text, Attempts: r.Attempts, AutoSubmitted: r.Auto, HTML: r.HTML,
+		Calendar: r.Calendar, Unsubscribe: r.Unsubscribe,
 		// the referee wraps its prose at referee.Width: sent flowed, a
 		// phone re-flows it while boards and tables keep their lines
 		FlowWidth: referee.Width,
