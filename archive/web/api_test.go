@@ -246,7 +246,10 @@ func TestAPI(t *testing.T) {
 			t.Errorf("GET %s = %d %q, want %d saying %q", tc.path, code, e.Error, tc.code, tc.want)
 		}
 	}
-	for p := range sp.doc.Paths.Map() {
+	for p, item := range sp.doc.Paths.Map() {
+		if item.Get == nil || item.Get.Security != nil {
+			continue // the players' part: TestAPIPlay in cmd/pbem plays it
+		}
 		if sp.hit[p] == 0 {
 			t.Errorf("no test requests %s, which openapi.json documents", p)
 		}

@@ -358,7 +358,7 @@ func (s *Server) play(ctx context.Context, ag *archive.Game, seat int, command s
 }
 
 // addrRE matches a mail address.
-var addrRE = regexp.MustCompile(`<?[A-Za-z0-9.!#$%&'*+/=?^_{|}~-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+>?`)
+var addrRE = regexp.MustCompile(`<?[A-Za-z0-9.!#$%&'*+/=?^_{|}~-]+@(?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,}>?`)
 
 // scrub removes any mail address left in a text the referee wrote (its
 // own, a watcher's): the API shows none.
