@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -43,9 +45,14 @@ type apiRig struct {
 }
 
 func newAPIRig(t *testing.T, ro *referee.Options) *apiRig {
+	return newAPIRigAt(t, ro, nil)
+}
+
+// newAPIRigAt is newAPIRig on a clock (nil: the system's).
+func newAPIRigAt(t *testing.T, ro *referee.Options, now func() time.Time) *apiRig {
 	t.Helper()
 	ctx := context.Background()
-	store, err := archive.OpenStore(ctx, t.TempDir(), nil)
+	store, err := archive.OpenStore(ctx, t.TempDir(), &archive.Options{Now: now})
 	require.NoError(t, err)
 	t.Cleanup(func() { store.Close() })
 	if ro == nil {
@@ -55,7 +62,7 @@ func newAPIRig(t *testing.T, ro *referee.Options) *apiRig {
 	ref, err := referee.New(store, ro)
 	require.NoError(t, err)
 	s := &server{store: store, ref: ref, log: slog.New(slog.DiscardHandler)}
-	h, err := web.New(store, &web.Options{Lookup: referee.Lookup, Games: catalogIDs(), Private: privateGame, Player: webPlayer{s}})
+	h, err := web.New(store, &web.Options{Lookup: referee.Lookup, Games: catalogIDs(), Private: privateGame, Player: webPlayer{s}, Now: now})
 	require.NoError(t, err)
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest("GET", "/api/v1/openapi.json", nil))
@@ -356,6 +363,19 @@ func TestAPIRefusals(t *testing.T) {
 	code, _, v = r.do("POST", gp+"/answer", bob, `{"offer": "undo", "answer": "accept"}`)
 	require.Equal(t, 422, code, "no undo to accept: %v", v)
 
+	// A body over 64 KiB: 413, nothing read.
+	code, _, v = r.do("PUT", gp+"/conditions", bob, `{"lines": ["`+strings.Repeat("x", web.MaxRequestBody)+`"]}`)
+	require.Equal(t, 413, code, "%v", v)
+
+	// An instance that does not lead (PostgreSQL, another one holds the
+	// lease) writes nothing: 503, try again.
+	r.s.elect = newElector(r.s.store, r.s.log)
+	code, h, v = r.do("POST", gp+"/offer", bob, `{"offer": "draw"}`)
+	r.s.elect = nil
+	require.Equal(t, 503, code, "%v", v)
+	require.NotEmpty(t, h.Get("Retry-After"))
+	require.Empty(t, r.take("alice@pbem.local"), "nothing was done")
+
 	// The rate limit: the mail window of a game's token (12 here).
 	var last int
 	for range 12 {
@@ -390,4 +410,83 @@ func mustReplay(t *testing.T, codec notation.Codec, plies []any) engine.State {
 		require.NoError(t, err)
 	}
 	return st
+}
+
+var updateAPI = flag.Bool("update-api", false, "rewrite testdata/api/session.txt and its copy in docs/API.md")
+
+// TestAPISession plays a short ziggurat game, bob through the API as curl
+// would, alice by mail, and writes the exchange (requests as curl
+// commands, the responses as served) as testdata/api/session.txt, which
+// docs/API.md quotes: the golden and the documentation must both match
+// the run.
+func TestAPISession(t *testing.T) {
+	t0 := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
+	r := newAPIRigAt(t, &referee.Options{Clock: &fixedClock{t0}, Rand: rand.NewChaCha8([32]byte{47})}, func() time.Time { return t0 })
+	id := r.newGame("ziggurat", "")
+	bob := fmt.Sprintf("%d.%s", id, r.token(id, "bob@pbem.local"))
+	var b strings.Builder
+	curl := func(method, path, body string, auth bool) map[string]any {
+		t.Helper()
+		cmd := "$ curl -s"
+		if method != "GET" {
+			cmd += " -X " + method
+		}
+		token := ""
+		if auth {
+			token = bob
+			cmd += " -H 'Authorization: Bearer " + bob + "'"
+		}
+		if body != "" {
+			cmd += " -d '" + body + "'"
+		}
+		cmd += " https://pbem.example.org" + path
+		req := httptest.NewRequest(method, path, strings.NewReader(body))
+		if auth {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		rec := httptest.NewRecorder()
+		r.h.ServeHTTP(rec, req)
+		fmt.Fprintf(&b, "%s\n(%d)\n%s\n", cmd, rec.Code, strings.TrimRight(rec.Body.String(), "\n"))
+		var v map[string]any
+		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &v))
+		return v
+	}
+	mail := func(text string) {
+		fmt.Fprintf(&b, "# alice replies to the game's mail: %s\n\n", text)
+		r.mail("alice@pbem.local", id, text)
+	}
+	gp := fmt.Sprintf("/api/v1/games/%d", id)
+	curl("GET", "/api/v1/me/games", "", true)
+	b.WriteString("\n")
+	mail("Qa1-b2")
+	legal := curl("GET", gp+"/legal", "", false)
+	b.WriteString("\n")
+	curl("POST", gp+"/move", fmt.Sprintf(`{"ply": 2, "move": %q}`, legal["plies"].([]any)[0]), true)
+	b.WriteString("\n")
+	curl("POST", gp+"/move", `{"ply": 2, "move": "Qf6-e5"}`, true)
+	b.WriteString("\n")
+	curl("POST", gp+"/offer", `{"offer": "draw"}`, true)
+	b.WriteString("\n")
+	mail("accept draw")
+	curl("GET", gp, "", false)
+	got := b.String()
+
+	golden := "testdata/api/session.txt"
+	doc := "../../docs/API.md"
+	docText, err := os.ReadFile(doc)
+	require.NoError(t, err)
+	const begin, end = "<!-- session: cmd/pbem/testdata/api/session.txt -->\n```\n", "```\n<!-- end session -->"
+	i, j := bytes.Index(docText, []byte(begin)), bytes.Index(docText, []byte(end))
+	require.True(t, i >= 0 && j > i, "docs/API.md has no session block between %q and %q", begin, end)
+	if *updateAPI {
+		require.NoError(t, os.MkdirAll("testdata/api", 0o755))
+		require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
+		out := append(append(append([]byte{}, docText[:i+len(begin)]...), got...), docText[j:]...)
+		require.NoError(t, os.WriteFile(doc, out, 0o644))
+		return
+	}
+	want, err := os.ReadFile(golden)
+	require.NoError(t, err, "run with -update-api to write it")
+	require.Equal(t, string(want), got, "the session changed; if meant, run go test ./cmd/pbem -run TestAPISession -update-api and review the diff")
+	require.Equal(t, string(want), string(docText[i+len(begin):j]), "docs/API.md quotes another session than testdata/api/session.txt")
 }
