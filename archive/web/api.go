@@ -283,6 +283,12 @@ func (s *Server) apiGame(ctx context.Context, r *http.Request) (any, error) {
 			return nil, perr
 		}
 		g, err = s.loadRef(ctx, id)
+		if errors.Is(err, errHidden) && r.Header.Get("Authorization") != "" {
+			// A private game shows to its players, by their key.
+			if _, seat, aerr := s.authGame(ctx, r, true); aerr == nil && seat >= 0 {
+				return s.detail(ctx, id)
+			}
+		}
 	}
 	if err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -119,6 +120,12 @@ func TestAPIPlayAuth(t *testing.T) {
 	if code, _, v := send(fx.srv, "GET", priv+"/legal", "Bearer qqqqqqqq", "", ""); code != 200 || v["total"] == nil {
 		t.Errorf("GET %s/legal by its player = %d %v, want 200 and the plies", priv, code, v)
 	}
+	if code, _, v := send(fx.srv, "GET", priv, "Bearer qqqqqqqq", "", ""); code != 200 || v["id"] != fmt.Sprint(fx.private) {
+		t.Errorf("GET %s by its player = %d %v, want 200 and the game", priv, code, v)
+	}
+	if code, _, _ := send(fx.srv, "GET", priv, "Bearer zzzzzzzz", "", ""); code != 404 {
+		t.Errorf("GET %s by another key = %d, want 404", priv, code)
+	}
 	if code, _, _ := send(fx.srv, "GET", "/api/v1/games/99999/legal", "", "", ""); code != 404 {
 		t.Errorf("a game that does not exist = %d, want 404", code)
 	}
@@ -191,6 +198,7 @@ func TestAPIPlayBodies(t *testing.T) {
 func TestAPIPlayOutcomes(t *testing.T) {
 	fx := newFixture(t)
 	setTokens(t, fx, fx.castles, "aaaaaaaa", "bbbbbbbb")
+	fx.srv.opts.Logger = slog.New(slog.DiscardHandler) // the store failure is logged
 	move := fmt.Sprintf("/api/v1/games/%d/move", fx.castles)
 	for _, tc := range []struct {
 		name  string

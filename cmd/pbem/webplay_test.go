@@ -156,7 +156,7 @@ func (r *apiRig) do(method, path, token, body string) (int, http.Header, map[str
 	require.NoError(r.t, err, "%s %s: no path of openapi.json", method, path)
 	r.hit[method+" "+route.Path]++
 	ctx := context.Background()
-	opts := &openapi3filter.Options{IncludeResponseStatus: true, AuthenticationFunc: func(context.Context, *openapi3filter.AuthenticationInput) error { return nil }}
+	opts := &openapi3filter.Options{IncludeResponseStatus: true, AuthenticationFunc: bearerAuth}
 	in := &openapi3filter.RequestValidationInput{Request: vreq, PathParams: params, Route: route, Options: opts}
 	reqErr := openapi3filter.ValidateRequest(ctx, in)
 	out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: rec.Code, Header: rec.Result().Header, Options: opts}
@@ -489,4 +489,17 @@ func TestAPISession(t *testing.T) {
 	require.NoError(t, err, "run with -update-api to write it")
 	require.Equal(t, string(want), got, "the session changed; if meant, run go test ./cmd/pbem -run TestAPISession -update-api and review the diff")
 	require.Equal(t, string(want), string(docText[i+len(begin):j]), "docs/API.md quotes another session than testdata/api/session.txt")
+}
+
+// bearerAuth checks a request against the document's bearer scheme: the
+// request carries Authorization: Bearer and a key.
+func bearerAuth(_ context.Context, in *openapi3filter.AuthenticationInput) error {
+	if in.SecurityScheme.Type != "http" || in.SecurityScheme.Scheme != "bearer" {
+		return fmt.Errorf("unknown security scheme %s", in.SecuritySchemeName)
+	}
+	scheme, key, _ := strings.Cut(in.RequestValidationInput.Request.Header.Get("Authorization"), " ")
+	if !strings.EqualFold(scheme, "Bearer") || key == "" {
+		return fmt.Errorf("no Authorization: Bearer KEY")
+	}
+	return nil
 }
