@@ -41,7 +41,7 @@ func (s *Server) apiRoutes(m *http.ServeMux) {
 		w.Write(openAPI)
 	})
 	m.HandleFunc("GET /api/v1/games", s.expensive(s.api(s.apiGames)))
-	m.HandleFunc("GET /api/v1/games/{id}", s.api(s.apiGame))
+	m.HandleFunc("GET /api/v1/games/{id}", s.keyed(s.apiGame))
 	m.HandleFunc("GET /api/v1/events/{name}", s.expensive(s.api(s.apiEvent)))
 	m.HandleFunc("GET /api/v1/players/{name}", s.expensive(s.api(s.apiPlayer)))
 	m.HandleFunc("GET /api/v1/ratings/{game}", s.expensive(s.api(s.apiRatings)))

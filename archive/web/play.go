@@ -157,15 +157,15 @@ func (s *Server) authGame(ctx context.Context, r *http.Request, optional bool) (
 
 // playRoutes adds the routes of the players' part.
 func (s *Server) playRoutes(m *http.ServeMux) {
-	m.HandleFunc("GET /api/v1/me/games", s.api(s.apiMyGames))
-	m.HandleFunc("GET /api/v1/games/{id}/legal", s.api(s.apiLegal))
-	m.HandleFunc("POST /api/v1/games/{id}/move", s.api(s.apiMove))
-	m.HandleFunc("POST /api/v1/games/{id}/offer", s.api(s.apiOffer))
-	m.HandleFunc("POST /api/v1/games/{id}/answer", s.api(s.apiAnswer))
-	m.HandleFunc("POST /api/v1/games/{id}/resign", s.api(s.apiResign))
-	m.HandleFunc("GET /api/v1/games/{id}/conditions", s.api(s.apiConditions))
-	m.HandleFunc("PUT /api/v1/games/{id}/conditions", s.api(s.apiSetConditions))
-	m.HandleFunc("DELETE /api/v1/games/{id}/conditions", s.api(s.apiClearConditions))
+	m.HandleFunc("GET /api/v1/me/games", s.keyed(s.apiMyGames))
+	m.HandleFunc("GET /api/v1/games/{id}/legal", s.keyed(s.apiLegal))
+	m.HandleFunc("POST /api/v1/games/{id}/move", s.keyed(s.apiMove))
+	m.HandleFunc("POST /api/v1/games/{id}/offer", s.keyed(s.apiOffer))
+	m.HandleFunc("POST /api/v1/games/{id}/answer", s.keyed(s.apiAnswer))
+	m.HandleFunc("POST /api/v1/games/{id}/resign", s.keyed(s.apiResign))
+	m.HandleFunc("GET /api/v1/games/{id}/conditions", s.keyed(s.apiConditions))
+	m.HandleFunc("PUT /api/v1/games/{id}/conditions", s.keyed(s.apiSetConditions))
+	m.HandleFunc("DELETE /api/v1/games/{id}/conditions", s.keyed(s.apiClearConditions))
 }
 
 // APIMyGame is one of the caller's games.

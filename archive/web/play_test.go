@@ -228,3 +228,39 @@ func TestAPIPlayOutcomes(t *testing.T) {
 		}
 	}
 }
+
+// TestAPIKeyGuesses: a client that sent MaxKeyFailures wrong keys within
+// the window is refused (429, Retry-After) whatever key it sends next,
+// until the window ends; another client is not.
+func TestAPIKeyGuesses(t *testing.T) {
+	fx := newFixture(t)
+	now := t0
+	fx.srv.opts.Now = func() time.Time { return now }
+	fx.srv.opts.Player = &recorder{}
+	setTokens(t, fx, fx.castles, "aaaaaaaa", "bbbbbbbb")
+	cond := fmt.Sprintf("/api/v1/games/%d/conditions", fx.castles)
+	get := func(addr, key string) (int, http.Header) {
+		req := httptest.NewRequest("GET", cond, nil)
+		req.RemoteAddr = addr
+		req.Header.Set("Authorization", "Bearer "+key)
+		rec := httptest.NewRecorder()
+		fx.srv.ServeHTTP(rec, req)
+		return rec.Code, rec.Result().Header
+	}
+	for i := range MaxKeyFailures {
+		if code, _ := get("198.51.100.7:4000", fmt.Sprintf("cccccc%c%c", 'a'+i/26, 'a'+i%26)); code != 403 {
+			t.Fatalf("wrong key %d = %d, want 403", i, code)
+		}
+	}
+	code, h := get("198.51.100.7:4001", "bbbbbbbb")
+	if code != 429 || h.Get("Retry-After") != "3600" {
+		t.Errorf("the right key after %d wrong ones = %d (Retry-After %q), want 429 after 3600 s", MaxKeyFailures, code, h.Get("Retry-After"))
+	}
+	if code, _ := get("203.0.113.9:4000", "bbbbbbbb"); code != 200 {
+		t.Errorf("another client = %d, want 200", code)
+	}
+	now = now.Add(KeyFailureWindow)
+	if code, _ := get("198.51.100.7:4002", "bbbbbbbb"); code != 200 {
+		t.Errorf("after the window = %d, want 200", code)
+	}
+}

@@ -89,6 +89,7 @@ type Server struct {
 
 	busy    chan struct{} // a token per expensive request under way
 	streams streamCount
+	keys    keyFailures // wrong API keys per client (keyguess.go)
 	cache   pageCache
 }
 
