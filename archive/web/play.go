@@ -158,7 +158,9 @@ func (s *Server) authGame(ctx context.Context, r *http.Request, optional bool) (
 // playRoutes adds the routes of the players' part.
 func (s *Server) playRoutes(m *http.ServeMux) {
 	m.HandleFunc("GET /api/v1/me/games", s.keyed(s.apiMyGames))
-	m.HandleFunc("GET /api/v1/games/{id}/legal", s.keyed(s.apiLegal))
+	// Generating every legal ply costs CPU: bounded as the pages
+	// computed from the whole archive are.
+	m.HandleFunc("GET /api/v1/games/{id}/legal", s.expensive(s.keyed(s.apiLegal)))
 	m.HandleFunc("POST /api/v1/games/{id}/move", s.keyed(s.apiMove))
 	m.HandleFunc("POST /api/v1/games/{id}/offer", s.keyed(s.apiOffer))
 	m.HandleFunc("POST /api/v1/games/{id}/answer", s.keyed(s.apiAnswer))
