@@ -132,9 +132,8 @@ func (s *Server) authGame(ctx context.Context, r *http.Request, optional bool) (
 	g, err := s.store.Game(ctx, id)
 	switch {
 	case errors.Is(err, archive.ErrNotFound):
-		if aerr != nil {
-			return nil, -1, aerr
-		}
+		// 404 whatever the key, as a private game answers one without
+		// its players' key: the answers do not tell them apart.
 		return nil, -1, errHidden
 	case err != nil:
 		return nil, -1, err

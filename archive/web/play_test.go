@@ -126,8 +126,14 @@ func TestAPIPlayAuth(t *testing.T) {
 	if code, _, _ := send(fx.srv, "GET", priv, "Bearer zzzzzzzz", "", ""); code != 404 {
 		t.Errorf("GET %s by another key = %d, want 404", priv, code)
 	}
-	if code, _, _ := send(fx.srv, "GET", "/api/v1/games/99999/legal", "", "", ""); code != 404 {
-		t.Errorf("a game that does not exist = %d, want 404", code)
+	// Without a key, or with a garbled one, a private game and one that
+	// does not exist answer alike.
+	for _, path := range []string{priv + "/move", "/api/v1/games/99999/move"} {
+		for _, auth := range []string{"", "Bearer x"} {
+			if code, _, _ := send(fx.srv, "POST", path, auth, "application/json", body); code != 404 {
+				t.Errorf("POST %s with %q = %d, want 404", path, auth, code)
+			}
+		}
 	}
 }
 
