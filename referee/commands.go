@@ -282,8 +282,10 @@ func (s *session) move(g *game, text string, expect int, bare bool) error {
 		if n := g.plies(); n > 0 {
 			last = fmt.Sprintf("; the last ply, %d, was %s", n, g.b.Game().Record.Main.Plies[n-1].Canon)
 		}
-		return mistake(g, fmt.Sprintf("a ply for ply %d (or no #N)", next),
+		e := mistake(g, fmt.Sprintf("a ply for ply %d (or no #N)", next),
 			"stale move: you sent it for ply %d, but the next ply is %d%s; nothing was played", expect, next, last)
+		e.next = next
+		return e
 	}
 	if mover := g.mover(); mover != seat {
 		return mistake(g, "your ply when it is your turn", "it is not your turn: %s is to move", g.who(mover))

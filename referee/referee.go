@@ -431,6 +431,7 @@ func (e *PermanentError) Permanent() bool { return true }
 func (r *Referee) unprocessable(ctx context.Context, st Store, req *Request, key string, cause error) (*archive.Change, error) {
 	r.stats.unprocessable.Add(1)
 	r.log.Error("message could not be processed: answered, nothing applied", "message", key, "err", cause)
+	resetDirect(req)
 	s := r.newSession(ctx, req, key)
 	s.store = st
 	ch := &archive.Change{MessageID: key, At: s.now}
@@ -444,7 +445,7 @@ func (r *Referee) unprocessable(ctx context.Context, st Store, req *Request, key
 			s.mine.add("Sorry: your message could not be processed, and nothing of it was applied. The referee's operator has been told (the log keeps the reason); sending it again would fail the same way.")
 		}
 		ch.Senders = s.senders
-		if s.mine != nil && len(s.mine.paras) > 0 {
+		if !s.answerDirect(s.mine) && s.mine != nil && len(s.mine.paras) > 0 {
 			ch.Outbox = append(ch.Outbox, s.compose(s.mine))
 		}
 	}
@@ -465,6 +466,7 @@ func (r *Referee) unprocessable(ctx context.Context, st Store, req *Request, key
 // recovered: the change is then only the message id and an "internal
 // error" reply.
 func (r *Referee) process(ctx context.Context, st Store, req *Request, key string) (ch *archive.Change, err error) {
+	resetDirect(req)
 	s := r.newSession(ctx, req, key)
 	s.store = st
 	defer func() {
@@ -510,7 +512,9 @@ func (r *Referee) internalError(req *Request, key string, now time.Time) *archiv
 	}
 	s.mine.add("Sorry: an internal error stopped the referee while it read your message. Nothing of it was applied. The error has been logged; please try again later.")
 	s.mine.label = "internal error"
-	ch.Outbox = append(ch.Outbox, s.compose(s.mine))
+	if !s.answerDirect(s.mine) {
+		ch.Outbox = append(ch.Outbox, s.compose(s.mine))
+	}
 	return ch
 }
 

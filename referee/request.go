@@ -58,6 +58,10 @@ type Request struct {
 	// VerdictFail, or "" when it gave none. VerdictReason says why.
 	Verdict       string
 	VerdictReason string
+
+	// Direct, when set, receives the reply to the sender instead of a
+	// mail (see [Direct]); the mails to everyone else go as ever.
+	Direct *Direct
 }
 
 // Sender verdicts for [Request.Verdict].

@@ -55,6 +55,8 @@ type session struct {
 	// bot is set when the referee plays a bot's ply (PlayBot): the sender
 	// is the bot's seat, which has no token and gets no mail.
 	bot bool
+	// refused is the first mistake answered (for a Direct answer).
+	refused *userError
 }
 
 // draft is one mail being written.
@@ -109,6 +111,7 @@ type userError struct {
 	game     *game
 	board    string // a board other than the game's current one (preview)
 	help     bool   // add the short help
+	next     int    // the ply expected, when a ply was refused as stale
 }
 
 func (e *userError) Error() string { return e.reason }
@@ -399,6 +402,9 @@ func (s *session) readCreds() {
 
 // refuse answers a mistake.
 func (s *session) refuse(line string, e *userError) {
+	if s.refused == nil {
+		s.refused = e
+	}
 	text := quoteLine(line) + "\n" + wrap(upperFirst(e.reason)+".")
 	if e.expected != "" {
 		text += "\n" + wrap("Expected: "+e.expected+".")
@@ -486,6 +492,7 @@ func (s *session) rateLimit() (bool, error) {
 		return true, nil
 	}
 	s.r.stats.limited.Add(1)
+	s.limited(snd.WindowStart.Add(o.RateWindow))
 	if snd.Warned {
 		s.mine = nil
 		return false, nil
@@ -546,6 +553,7 @@ func (s *session) tokenLimit(prefix string, limit int, what string) (bool, error
 		return true, nil
 	}
 	s.r.stats.limited.Add(1)
+	s.limited(snd.WindowStart.Add(o.RateWindow))
 	if snd.Warned {
 		s.mine = nil
 		return false, nil
@@ -685,7 +693,9 @@ func (s *session) change() *archive.Change {
 	for _, g := range s.changed {
 		ch.Games = append(ch.Games, g.Game)
 	}
-	if _, bot := BotLevel(s.from.Addr); s.mine != nil && !bot && (len(s.mine.paras) > 0 || len(s.mine.blocks) > 0) {
+	if s.answerDirect(s.mine) {
+		// The sender reads the reply from the caller.
+	} else if _, bot := BotLevel(s.from.Addr); s.mine != nil && !bot && (len(s.mine.paras) > 0 || len(s.mine.blocks) > 0) {
 		ch.Outbox = append(ch.Outbox, s.compose(s.mine))
 	}
 	for _, g := range s.changed {

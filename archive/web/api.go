@@ -41,10 +41,11 @@ func (s *Server) apiRoutes(m *http.ServeMux) {
 		w.Write(openAPI)
 	})
 	m.HandleFunc("GET /api/v1/games", s.expensive(s.api(s.apiGames)))
-	m.HandleFunc("GET /api/v1/games/{id}", s.api(s.apiGame))
+	m.HandleFunc("GET /api/v1/games/{id}", s.keyed(s.apiGame))
 	m.HandleFunc("GET /api/v1/events/{name}", s.expensive(s.api(s.apiEvent)))
 	m.HandleFunc("GET /api/v1/players/{name}", s.expensive(s.api(s.apiPlayer)))
 	m.HandleFunc("GET /api/v1/ratings/{game}", s.expensive(s.api(s.apiRatings)))
+	s.playRoutes(m)
 	m.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusNotFound, fmt.Sprintf("no such resource %s %s; the API is documented at /api/v1/openapi.json", r.Method, r.URL.Path))
 	})
@@ -57,7 +58,24 @@ func (s *Server) api(f apiFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		v, err := f(r.Context(), r)
 		var bad errBadRequest
+		var st *apiStatus
 		switch {
+		case errors.As(err, &st):
+			if st.retry > 0 {
+				w.Header().Set("Retry-After", strconv.Itoa(int((st.retry+time.Second-1)/time.Second)))
+			}
+			if st.code == http.StatusUnauthorized {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="pbem"`)
+			}
+			body := map[string]any{"error": st.msg}
+			for k, v := range st.extra {
+				body[k] = v
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Access-Control-Allow-Origin", "*")
+			w.WriteHeader(st.code)
+			json.NewEncoder(w).Encode(body)
+			return
 		case errors.Is(err, errHidden):
 			apiError(w, http.StatusNotFound, "not found: no such public "+strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/api/v1/"), "/"))
 			return
@@ -278,10 +296,21 @@ func (s *Server) apiGame(ctx context.Context, r *http.Request) (any, error) {
 			return nil, perr
 		}
 		g, err = s.loadRef(ctx, id)
+		if errors.Is(err, errHidden) && r.Header.Get("Authorization") != "" {
+			// A private game shows to its players, by their key.
+			if _, seat, aerr := s.authGame(ctx, r, true); aerr == nil && seat >= 0 {
+				return s.detail(ctx, id)
+			}
+		}
 	}
 	if err != nil {
 		return nil, err
 	}
+	return s.gameDetail(g, idText), nil
+}
+
+// gameDetail is g as the API shows it.
+func (s *Server) gameDetail(g *game, idText string) *APIGameDetail {
 	p := s.gameView(g, -1, linker{}).Body.(*gamePage)
 	d := &APIGameDetail{APIGame: APIGame{ID: idText, URL: g.Path, Game: p.Game, Status: p.Status, Event: p.Event, Date: p.Date, Result: p.Result, Players: []string{}},
 		Round: p.Round, Reason: p.Reason, Sides: []APISide{}, Plies: []string{}, Record: g.PublicRecord()}
@@ -308,7 +337,7 @@ func (s *Server) apiGame(ctx context.Context, r *http.Request) (any, error) {
 			d.Position = text
 		}
 	}
-	return d, nil
+	return d
 }
 
 // APIEvent is an event's crosstable standings and games, a page of each

@@ -66,7 +66,7 @@ func (sp *apiSpec) get(t *testing.T, h http.Handler, path string, validRequest b
 	sp.hit[route.Path]++
 	ctx := context.Background()
 	in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route,
-		Options: &openapi3filter.Options{IncludeResponseStatus: true}}
+		Options: &openapi3filter.Options{IncludeResponseStatus: true, AuthenticationFunc: bearerAuth}}
 	err = openapi3filter.ValidateRequest(ctx, in)
 	switch {
 	case validRequest && err != nil:
@@ -75,7 +75,7 @@ func (sp *apiSpec) get(t *testing.T, h http.Handler, path string, validRequest b
 		t.Errorf("GET %s: the document accepts a request the test means to be wrong", path)
 	}
 	out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: rec.Code, Header: rec.Result().Header,
-		Options: &openapi3filter.Options{IncludeResponseStatus: true}}
+		Options: &openapi3filter.Options{IncludeResponseStatus: true, AuthenticationFunc: bearerAuth}}
 	out.SetBodyBytes(body)
 	if err := openapi3filter.ValidateResponse(ctx, out); err != nil {
 		t.Errorf("GET %s = %d: the response does not match openapi.json: %v\n%s", path, rec.Code, err, body)
@@ -246,7 +246,19 @@ func TestAPI(t *testing.T) {
 			t.Errorf("GET %s = %d %q, want %d saying %q", tc.path, code, e.Error, tc.code, tc.want)
 		}
 	}
-	for p := range sp.doc.Paths.Map() {
+	// The legal plies of a public game under way: those the engine
+	// generates, in the game's notation.
+	lp := fmt.Sprintf("/api/v1/games/%d/legal", fx.castles)
+	code, body = sp.get(t, fx.srv, lp, true)
+	var lg APILegal
+	decode(t, lp, body, &lg)
+	if code != http.StatusOK || lg.Total != len(st.Legal()) || len(lg.Plies) != min(lg.Total, MaxLegal) || lg.Ply != gv.plies()+1 {
+		t.Errorf("GET %s = %d, %d plies of %d for ply %d; want %d legal plies for ply %d", lp, code, len(lg.Plies), lg.Total, lg.Ply, len(st.Legal()), gv.plies()+1)
+	}
+	for p, item := range sp.doc.Paths.Map() {
+		if item.Get == nil || item.Get.Security != nil && len(*item.Get.Security) == 1 {
+			continue // the players' part: TestAPIPlay in cmd/pbem plays it
+		}
 		if sp.hit[p] == 0 {
 			t.Errorf("no test requests %s, which openapi.json documents", p)
 		}
@@ -319,4 +331,17 @@ func TestAPIPrivacy(t *testing.T) {
 			}
 		}
 	}
+}
+
+// bearerAuth checks a request against the document's bearer scheme: the
+// request carries Authorization: Bearer and a key.
+func bearerAuth(_ context.Context, in *openapi3filter.AuthenticationInput) error {
+	if in.SecurityScheme.Type != "http" || in.SecurityScheme.Scheme != "bearer" {
+		return fmt.Errorf("unknown security scheme %s", in.SecuritySchemeName)
+	}
+	scheme, key, _ := strings.Cut(in.RequestValidationInput.Request.Header.Get("Authorization"), " ")
+	if !strings.EqualFold(scheme, "Bearer") || key == "" {
+		return fmt.Errorf("no Authorization: Bearer KEY")
+	}
+	return nil
 }

@@ -62,6 +62,11 @@ type Options struct {
 	// page shows above the archive's crosstable; nil: none.
 	Tournaments func(ctx context.Context, event string) ([]*TournamentView, error)
 
+	// Player plays for the API's callers with a game's token (POST
+	// /api/v1/games/{id}/move and the like) on the referee's request
+	// path; nil: those requests are answered 503.
+	Player Player
+
 	// MaxExpensive bounds the pages computed from the whole archive
 	// (search, events, ratings, players) at once (default half the CPUs,
 	// at least 1): a request beyond it is answered 503 with Retry-After,
@@ -84,6 +89,7 @@ type Server struct {
 
 	busy    chan struct{} // a token per expensive request under way
 	streams streamCount
+	keys    keyFailures // wrong API keys per client (keyguess.go)
 	cache   pageCache
 }
 

@@ -324,11 +324,11 @@ func (s *server) run(ctx context.Context, ready func(*server)) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
+	s.bots = newBotWorker(s.ref, s.log, s.sender.Wake) // before the web API, which wakes it
 	if err := s.startWeb(ctx, &wg); err != nil {
 		return err
 	}
 	hs := &http.Server{Handler: s.mux(), ReadHeaderTimeout: 5 * time.Second}
-	s.bots = newBotWorker(s.ref, s.log, s.sender.Wake)
 	wg.Go(func() { hs.Serve(s.http) })
 	wg.Go(func() { s.reloads(ctx) })
 	if s.elect != nil {

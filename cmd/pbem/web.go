@@ -39,6 +39,7 @@ func (s *server) startWeb(ctx context.Context, wg *sync.WaitGroup) error {
 	conns, streams := webLimits(fileLimit())
 	poller := web.NewPoller(s.store, time.Second, s.log)
 	h, err := web.New(s.store, &web.Options{Lookup: referee.Lookup, Games: catalogIDs(), Notifier: poller, Logger: s.log, Private: privateGame, Tournaments: webTournaments(s.store),
+		Player:     webPlayer{s},
 		BaseURL:    s.cfg.Web.BaseURL,
 		MaxStreams: streams})
 	if err != nil {

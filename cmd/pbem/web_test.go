@@ -115,6 +115,20 @@ func TestServeWebPages(t *testing.T) {
 		assert.Contains(t, string(body), want)
 	}
 	assert.NotContains(t, string(body), "@pbem.local", "the page shows no address")
+	// The API plays through this server's referee: a ply in the finished
+	// game, with a player's key, is the referee's refusal (422), not the
+	// 503 of a server that does not play.
+	g, err := s.store.Game(ctx, 1)
+	require.NoError(t, err)
+	req, err := http.NewRequest("POST", base+"/api/v1/games/1/move", strings.NewReader(`{"ply": 7, "move": "pass"}`))
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+g.Seats[0].Token)
+	resp, err = http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	api, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusUnprocessableEntity, resp.StatusCode, "%s", api)
+	assert.Contains(t, string(api), "is over")
 	cancel()
 	require.NoError(t, <-done)
 }
