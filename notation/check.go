@@ -377,8 +377,7 @@ func (c *checker) line(l *Line, at *engine.Line, base, prevMover, prevRound int,
 		}
 		mover := s.ToMove()
 		round, opens := c.roundOf(prevRound, prevMover, mover)
-		leave := leaveToken(p.Text)
-		if leave && p.HasNumber {
+		if p.HasNumber && leaveToken(p.Text) {
 			c.add(p.NumberPos, ply, p.NumberTok, "move number %s before %s: a seat's leave or takeover takes no move number", p.NumberTok, p.Text)
 		} else if p.HasNumber && (p.Number != round || p.Continues == opens) {
 			want := fmt.Sprintf("%d.", round)
@@ -412,7 +411,7 @@ func (c *checker) line(l *Line, at *engine.Line, base, prevMover, prevRound int,
 		if c.canon {
 			p.Canon = c.g.Codec.Encode(s, m)
 		}
-		p.round, p.opens = round, opens
+		p.round, p.opens = int32(round), opens
 		p.leave = outOfTurn(m)
 		c.g.Plies++
 		if moves != nil {
