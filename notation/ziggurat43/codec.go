@@ -74,13 +74,13 @@ func parseFast(text string, p *ply) bool {
 	if j < 0 || j >= len(text) || text[j] != '-' && text[j] != 'x' && text[j] != '^' {
 		return false
 	}
-	p.from, p.fromText = toSquare(text[i:j])
+	p.from, p.fromText = plainSquare(text[i:j])
 	p.op = text[j]
 	k := notation.SquareEnd(text, j+1)
 	if k != len(text) {
 		return false
 	}
-	p.to, p.toText = toSquare(text[j+1 : k])
+	p.to, p.toText = plainSquare(text[j+1 : k])
 	return true
 }
 
@@ -101,6 +101,23 @@ func parse(text string) (*ply, error) {
 	p.from, p.fromText = toSquare(ast.From)
 	p.to, p.toText = toSquare(ast.To)
 	return p, nil
+}
+
+// plainSquare is toSquare for a square of the plain shape (a lower-case
+// letter, then digits: notation.SquareEnd's), read without converting.
+func plainSquare(t string) (ziggurat43.Square, string) {
+	if len(t) > 3 || t[1] == '0' {
+		return ziggurat43.NoSquare, shorten(t)
+	}
+	rank := int(t[1] - '0')
+	if len(t) == 3 {
+		rank = 10*rank + int(t[2]-'0')
+	}
+	q := ziggurat43.MakeSquare(int(t[0]-'a'), rank-1)
+	if !q.IsCell() {
+		return ziggurat43.NoSquare, t
+	}
+	return q, t
 }
 
 // toSquare reads a square token: NoSquare when it names no cell.
