@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"pbem/engine"
 )
@@ -443,8 +444,13 @@ func outOfTurn(m engine.Move) bool {
 // (Y:resign, Y:time), which takes no move number.
 func leaveToken(text string) bool {
 	_, r, ok := strings.Cut(text, ":")
+	// Only a word starting with r or t (or a byte outside ASCII) can read
+	// as one of them in lower case: the rest are not lower-cased (a copy).
+	if !ok || r == "" || r[0] < utf8.RuneSelf && r[0]|0x20 != 'r' && r[0]|0x20 != 't' {
+		return false
+	}
 	r = strings.ToLower(r)
-	return ok && (r == engine.LeaveResign || r == engine.LeaveTime || r == "takeover")
+	return r == engine.LeaveResign || r == engine.LeaveTime || r == "takeover"
 }
 
 // Checked is one game of a file after checking.
