@@ -21,7 +21,9 @@ test:
 bench:
 	GOMAXPROCS=1 $(GO) test -run=NONE -bench=. -benchmem -cpu 1 ./...
 
-# pbem check against pgn-extract, plies/s per game (.ci/bench-check.sh).
+# pbem check against pgn-extract, plies/s per game (.ci/bench-check.sh);
+# fails when a game's ratio falls 10% below .ci/bench-check.baseline
+# (./.ci/bench-check.sh --write-baseline writes a new one).
 bench-check:
 	./.ci/bench-check.sh
 

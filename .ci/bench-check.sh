@@ -6,9 +6,30 @@
 # sudo), unzips the chess workload, times `pgn-extract -r -s` and
 # `pbem check` on each corpus in turn RUNS times, and prints plies/s of
 # each and the ratio per game (min/median/max over the runs, each run
-# timing both programs back to back). Figures are reported, never asserted.
+# timing both programs back to back).
+#
+# The guard: .ci/bench-check.baseline holds each game's median ratio from a
+# reference run. Each run compares its medians with it and fails (exit 1)
+# when a game's ratio fell more than 10% below its baseline (BENCH_SLACK,
+# the fraction allowed), naming the game. The ratio is taken against
+# pgn-extract timed in the same run, so that a slower or busier machine
+# moves both; pbem uses both cores, so measure on a quiet machine all the
+# same. --write-baseline writes this run's medians as the new baseline
+# (after a change that is meant to move them); --no-baseline skips the
+# comparison.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+BASELINE=.ci/bench-check.baseline
+mode=compare
+for arg in "$@"; do
+	case $arg in
+	--write-baseline) mode=write ;;
+	--no-baseline) mode=none ;;
+	*) echo "bench-check.sh: unknown argument $arg; expected --write-baseline or --no-baseline" >&2; exit 2 ;;
+	esac
+done
+BENCH_SLACK=${BENCH_SLACK:-0.10}
 
 RUNS=${RUNS:-5}
 BENCH_DIR=${BENCH_DIR:-/tmp/pbem-bench-check}
@@ -75,8 +96,9 @@ stats() { # numbers on stdin -> min median max
 	sort -g | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.2f %.2f %.2f", a[1], m, a[NR]}'
 }
 
-echo "pgn-extract -r -s on $CHESS ($CHESS_PLIES plies) vs pbem check on $(nproc) cores, $RUNS runs"
+echo "pgn-extract -r -s on $CHESS ($CHESS_PLIES plies) vs pbem check on $(nproc) cores, $RUNS runs; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 printf "%-11s %8s %26s %26s %20s\n" game plies "pbem Mplies/s min/med/max" "pgn Mplies/s min/med/max" "ratio min/med/max"
+medians=""
 for game in castles ziggurat elevation ziggurat43 rpp; do
 	f=$(corpus "$game")
 	plies=$("$PBEM" check "$f" | awk '/^checked/ {print $4}')
@@ -90,4 +112,39 @@ for game in castles ziggurat elevation ziggurat43 rpp; do
 	done
 	printf "%-11s %8d %26s %26s %20s\n" "$game" "$plies" \
 		"$(printf %s "$ours" | stats)" "$(printf %s "$theirs" | stats)" "$(printf %s "$ratios" | stats)"
+	medians+="$game $(printf %s "$ratios" | stats | cut -d' ' -f2)"$'\n'
 done
+
+case $mode in
+write)
+	{
+		echo "# pbem check's plies/s over pgn-extract's, median of $RUNS runs per game"
+		echo "# (.ci/bench-check.sh --write-baseline, $(date -u +%Y-%m-%d), load average $(cut -d' ' -f1-3 /proc/loadavg))"
+		printf %s "$medians"
+	} >"$BASELINE"
+	echo "wrote $BASELINE"
+	;;
+compare)
+	if [ ! -s "$BASELINE" ]; then
+		echo "bench-check.sh: no $BASELINE to compare with; write one with --write-baseline" >&2
+		exit 1
+	fi
+	# Each game of the baseline must be measured and keep at least
+	# (1 - BENCH_SLACK) of its ratio.
+	printf %s "$medians" | awk -v slack="$BENCH_SLACK" -v file="$BASELINE" '
+		FILENAME == file { if ($1 !~ /^#/ && NF == 2) base[$1] = $2; next }
+		{ now[$1] = $2 }
+		END {
+			bad = 0
+			for (g in base) {
+				if (!(g in now)) { printf "%-11s not measured; the baseline has it at %.2f\n", g, base[g]; bad = 1; continue }
+				floor = base[g] * (1 - slack)
+				verdict = "ok"
+				if (now[g] < floor) { verdict = "SLOWER"; bad = 1 }
+				printf "%-11s ratio %.2f against baseline %.2f (at least %.2f): %s\n", g, now[g], base[g], floor, verdict
+			}
+			if (bad) print "bench-check.sh: pbem check slowed by more than " slack * 100 "% against " file > "/dev/stderr"
+			exit bad
+		}' "$BASELINE" -
+	;;
+esac

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"pbem/engine"
 )
@@ -377,8 +378,7 @@ func (c *checker) line(l *Line, at *engine.Line, base, prevMover, prevRound int,
 		}
 		mover := s.ToMove()
 		round, opens := c.roundOf(prevRound, prevMover, mover)
-		leave := leaveToken(p.Text)
-		if leave && p.HasNumber {
+		if p.HasNumber && leaveToken(p.Text) {
 			c.add(p.NumberPos, ply, p.NumberTok, "move number %s before %s: a seat's leave or takeover takes no move number", p.NumberTok, p.Text)
 		} else if p.HasNumber && (p.Number != round || p.Continues == opens) {
 			want := fmt.Sprintf("%d.", round)
@@ -412,7 +412,7 @@ func (c *checker) line(l *Line, at *engine.Line, base, prevMover, prevRound int,
 		if c.canon {
 			p.Canon = c.g.Codec.Encode(s, m)
 		}
-		p.round, p.opens = round, opens
+		p.round, p.opens = int32(round), opens
 		p.leave = outOfTurn(m)
 		c.g.Plies++
 		if moves != nil {
@@ -444,8 +444,13 @@ func outOfTurn(m engine.Move) bool {
 // (Y:resign, Y:time), which takes no move number.
 func leaveToken(text string) bool {
 	_, r, ok := strings.Cut(text, ":")
+	// Only a word starting with r or t (or a byte outside ASCII) can read
+	// as one of them in lower case: the rest are not lower-cased (a copy).
+	if !ok || r == "" || r[0] < utf8.RuneSelf && r[0]|0x20 != 'r' && r[0]|0x20 != 't' {
+		return false
+	}
 	r = strings.ToLower(r)
-	return ok && (r == engine.LeaveResign || r == engine.LeaveTime || r == "takeover")
+	return r == engine.LeaveResign || r == engine.LeaveTime || r == "takeover"
 }
 
 // Checked is one game of a file after checking.

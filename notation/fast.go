@@ -90,8 +90,11 @@ func (f *fastReader) line(depth int) (*Line, bool) {
 				f.slab = make([]Ply, 0, max(min(f.words-f.used, plySlab), 1))
 			}
 			f.used++
-			f.slab = append(f.slab, Ply{Text: t.Value, Pos: toPos(t.Pos)})
+			// Filled in place: the slab's room is zero already, and a
+			// Ply is large to copy.
+			f.slab = f.slab[:len(f.slab)+1]
 			last = &f.slab[len(f.slab)-1]
+			last.Text, last.Pos = t.Value, toPos(t.Pos)
 			if num != nil {
 				digits := strings.TrimRight(num.Value, ".")
 				dots := len(num.Value) - len(digits)

@@ -74,9 +74,13 @@ type Ply struct {
 	Pos  Pos
 	// Number is the move number written before the ply (HasNumber), with
 	// Continues for the N... form.
-	HasNumber  bool
-	Continues  bool
-	opens      bool // filled in by Check (with round): the ply opens its round
+	HasNumber bool
+	Continues bool
+	// Filled in by Check (or a Builder), beside the flags above so that a
+	// ply, of which a record has hundreds of thousands, stays small.
+	opens      bool  // the ply opens its round
+	leave      bool  // the ply is a seat's leave (engine.Leave): no move number
+	round      int32 // its round (at most MaxGameTokens)
 	Number     int
 	NumberPos  Pos
 	NumberTok  string
@@ -87,8 +91,6 @@ type Ply struct {
 
 	// Filled in by Check (or a Builder).
 	Canon string // canonical spelling
-	round int
-	leave bool // the ply is a seat's leave (engine.Leave): no move number
 }
 
 // grammar: one game. A file is split into games before parsing (see split),

@@ -130,9 +130,9 @@ func (w *wrapper) line(l *Line) {
 		switch {
 		case p.leave:
 		case p.opens:
-			num = strconv.Itoa(p.round) + ". "
+			num = strconv.Itoa(int(p.round)) + ". "
 		case renumber:
-			num = strconv.Itoa(p.round) + "... "
+			num = strconv.Itoa(int(p.round)) + "... "
 		}
 		w.word(num + p.Canon + strings.Join(p.Annots, ""))
 		renumber = p.leave
@@ -222,7 +222,7 @@ func (b *Builder) Play(m engine.Move) error {
 	round, opens := b.c.roundOf(b.round, b.mover, s.ToMove())
 	canon := b.g.Codec.Encode(s, m)
 	leave := outOfTurn(m)
-	b.g.Record.Main.Plies = append(b.g.Record.Main.Plies, &Ply{Text: canon, Canon: canon, round: round, opens: opens, leave: leave})
+	b.g.Record.Main.Plies = append(b.g.Record.Main.Plies, &Ply{Text: canon, Canon: canon, round: int32(round), opens: opens, leave: leave})
 	b.g.Lines = append(b.g.Lines, next)
 	b.g.Moves = append(b.g.Moves, m)
 	b.g.Plies++

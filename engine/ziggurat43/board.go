@@ -154,6 +154,10 @@ func init() {
 	}
 }
 
+// Box returns m as an engine.Move without allocating (the boxed values
+// are made once).
+func Box(m Move) engine.Move { return box(m) }
+
 // box returns m as an engine.Move without allocating.
 func box(m Move) engine.Move {
 	shot := 0

@@ -442,6 +442,17 @@ func (s *State) Apply(em engine.Move) (engine.State, error) {
 	return s.play(m), nil
 }
 
+// Play is Apply for a Move: the position after m, or the engine.Illegal
+// error naming the rule m breaks. It judges m once, so that a caller that
+// reads a ply and plays it (the notation's DecodePlay) does not generate
+// the piece's moves twice.
+func (s *State) Play(m Move) (*State, error) {
+	if !s.legal(m) {
+		return nil, s.diagnose(m)
+	}
+	return s.play(m), nil
+}
+
 // play returns the position after the legal move m.
 func (s *State) play(m Move) *State {
 	n := *s
@@ -469,12 +480,17 @@ func (s *State) Key() string {
 	return string(b[:])
 }
 
-// Hash implements engine.Hasher: the hash of Key's bytes, without building
-// the string.
+// Hash implements engine.Hasher: a hash of the board and the side to
+// move, which Key spells out. Squares off the board are always empty (see
+// Check), so that equal keys mean equal boards and hash alike.
 func (s *State) Hash() uint64 {
-	var b [NumCells + 1]byte
-	s.key(&b)
-	return maphash.Bytes(hashSeed, b[:])
+	return maphash.Comparable(hashSeed, hashed{s.board, s.toMove})
+}
+
+// hashed is what Hash hashes: a value of plain bytes, hashed as memory.
+type hashed struct {
+	board  [NumSquares]Piece
+	toMove uint8
 }
 
 var hashSeed = maphash.MakeSeed()

@@ -97,6 +97,11 @@ func (c *Codec) parseActions(text string) ([]action, error) {
 
 // parseActionsTo is parseActions, appending to acts.
 func (c *Codec) parseActionsTo(acts []action, text string) ([]action, error) {
+	n := len(acts)
+	if out, ok := fastPly(acts, text); ok {
+		return out, nil
+	}
+	acts = acts[:n]
 	for rest, more := text, true; more; {
 		var part string
 		part, rest, more = strings.Cut(rest, ",")
@@ -111,6 +116,62 @@ func (c *Codec) parseActionsTo(acts []action, text string) ([]action, error) {
 		acts = append(acts, a)
 	}
 	return acts, nil
+}
+
+// fastPly reads, in one pass, a ply whose every action has the plain
+// shape (`@c1`, `Ca1-b2`, `a2xb3`) with squares on the board, written in
+// lower case: the actions fastAction reads from each part. It reports
+// false for anything else (the caller then reads the ply part by part);
+// acts may then hold some of the actions.
+func fastPly(acts []action, text string) ([]action, bool) {
+	for i := 0; ; i++ {
+		var a action
+		if i < len(text) && text[i] == '@' {
+			q, ok := boardSquare(text, i+1)
+			if !ok {
+				return acts, false
+			}
+			a = action{kind: '@', from: q, to: q, fromText: text[i+1 : i+3], toText: text[i+1 : i+3]}
+			i += 3
+		} else {
+			a.kind = 's'
+			if i < len(text) && text[i] == 'C' {
+				a.kind = 'C'
+				i++
+			}
+			from, ok := boardSquare(text, i)
+			if !ok || i+2 >= len(text) || text[i+2] != '-' && text[i+2] != 'x' {
+				return acts, false
+			}
+			to, ok := boardSquare(text, i+3)
+			if !ok {
+				return acts, false
+			}
+			a.from, a.fromText, a.to, a.toText = from, text[i:i+2], to, text[i+3:i+5]
+			a.capture = text[i+2] == 'x'
+			i += 5
+		}
+		acts = append(acts, a)
+		if i == len(text) {
+			return acts, true
+		}
+		if text[i] != ',' {
+			return acts, false
+		}
+	}
+}
+
+// boardSquare reads the square at text[i:] when it is one of the board's
+// in lower case (a letter a-d and a digit 1-4, no digit after them).
+func boardSquare(text string, i int) (castles.Square, bool) {
+	if i+1 >= len(text) {
+		return noSquare, false
+	}
+	f, r := text[i], text[i+1]
+	if f < 'a' || f > 'd' || r < '1' || r > '4' || i+2 < len(text) && isDigit(text[i+2]) {
+		return noSquare, false
+	}
+	return castles.Sq(int(f-'a'), int(r-'1')), true
 }
 
 // fastAction reads an action of the plain shape (`@c1`, `Ca1-b2`,

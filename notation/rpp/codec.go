@@ -315,7 +315,7 @@ func (c *Codec) Decode(es engine.State, text string) (engine.Move, error) {
 // Y:time, or its coming back with a new player, Y:takeover (any case).
 func leaveText(text string) (seat int, reason string, ok bool) {
 	t := strings.TrimSpace(text)
-	if len(t) < 3 || t[1] != ':' {
+	if len(t) < 3 || t[1] != ':' || !maybeLeave(t[2]) {
 		return 0, "", false
 	}
 	reason = strings.ToLower(t[2:])
@@ -324,6 +324,13 @@ func leaveText(text string) (seat int, reason string, ok bool) {
 	}
 	seat = strings.IndexByte(rpp.SeatLetters, t[0]&^0x20)
 	return seat, reason, seat >= 0
+}
+
+// maybeLeave reports whether a word starting with c may read as resign,
+// time or takeover in lower case: c is not an ASCII letter other than r and
+// t. It spares lower-casing every ply (R:Lc1-c2) to find the few leaves.
+func maybeLeave(c byte) bool {
+	return c >= utf8.RuneSelf || c|0x20 == 'r' || c|0x20 == 't'
 }
 
 // pieceOn resolves an omitted piece letter: the one piece of the seat to

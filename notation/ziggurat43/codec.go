@@ -74,13 +74,13 @@ func parseFast(text string, p *ply) bool {
 	if j < 0 || j >= len(text) || text[j] != '-' && text[j] != 'x' && text[j] != '^' {
 		return false
 	}
-	p.from, p.fromText = toSquare(text[i:j])
+	p.from, p.fromText = plainSquare(text[i:j])
 	p.op = text[j]
 	k := notation.SquareEnd(text, j+1)
 	if k != len(text) {
 		return false
 	}
-	p.to, p.toText = toSquare(text[j+1 : k])
+	p.to, p.toText = plainSquare(text[j+1 : k])
 	return true
 }
 
@@ -101,6 +101,23 @@ func parse(text string) (*ply, error) {
 	p.from, p.fromText = toSquare(ast.From)
 	p.to, p.toText = toSquare(ast.To)
 	return p, nil
+}
+
+// plainSquare is toSquare for a square of the plain shape (a lower-case
+// letter, then digits: notation.SquareEnd's), read without converting.
+func plainSquare(t string) (ziggurat43.Square, string) {
+	if len(t) > 3 || t[1] == '0' {
+		return ziggurat43.NoSquare, shorten(t)
+	}
+	rank := int(t[1] - '0')
+	if len(t) == 3 {
+		rank = 10*rank + int(t[2]-'0')
+	}
+	q := ziggurat43.MakeSquare(int(t[0]-'a'), rank-1)
+	if !q.IsCell() {
+		return ziggurat43.NoSquare, t
+	}
+	return q, t
 }
 
 // toSquare reads a square token: NoSquare when it names no cell.
@@ -176,42 +193,80 @@ func expected(prefix string) string {
 
 // Decode reads one ply as a player wrote it and resolves it against s.
 func (c *Codec) Decode(es engine.State, text string) (engine.Move, error) {
-	if err := notation.CheckPlyLength(text); err != nil {
+	s, p, m, err := c.read(es, text)
+	if err != nil {
 		return nil, err
+	}
+	if err := s.Validate(m); err != nil {
+		return nil, err
+	}
+	if err := c.captures(s, p, m); err != nil {
+		return nil, err
+	}
+	return ziggurat43.Box(m), nil
+}
+
+var _ notation.Resolver = (*Codec)(nil)
+
+// DecodePlay is Decode that also returns the position the move leads to
+// (notation.Resolver): judging the move and playing it are one pass of
+// the engine.
+func (c *Codec) DecodePlay(es engine.State, text string) (engine.Move, engine.State, error) {
+	s, p, m, err := c.read(es, text)
+	if err != nil {
+		return nil, nil, err
+	}
+	next, err := s.Play(m)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := c.captures(s, p, m); err != nil {
+		return nil, nil, err
+	}
+	return ziggurat43.Box(m), next, nil
+}
+
+// read parses text and makes its move in s, refusing what no position
+// could make legal there (a square off the board, no piece of the mover,
+// another piece than the letter names).
+func (c *Codec) read(es engine.State, text string) (*ziggurat43.State, *ply, ziggurat43.Move, error) {
+	if err := notation.CheckPlyLength(text); err != nil {
+		return nil, nil, ziggurat43.Move{}, err
 	}
 	var fp ply
 	p := &fp
 	var err error
 	if !parseFast(text, p) {
 		if p, err = c.parse(text); err != nil {
-			return nil, err
+			return nil, nil, ziggurat43.Move{}, err
 		}
 	}
 	s, ok := es.(*ziggurat43.State)
 	if !ok {
-		return nil, fmt.Errorf("ziggurat43: not a ziggurat43 position: %T", es)
+		return nil, nil, ziggurat43.Move{}, fmt.Errorf("ziggurat43: not a ziggurat43 position: %T", es)
 	}
 	if p.from == ziggurat43.NoSquare {
-		return nil, engine.Illegal(ziggurat43.ErrNoSuchSquare, p.fromText)
+		return nil, nil, ziggurat43.Move{}, engine.Illegal(ziggurat43.ErrNoSuchSquare, p.fromText)
 	}
 	if p.to == ziggurat43.NoSquare {
-		return nil, engine.Illegal(ziggurat43.ErrNoSuchSquare, p.toText)
+		return nil, nil, ziggurat43.Move{}, engine.Illegal(ziggurat43.ErrNoSuchSquare, p.toText)
 	}
 	pc, err := s.Mover(p.from)
 	if err != nil {
-		return nil, err
+		return nil, nil, ziggurat43.Move{}, err
 	}
 	if p.kind != ziggurat43.NoKind && pc.Kind() != p.kind {
-		return nil, engine.Illegal(ErrWrongPiece, p.from, pc.Kind(), p.kind)
+		return nil, nil, ziggurat43.Move{}, engine.Illegal(ErrWrongPiece, p.from, pc.Kind(), p.kind)
 	}
-	m := ziggurat43.Move{From: p.from, To: p.to, Shot: p.op == '^'}
-	if err := s.Validate(m); err != nil {
-		return nil, err
-	}
+	return s, p, ziggurat43.Move{From: p.from, To: p.to, Shot: p.op == '^'}, nil
+}
+
+// captures refuses an x on the legal move m that captures nothing.
+func (c *Codec) captures(s *ziggurat43.State, p *ply, m ziggurat43.Move) error {
 	if p.op == 'x' && !s.Captures(m) {
-		return nil, engine.Illegal(ErrNoCapture, c.Encode(s, m))
+		return engine.Illegal(ErrNoCapture, c.Encode(s, m))
 	}
-	return m, nil
+	return nil
 }
 
 // The rules Decode names beyond the engine's own.
