@@ -746,7 +746,7 @@ func (s *session) compose(d *draft) *archive.Outgoing {
 		Date: s.now,
 	}
 	// Whoever does not play a game reads its players' names, never their
-	// addresses (README: what a stranger can see).
+	// addresses (docs/OPERATING.md: what a stranger can see).
 	var hidden []*game
 	for _, x := range append([]*game{g}, d.blocks...) {
 		if x != nil && !x.public && x.seatOf(d.to.Addr) < 0 && !slices.Contains(hidden, x) {
