@@ -11,7 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"pbem/engine/score"
+	"pbem/archive/score"
 	"pbem/notation"
 )
 

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"pbem/engine/score"
+	"pbem/archive/score"
 	"pbem/notation"
 )
 

@@ -905,14 +905,11 @@ type game struct {
 }
 
 // publicName is how a seat's player is shown to those who do not play the
-// game: the display name, else the address's local part ("bob").
+// game: the display name, else the address's local part ("bob"), by the
+// web's one rule (archive.PublicName).
 func (g *game) publicName(seat int) string {
 	p := g.Seats[seat].Player
-	if p.Name != "" {
-		return p.Name
-	}
-	local, _, _ := strings.Cut(p.Addr, "@")
-	return local
+	return archive.PublicName(p.Name + " <" + p.Addr + ">")
 }
 
 // redact replaces the players' addresses in text by their public names:

@@ -11,8 +11,8 @@ import (
 // allowed says which of our packages and which modules a package may import
 // (ARCHITECTURE.md): engine < engine/<game>; engine, engine/<game>,
 // participle < notation < notation/<game>; engine, notation, archive <
-// referee, but engine and engine/score only < referee/tournament (pure rules
-// of pairing and standings; engine/score, the one scoring, also < archive); SQLite, pgx (PostgreSQL) and confusables (TR39 skeletons of names) < archive; go-imap, go-smtp, go-message, golang.org/x/net/html and publicsuffix < mail;
+// referee, but engine and archive/score (the one scoring, pure) only <
+// referee/tournament (pure rules of pairing and standings); SQLite, pgx (PostgreSQL) and confusables (TR39 skeletons of names) < archive; go-imap, go-smtp, go-message, golang.org/x/net/html and publicsuffix < mail;
 // klauspost/compress < engine/picture; everything < cmd. The standard library is always allowed. Test files are
 // not checked.
 func allowed(pkg, imp string) bool {
@@ -57,11 +57,11 @@ func allowed(pkg, imp string) bool {
 	case pkg == "pbem/archive/archivetest": // test support: a fresh store of each backend
 		return imp == "pbem/archive" || imp == "pbem/archive/pgtest"
 	case strings.HasPrefix(pkg, "pbem/archive"):
-		return imp == "pbem/engine" || imp == "pbem/engine/score" || imp == "pbem/notation" || strings.HasPrefix(imp, "pbem/archive") ||
+		return imp == "pbem/engine" || imp == "pbem/notation" || strings.HasPrefix(imp, "pbem/archive") ||
 			strings.HasPrefix(imp, "modernc.org/sqlite") || strings.HasPrefix(imp, "github.com/jackc/pgx/v5") ||
 			imp == "golang.org/x/text/unicode/norm" || imp == "github.com/mtibben/confusables"
 	case pkg == "pbem/referee/tournament":
-		return imp == "pbem/engine" || imp == "pbem/engine/score"
+		return imp == "pbem/engine" || imp == "pbem/archive/score"
 	case strings.HasPrefix(pkg, "pbem/referee"):
 		_, eg := game(imp, "pbem/engine")
 		_, ng := game(imp, "pbem/notation")

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"pbem/engine/score"
+	"pbem/archive/score"
 )
 
 // Format is the kind of tournament.

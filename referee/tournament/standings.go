@@ -9,7 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"pbem/engine/score"
+	"pbem/archive/score"
 )
 
 // Standings is the table of an event after the results so far.

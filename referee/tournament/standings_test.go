@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"pbem/engine/score"
+	"pbem/archive/score"
 )
 
 // game returns an ended two-player game: "1-0", "0-1" or "1/2".

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	scoring "pbem/engine/score"
+	scoring "pbem/archive/score"
 )
 
 // TRF is the FIDE tournament report format (TRF16), the file that pairing
