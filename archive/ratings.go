@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"pbem/archive/score"
 	"pbem/notation"
 )
 
@@ -49,7 +50,7 @@ type Ratings struct {
 type ratedGame struct {
 	id    int64
 	day   string
-	pairs []pairing
+	pairs []score.Result
 	seats []string // player keys of the seats with results, once each
 }
 
@@ -83,7 +84,7 @@ func (s *Store) RatingsOf(ctx context.Context, lookup notation.Lookup, f Filter)
 		for _, sd := range fd.Sides {
 			if strings.HasSuffix(sd.Player, PlayedByComputer) {
 				k := identityKey(sd.Player)
-				ps = slices.DeleteFunc(ps, func(p pairing) bool { return p.a == k || p.b == k })
+				ps = slices.DeleteFunc(ps, func(p score.Result) bool { return p.A == k || p.B == k })
 			}
 		}
 		if len(ps) == 0 {
@@ -91,7 +92,7 @@ func (s *Store) RatingsOf(ctx context.Context, lookup notation.Lookup, f Filter)
 		}
 		rg := ratedGame{id: fd.ID, day: day(fd.Date), pairs: ps}
 		for _, p := range ps {
-			for _, k := range []string{p.a, p.b} {
+			for _, k := range []string{p.A, p.B} {
 				if !slices.Contains(rg.seats, k) {
 					rg.seats = append(rg.seats, k)
 				}
@@ -162,13 +163,13 @@ func rate(players map[string]*Rating, g ratedGame) {
 	sum := map[string]float64{} // sum of score - expected
 	n := map[string]int{}       // pairs
 	for _, p := range g.pairs {
-		ra, rb := players[p.a].Rating, players[p.b].Rating
-		sa := float64(p.points) / 2
+		ra, rb := players[p.A].Rating, players[p.B].Rating
+		sa := float64(p.Points) / 2
 		ea := Expected(ra, rb)
-		sum[p.a] += sa - ea
-		sum[p.b] += (1 - sa) - (1 - ea)
-		n[p.a]++
-		n[p.b]++
+		sum[p.A] += sa - ea
+		sum[p.B] += (1 - sa) - (1 - ea)
+		n[p.A]++
+		n[p.B]++
 	}
 	for _, k := range g.seats {
 		r := players[k]

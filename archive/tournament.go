@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"pbem/archive/score"
 	"pbem/notation"
 )
 
@@ -57,41 +58,21 @@ func (s *Standing) Score() float64 { return float64(s.Points) / 2 }
 // scored against them times their score.
 func (s *Standing) TieBreak() float64 { return float64(s.SB) / 4 }
 
-// pairing is one pairwise result: a against b, a's points in half points.
-type pairing struct {
-	a, b   string
-	points int
-}
-
 // pairings returns a decided game's pairwise results by identityKey; nil
 // when the game gives none.
-func pairings(fd *Found) []pairing {
+func pairings(fd *Found) []score.Result {
 	if len(fd.Sides) < 2 {
 		return nil
 	}
-	for _, sd := range fd.Sides {
+	keys := make([]string, len(fd.Sides))
+	ranks := make([]int, len(fd.Sides))
+	for i, sd := range fd.Sides {
 		if sd.Rank == 0 {
 			return nil // unfinished
 		}
+		keys[i], ranks[i] = identityKey(sd.Player), sd.Rank
 	}
-	var ps []pairing
-	for i, x := range fd.Sides {
-		for _, y := range fd.Sides[i+1:] {
-			kx, ky := identityKey(x.Player), identityKey(y.Player)
-			if kx == "" || ky == "" || kx == ky {
-				continue
-			}
-			pts := 1
-			switch {
-			case x.Rank < y.Rank:
-				pts = 2
-			case x.Rank > y.Rank:
-				pts = 0
-			}
-			ps = append(ps, pairing{kx, ky, pts})
-		}
-	}
-	return ps
+	return score.Pairs(keys, ranks, func(a, b string) bool { return a != "" && b != "" && a != b })
 }
 
 // names gives each player key a display name: the name part of the tag it
@@ -145,7 +126,7 @@ func (s *Store) Crosstable(ctx context.Context, lookup notation.Lookup, event st
 		}
 		return st
 	}
-	type game []pairing
+	type game []score.Result
 	var games []game
 	var nm names
 	first := true
@@ -161,7 +142,7 @@ func (s *Store) Crosstable(ctx context.Context, lookup notation.Lookup, event st
 		games = append(games, ps)
 		in := map[string]bool{}
 		for _, p := range ps {
-			in[p.a], in[p.b] = true, true
+			in[p.A], in[p.B] = true, true
 		}
 		for _, sd := range fd.Sides {
 			if k := identityKey(sd.Player); in[k] {
@@ -175,17 +156,15 @@ func (s *Store) Crosstable(ctx context.Context, lookup notation.Lookup, event st
 		return nil, err
 	}
 	t.Games = len(games)
+	points, sb := map[string]int{}, map[string]int{}
 	for _, g := range games {
-		for _, p := range g {
-			row(p.a).Points += p.points
-			row(p.b).Points += 2 - p.points
-		}
+		score.Add(points, g)
 	}
 	for _, g := range games {
-		for _, p := range g {
-			row(p.a).SB += p.points * rows[p.b].Points
-			row(p.b).SB += (2 - p.points) * rows[p.a].Points
-		}
+		score.SonnebornBerger(sb, g, points)
+	}
+	for k, st := range rows {
+		st.Points, st.SB = points[k], sb[k]
 	}
 	display := nm.resolve()
 	for _, k := range keys {
@@ -204,23 +183,21 @@ func (s *Store) Crosstable(ctx context.Context, lookup notation.Lookup, event st
 		}
 		return strings.Compare(a.Key, b.Key)
 	})
+	ranks := score.Ranks(len(t.Players), func(i, j int) bool {
+		return t.Players[i].Points == t.Players[j].Points && t.Players[i].SB == t.Players[j].SB
+	})
 	at := map[string]int{}
 	for i, st := range t.Players {
 		at[st.Key] = i
-		st.Rank = i + 1
-		if i > 0 {
-			if prev := t.Players[i-1]; prev.Points == st.Points && prev.SB == st.SB {
-				st.Rank = prev.Rank
-			}
-		}
+		st.Rank = ranks[i]
 		st.Results = make([]string, len(t.Players))
 	}
 	sym := [3]string{"0", "=", "1"}
 	for _, g := range games {
 		for _, p := range g {
-			a, b := rows[p.a], rows[p.b]
-			a.Results[at[p.b]] += sym[p.points]
-			b.Results[at[p.a]] += sym[2-p.points]
+			a, b := rows[p.A], rows[p.B]
+			a.Results[at[p.B]] += sym[p.Points]
+			b.Results[at[p.A]] += sym[2-p.Points]
 		}
 	}
 	return t, nil
@@ -233,9 +210,6 @@ func plural(n int, noun string) string {
 	}
 	return strconv.Itoa(n) + " " + noun + "s"
 }
-
-func formatScore(half int) string { return strconv.FormatFloat(float64(half)/2, 'f', 1, 64) }
-func formatSB(quarter int) string { return strconv.FormatFloat(float64(quarter)/4, 'f', 2, 64) }
 
 // WriteText writes the crosstable as an aligned plain-text table: a title
 // line, a blank line, a header, then one row per player with its rank, name,
@@ -261,7 +235,7 @@ func (t *Crosstable) WriteText(w io.Writer) error {
 			}
 			r = append(r, res)
 		}
-		r = append(r, strconv.Itoa(st.Games), formatScore(st.Points), formatSB(st.SB))
+		r = append(r, strconv.Itoa(st.Games), score.Half(st.Points), score.Quarter(st.SB))
 		table = append(table, r)
 	}
 	width := make([]int, len(header))
@@ -313,9 +287,9 @@ func (t *Crosstable) WriteCSV(w io.Writer) error {
 				continue
 			}
 			half := 2*strings.Count(res, "1") + strings.Count(res, "=")
-			r = append(r, formatScore(half))
+			r = append(r, score.Half(half))
 		}
-		r = append(r, strconv.Itoa(st.Games), formatScore(st.Points), formatSB(st.SB))
+		r = append(r, strconv.Itoa(st.Games), score.Half(st.Points), score.Quarter(st.SB))
 		cw.Write(r)
 	}
 	cw.Flush()

@@ -319,7 +319,7 @@ func (s *Store) RatingHistories(ctx context.Context, lookup notation.Lookup, f F
 		}
 		rg := ratedGame{id: fd.ID, day: day(fd.Date), pairs: ps}
 		for _, p := range ps {
-			for _, k := range []string{p.a, p.b} {
+			for _, k := range []string{p.A, p.B} {
 				if !slices.Contains(rg.seats, k) {
 					rg.seats = append(rg.seats, k)
 				}

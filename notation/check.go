@@ -462,6 +462,10 @@ type Checked struct {
 	Problems []*Problem
 	// Offset of the game's first byte in the file, for progress reports.
 	Offset int
+	// Start is the offset of the game's first token in the file (its
+	// first tag), where a copy of the game as written begins; it ends
+	// where the next game's Start is, or at the end of the file.
+	Start int
 	// Typography counts the typographic characters of the game read as
 	// what they stand for (typography.go): an en dash as "-", a curly quote
 	// as '"', a no-break space as a blank.

@@ -157,6 +157,9 @@ func (c *Checker) cut(file string, r io.Reader, spare chan []lexer.Token, send f
 
 func (c *Checker) check(file string, g chunk) *Checked {
 	ch := &Checked{Index: g.n, Typography: g.typo}
+	if len(g.toks) > 0 {
+		ch.Start = g.toks[0].Pos.Offset
+	}
 	p := g.problem
 	var r *Record
 	if p == nil {

@@ -765,7 +765,7 @@ func (s *session) compose(d *draft) *archive.Outgoing {
 		Date: s.now,
 	}
 	// Whoever does not play a game reads its players' names, never their
-	// addresses (README: what a stranger can see).
+	// addresses (docs/OPERATING.md: what a stranger can see).
 	var hidden []*game
 	for _, x := range append([]*game{g}, d.blocks...) {
 		if x != nil && !x.public && x.seatOf(d.to.Addr) < 0 && !slices.Contains(hidden, x) {
@@ -928,14 +928,11 @@ type game struct {
 }
 
 // publicName is how a seat's player is shown to those who do not play the
-// game: the display name, else the address's local part ("bob").
+// game: the display name, else the address's local part ("bob"), by the
+// web's one rule (archive.PublicName).
 func (g *game) publicName(seat int) string {
 	p := g.Seats[seat].Player
-	if p.Name != "" {
-		return p.Name
-	}
-	local, _, _ := strings.Cut(p.Addr, "@")
-	return local
+	return archive.PublicName(p.Name + " <" + p.Addr + ">")
 }
 
 // redact replaces the players' addresses in text by their public names:

@@ -118,7 +118,11 @@ func runAdmin(c *cli, args []string) int {
 	as := fs.String("as", "", "operator `name` in the audit (default: $SUDO_USER, else $USER)")
 	usage := func(w io.Writer) { c.adminUsage(w); fs.SetOutput(w); fs.PrintDefaults() }
 	fs.Usage = func() {} // printed below, once
-	if err := fs.Parse(args); err != nil {
+	// admin's own flags may come before or after the command and its
+	// words (pbem admin games --data DIR as pbem admin --data DIR games);
+	// the command's flags stay with it.
+	own, words := pluckFlags(fs, args)
+	if err := fs.Parse(own); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			usage(c.stdout)
 			return 0
@@ -126,10 +130,14 @@ func runAdmin(c *cli, args []string) int {
 		usage(c.stderr)
 		return 2
 	}
-	words := fs.Args()
+	words = append(words, fs.Args()...)
 	if len(words) == 0 {
 		usage(c.stderr)
 		return 2
+	}
+	if w := words[0]; w == "-h" || w == "-help" || w == "--help" || w == "help" {
+		usage(c.stdout)
+		return 0
 	}
 	cfg, err := operatorConfig(*config, *data)
 	if err != nil {
@@ -179,6 +187,33 @@ func runAdmin(c *cli, args []string) int {
 	}
 	fmt.Fprintf(c.stdout, "%s\n", text)
 	return 0
+}
+
+// pluckFlags takes the flags fs defines, with their values, out of args
+// wherever they stand (up to a "--"), and returns them apart from the rest,
+// which keep their order.
+func pluckFlags(fs *flag.FlagSet, args []string) (own, rest []string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return own, append(rest, args[i:]...)
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		f := fs.Lookup(name)
+		if !strings.HasPrefix(a, "-") || f == nil {
+			rest = append(rest, a)
+			continue
+		}
+		own = append(own, a)
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			continue
+		}
+		if !hasValue && i+1 < len(args) {
+			i++
+			own = append(own, args[i])
+		}
+	}
+	return own, rest
 }
 
 func (c *cli) adminGames(ctx context.Context, store *archive.Store, args []string) int {

@@ -109,6 +109,19 @@ AND body LIKE '%The referee''s operator gave%'`).Scan(&n))
 	code, out, _ = run(t, "", "admin", "--data", dir, "games", "--player", "carol@pbem.local")
 	require.Equal(t, 0, code)
 	assert.NotContains(t, out, "castles", "carol plays no game")
+	// admin's own flags may also follow the command and its words.
+	for _, args := range [][]string{
+		{"admin", "games", "--data", dir},
+		{"admin", "games", "--active", "--data=" + dir},
+		{"admin", "game", "1", "--as", "tester", "--data", dir},
+	} {
+		code, out, errs := run(t, "", args...)
+		assert.Equal(t, 0, code, "%v: %s", args, errs)
+		assert.Contains(t, out, "castles", args)
+	}
+	code, _, errs = run(t, "", "admin", "games", "--data")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "flag needs an argument: -data")
 
 	file := filepath.Join(t.TempDir(), "backup.db")
 	code, out, errs = run(t, "", "backup", file, "--data", dir)

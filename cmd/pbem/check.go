@@ -2,11 +2,14 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"os"
 	"runtime/debug"
 	"slices"
+	"strconv"
+	"strings"
 
 	"pbem/notation"
 	"pbem/referee"
@@ -102,41 +105,97 @@ func runCheck(c *cli, args []string) int {
 }
 
 // checkFix checks a file as `pbem check` does (each sees every game) and
-// rewrites it with its repairs (see formatRecords) when it has some and no
-// game is left invalid. It streams: each game is written to the
+// rewrites it with its repairs: each game with a unique repair (see
+// formatGame) or none needed is written in canonical form, and each game
+// --fix cannot repair is copied as it was written, byte for byte (read
+// again from the file), so that one game without a unique repair does
+// not keep the others broken. It streams: each game is written to the
 // replacement as it is checked, so that its memory does not grow with the
-// file; the replacement is renamed into place only at the end.
+// file; the replacement is renamed into place only at the end, and only
+// when something was repaired.
 func (c *cli) checkFix(out io.Writer, f, name string, in io.Reader, each func(*notation.Checked)) error {
 	a, err := createAtomic(f)
 	if err != nil {
 		return err
 	}
 	defer a.abort()
-	bad, repaired := 0, 0
-	checker := &notation.Checker{Lookup: referee.Lookup} // canonical spellings: the games are written
-	err = checker.Run(name, in, func(ch *notation.Checked) {
-		each(ch)
-		ok, n := formatGame(a, ch, true)
-		if !ok {
-			bad++
-		}
-		repaired += n
-	})
+	raw, err := os.Open(f)
 	if err != nil {
 		return err
 	}
-	switch {
-	case repaired == 0:
-		fmt.Fprintf(out, "%s: nothing repaired%s\n", name, fixNote(bad > 0))
-	case bad > 0:
-		fmt.Fprintf(out, "%s: not rewritten: %d games have problems --fix does not repair%s\n", name, bad, fixNote(true))
-	default:
-		if err := a.commit(); err != nil {
+	defer raw.Close()
+	var left []int                   // the numbers of the games left as written
+	pending, start := false, 0       // a game left as written, from start to the next game
+	copyRaw := func(end int) error { // raw[start:end], or to the end when end < 0
+		if _, err := raw.Seek(int64(start), io.SeekStart); err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "%s: repaired %s and rewrote the file in canonical form\n", name, count(repaired, "ply"))
+		var r io.Reader = raw
+		if end >= 0 {
+			r = io.LimitReader(raw, int64(end-start))
+		}
+		_, err := io.Copy(a, r)
+		return err
 	}
+	var copyErr error
+	repaired := 0
+	checker := &notation.Checker{Lookup: referee.Lookup} // canonical spellings: the games are written
+	err = checker.Run(name, in, func(ch *notation.Checked) {
+		each(ch)
+		if pending && copyErr == nil {
+			copyErr = copyRaw(ch.Start)
+			pending = false
+		}
+		var buf bytes.Buffer
+		ok, n := formatGame(&buf, ch, true)
+		if !ok {
+			left = append(left, ch.Index)
+			pending, start = true, ch.Start
+			return
+		}
+		a.Write(buf.Bytes())
+		repaired += n
+	})
+	if err == nil && pending {
+		err = copyRaw(-1)
+	}
+	if err == nil {
+		err = copyErr
+	}
+	if err != nil {
+		return err
+	}
+	leftNote := ""
+	if len(left) > 0 {
+		leftNote = fmt.Sprintf("; %s left as written (%s)%s", count(len(left), "game"), gameNumbers(left), fixNote(true))
+	}
+	if repaired == 0 {
+		fmt.Fprintf(out, "%s: nothing repaired%s\n", name, leftNote)
+		return nil
+	}
+	if err := a.commit(); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "%s: repaired %s and rewrote the file in canonical form%s\n", name, count(repaired, "ply"), leftNote)
 	return nil
+}
+
+// gameNumbers names games by their numbers in the file: "game 3",
+// "games 3, 7 and 9", the first ten of a longer list and how many more.
+func gameNumbers(ns []int) string {
+	const most = 10
+	var parts []string
+	for i, n := range ns {
+		if i == most {
+			parts = append(parts, fmt.Sprintf("%d more", len(ns)-most))
+			break
+		}
+		parts = append(parts, strconv.Itoa(n))
+	}
+	if len(ns) == 1 {
+		return "game " + parts[0]
+	}
+	return "games " + strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
 
 // read returns a file's display name and contents; "-" is standard input.

@@ -90,6 +90,29 @@ func TestCheckFix(t *testing.T) {
 	assert.Contains(t, errs, "standard input")
 }
 
+// TestCheckFixPerGame: --fix repairs every game it can and copies a game
+// without a unique repair byte for byte, naming it, so that one such game
+// does not keep the others broken.
+func TestCheckFixPerGame(t *testing.T) {
+	amb := strings.Replace(typed(t, 0), "40. Cg2-f2 Sj3-i4 *", "40. Cg2-f2 Sj3-i9 *", 1)
+	amb = strings.Replace(amb, "[Game ", "[Xnote \"kept\"]   \n[Game ", 1) // not canonical: must stay so
+	file := filepath.Join(t.TempDir(), "three.pgn")
+	require.NoError(t, os.WriteFile(file, []byte(typed(t, 1)+"\n"+amb+"\n"+typed(t, 1)), 0o644))
+	code, out, _ := run(t, "", "check", "--fix", file)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, out, file+": repaired 2 plies and rewrote the file in canonical form; 1 game left as written (game 2)")
+	fixed, err := os.ReadFile(file)
+	require.NoError(t, err)
+	assert.Contains(t, string(fixed), amb, "game 2 as it was written")
+	assert.Equal(t, 2, strings.Count(strings.Join(strings.Fields(string(fixed)), " "), "{pbem --fix: written Hc1-e3}"))
+	code, out, _ = run(t, "", "check", file)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, out, "checked 3 games")
+	assert.Contains(t, out, ": 1 errors")
+	assert.Equal(t, "games 1, 2 and 3", gameNumbers([]int{1, 2, 3}))
+	assert.Equal(t, "games 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 and 2 more", gameNumbers([]int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}))
+}
+
 // A record typed in a word processor checks, with one line saying how many
 // characters were read as their plain forms; fmt writes them plain.
 func TestCheckTypography(t *testing.T) {

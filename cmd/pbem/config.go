@@ -122,7 +122,7 @@ const (
 	defaultSMTPConnections = 8
 )
 
-// exampleConfig is documented in the README; TestExampleConfig keeps the
+// exampleConfig is documented in docs/OPERATING.md; TestExampleConfig keeps the
 // two in step.
 const exampleConfig = `# pbem serve --config pbem.yaml
 data_dir: /var/lib/pbem

@@ -19,9 +19,28 @@ func TestExampleConfig(t *testing.T) {
 	assert.Equal(t, "imap.example.org:993", c.IMAP.Addr)
 	assert.Equal(t, 60*time.Second, c.IMAP.PollInterval)
 	assert.Equal(t, "PBEM_SMTP_PASSWORD", c.SMTP.PasswordEnv)
+	doc, err := os.ReadFile("../../docs/OPERATING.md")
+	require.NoError(t, err)
+	assert.Contains(t, string(doc), exampleConfig, "docs/OPERATING.md shows the example configuration")
+}
+
+// TestReadmeConfig: the README's minimal configuration for a real mailbox
+// loads, and names the settings it promises.
+func TestReadmeConfig(t *testing.T) {
 	readme, err := os.ReadFile("../../README.md")
 	require.NoError(t, err)
-	assert.Contains(t, string(readme), exampleConfig, "the README shows the example configuration")
+	_, rest, ok := strings.Cut(string(readme), "```yaml\n")
+	require.True(t, ok, "the README has a yaml block")
+	yaml, _, ok := strings.Cut(rest, "```")
+	require.True(t, ok)
+	f := filepath.Join(t.TempDir(), "pbem.yaml")
+	require.NoError(t, os.WriteFile(f, []byte(yaml), 0o600))
+	c, err := loadConfig(f)
+	require.NoError(t, err)
+	assert.Equal(t, "referee@example.org", c.Referee.Address)
+	assert.Equal(t, "imap.example.org:993", c.IMAP.Addr)
+	assert.Equal(t, "smtp.example.org:587", c.SMTP.Addr)
+	assert.Equal(t, "https://pbem.example.org", c.Web.BaseURL)
 }
 
 func TestBadConfig(t *testing.T) {

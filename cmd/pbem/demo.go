@@ -223,14 +223,19 @@ func playByMail(ctx context.Context, w io.Writer, ref string, ps []*player, code
 	return nil
 }
 
-// writeMails writes the mails ps got, as received, into dir (nothing when
-// dir is ""): GAME-NN-ADDRESS.eml.
+// writeMails writes the mails ps got since the game began (their last
+// skip), as received, into dir (nothing when dir is ""):
+// GAME-NN-ADDRESS.eml. The mailboxes are shared by every game of the demo,
+// so what came before the game belongs to the games before it.
 func writeMails(dir, game string, ps []*player) error {
 	if dir == "" {
 		return nil
 	}
 	for _, p := range ps {
-		for i, m := range p.inbox {
+		if _, err := p.fetch(); err != nil {
+			return err
+		}
+		for i, m := range p.inbox[p.since:] {
 			name := fmt.Sprintf("%s-%02d-%s.eml", game, i+1, strings.ReplaceAll(p.addr, "@", "_at_"))
 			if err := os.WriteFile(filepath.Join(dir, name), m.Raw, 0o644); err != nil {
 				return err

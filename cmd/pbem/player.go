@@ -25,6 +25,7 @@ type player struct {
 	lastUID            imap.UID
 	inbox              []*mail.Inbound // everything read so far
 	next               int             // inbox[next:] not yet taken by wait
+	since              int             // inbox[since:] arrived after the last skip
 }
 
 // send mails text to the referee (to), answering m when it is not nil
@@ -134,5 +135,6 @@ func (p *player) skip() error {
 		return err
 	}
 	p.next = len(p.inbox)
+	p.since = len(p.inbox)
 	return nil
 }

@@ -54,7 +54,7 @@ const (
 
 func runServe(c *cli, args []string) int {
 	fs := c.flags("serve")
-	config := fs.String("config", "", "configuration `file` (YAML, see the README); without one, pbem runs its own mail servers on loopback")
+	config := fs.String("config", "", "configuration `file` (YAML, see docs/OPERATING.md); without one, pbem runs its own mail servers on loopback")
 	data := fs.String("data", "", "data `dir`ectory (default: the config's data_dir, else ./pbem-data)")
 	httpAddr := fs.String("http", "", "loopback `addr`ess of /healthz and /metrics (default 127.0.0.1:8025)")
 	webAddr := fs.String("web", "", "`addr`ess of the read-only game pages (default: the config's web.addr; without a config 127.0.0.1:8026; \"off\": none)")

@@ -82,10 +82,8 @@ var (
 // A state's cells follow it in the same allocation, as many as its board
 // has (newState): a position of square7 is about half the bytes of one of
 // the octagon, and Apply allocates one per ply. The state reaches them by
-// a slice into its own box: reading them through unsafe pointer arithmetic
-// instead (no slice, so no pointer for the collector to scan) saved 3% of
-// an rpp playout (BenchmarkPlayouts, 14 paired runs), too little to keep
-// unsafe code for.
+// a slice into its own box (safe code: unsafe pointer arithmetic would
+// spare the collector a pointer, for too little to be worth it).
 type (
 	box25 struct {
 		s State

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"pbem/archive/score"
 )
 
 // Format is the kind of tournament.
@@ -323,7 +325,7 @@ func (e *Event) Check() error {
 		}
 		for k, p := range v {
 			if p < 0 {
-				return fmt.Errorf("tournament: %q has %s virtual points in round %d; want 0 or more", id, half(p), k+1)
+				return fmt.Errorf("tournament: %q has %s virtual points in round %d; want 0 or more", id, score.Half(p), k+1)
 			}
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"pbem/archive/score"
 )
 
 // Standings is the table of an event after the results so far.
@@ -86,33 +88,35 @@ func (e *Event) Standings() (*Standings, error) {
 	for _, b := range e.byesSoFar() {
 		rows[b.Player].Byes++
 	}
+	points := map[string]int{}
+	for id, r := range rows {
+		points[id] = r.Points
+	}
 	buch := map[string][]int{}
+	sb := map[string]int{}
 	for _, g := range e.Games {
 		if !g.Ended() {
 			continue
 		}
-		for i, id := range g.Players {
+		for _, id := range g.Players {
 			r := rows[id]
 			r.Games++
 			if g.Forfeit {
 				r.Forfeits++
-				continue
-			}
-			for j, o := range g.Players {
-				if j == i {
-					continue
-				}
-				pts := 0
-				switch {
-				case g.Ranks[i] < g.Ranks[j]:
-					pts = 2
-				case g.Ranks[i] == g.Ranks[j]:
-					pts = 1
-				}
-				r.SB += pts * rows[o].Points
-				buch[id] = append(buch[id], rows[o].Points)
 			}
 		}
+		if g.Forfeit {
+			continue // adds nothing to Sonneborn-Berger; Buchholz counts it below
+		}
+		rs := score.Pairs(g.Players, g.Ranks, nil)
+		score.SonnebornBerger(sb, rs, points)
+		for _, res := range rs {
+			buch[res.A] = append(buch[res.A], points[res.B])
+			buch[res.B] = append(buch[res.B], points[res.A])
+		}
+	}
+	for id, r := range rows {
+		r.SB = sb[id]
 	}
 	for _, r := range st.Players {
 		vs := buch[r.Player.ID]
@@ -136,11 +140,9 @@ func (e *Event) Standings() (*Standings, error) {
 	slices.SortStableFunc(st.Players, func(a, b *Standing) int {
 		return cmp.Or(slices.Compare(keys(b), keys(a)), cmp.Compare(a.Seed, b.Seed))
 	})
+	ranks := score.Ranks(len(st.Players), func(i, j int) bool { return slices.Equal(keys(st.Players[i]), keys(st.Players[j])) })
 	for i, r := range st.Players {
-		r.Rank = i + 1
-		if i > 0 && slices.Equal(keys(st.Players[i-1]), keys(r)) {
-			r.Rank = st.Players[i-1].Rank
-		}
+		r.Rank = ranks[i]
 	}
 	return st, nil
 }
@@ -156,12 +158,6 @@ func (e *Event) completed() int {
 	}
 	return last
 }
-
-// half formats half points: 2.5, 3.0.
-func half(h int) string { return strconv.FormatFloat(float64(h)/2, 'f', 1, 64) }
-
-// quarter formats quarter points: 3.25.
-func quarter(q int) string { return strconv.FormatFloat(float64(q)/4, 'f', 2, 64) }
 
 // MaxWidth is the widest line WriteText writes.
 const MaxWidth = 72
@@ -183,7 +179,7 @@ func (s *Standings) WriteText(w io.Writer) error {
 	}
 	table := [][]string{header}
 	for _, r := range s.Players {
-		row := []string{strconv.Itoa(r.Rank), r.Player.Name, half(r.Points), strconv.Itoa(r.Games)}
+		row := []string{strconv.Itoa(r.Rank), r.Player.Name, score.Half(r.Points), strconv.Itoa(r.Games)}
 		if row[1] == "" {
 			row[1] = r.Player.ID
 		}
@@ -191,9 +187,9 @@ func (s *Standings) WriteText(w io.Writer) error {
 			row = append(row, strconv.Itoa(r.Byes))
 		}
 		if s.Format == Swiss {
-			row = append(row, half(r.Buchholz), half(r.MedianBuchholz))
+			row = append(row, score.Half(r.Buchholz), score.Half(r.MedianBuchholz))
 		} else {
-			row = append(row, quarter(r.SB))
+			row = append(row, score.Quarter(r.SB))
 		}
 		if r.Withdrawn {
 			row = append(row, "withdrew")

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"pbem/archive/score"
 )
 
 // game returns an ended two-player game: "1-0", "0-1" or "1/2".
@@ -138,7 +140,7 @@ func TestStandingsTables(t *testing.T) {
 	}
 	got := ""
 	for _, r := range st.Players {
-		got += r.Player.ID + ":" + half(r.Points) + "/" + quarter(r.SB) + "#" + string(rune('0'+r.Rank)) + " "
+		got += r.Player.ID + ":" + score.Half(r.Points) + "/" + score.Quarter(r.SB) + "#" + string(rune('0'+r.Rank)) + " "
 	}
 	if want := "d:4.0/7.00#1 a:2.0/3.00#2 e:2.0/3.00#2 b:1.5/2.00#4 c:1.5/2.00#4 f:1.0/1.50#6 "; got != want {
 		t.Errorf("standings %s, want %s", got, want)

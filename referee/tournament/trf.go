@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	scoring "pbem/archive/score"
 )
 
 // TRF is the FIDE tournament report format (TRF16), the file that pairing
@@ -240,8 +242,8 @@ func ReadTRF(r io.Reader) (*Event, error) {
 		if v := accel[i+1]; played < len(v) {
 			acc = v[played]
 		}
-		if s := stated[i]; s != "" && s != half(total) && s != half(total+next) && s != half(total+acc) && s != half(total+next+acc) {
-			return nil, fmt.Errorf("tournament: TRF line %d: score %s, but the results add up to %s", lines[i], s, half(total))
+		if s := stated[i]; s != "" && s != scoring.Half(total) && s != scoring.Half(total+next) && s != scoring.Half(total+acc) && s != scoring.Half(total+next+acc) {
+			return nil, fmt.Errorf("tournament: TRF line %d: score %s, but the results add up to %s", lines[i], s, scoring.Half(total))
 		}
 	}
 	for no, v := range accel {
@@ -362,7 +364,7 @@ func (e *Event) WriteTRF(w io.Writer) error {
 		}
 		line := fmt.Sprintf("XXA %4d", i+1)
 		for _, h := range v {
-			line += fmt.Sprintf(" %4s", half(h))
+			line += fmt.Sprintf(" %4s", scoring.Half(h))
 		}
 		fmt.Fprintln(bw, line)
 	}
@@ -371,7 +373,7 @@ func (e *Event) WriteTRF(w io.Writer) error {
 		if name == "" {
 			name = p.ID
 		}
-		line := fmt.Sprintf("001 %4d %1s%3s %-33s %4s %3s %11s %10s %4s %4d", i+1, "", "", cut(name, 33), "", "", "", "", half(score[p.ID]), place[i])
+		line := fmt.Sprintf("001 %4d %1s%3s %-33s %4s %3s %11s %10s %4s %4d", i+1, "", "", cut(name, 33), "", "", "", "", scoring.Half(score[p.ID]), place[i])
 		for _, c := range cells[i] {
 			line += "  " + c
 		}
