@@ -79,6 +79,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 )
 
@@ -108,6 +109,10 @@ type Options struct {
 	// Now is the clock used for bookkeeping times (migrations applied,
 	// processed ids); default time.Now.
 	Now func() time.Time
+
+	// tracer, when set (tests), traces every query, batch and prepare of
+	// a PostgreSQL store's connections: the tests count round trips.
+	tracer pgx.QueryTracer
 }
 
 // Store is the store, on SQLite or PostgreSQL. Its methods are safe for
