@@ -117,22 +117,15 @@ func pgQuery(query string) string {
 }
 
 // pgArgs passes booleans as the integers 0 and 1, as pgConn does for the
-// statements that go through database/sql.
+// statements that go through database/sql. args is the caller's own slice
+// (a literal, or a variadic's), changed in place.
 func pgArgs(args []any) []any {
 	for i, a := range args {
 		if b, ok := a.(bool); ok {
-			out := make([]any, len(args))
-			copy(out, args)
-			for j := i; j < len(out); j++ {
-				if b, ok := out[j].(bool); ok {
-					out[j] = int64(0)
-					if b {
-						out[j] = int64(1)
-					}
-				}
+			args[i] = int64(0)
+			if b {
+				args[i] = int64(1)
 			}
-			_ = b
-			return out
 		}
 	}
 	return args
