@@ -34,6 +34,11 @@
 // No serialization failure can arise, so nothing is retried in the store;
 // a lock not granted within BusyTimeout (lock_timeout) fails the
 // transaction, as SQLite's busy timeout does, and the caller tries again.
+// The hot write transactions (Commit, the outbox's marks) go to a
+// PostgreSQL server as one pipelined batch (BEGIN, the writer lock, the
+// fence check, every statement) and their COMMIT: two round trips,
+// whatever the batch holds; their checks are made on the batch's results
+// (wtx).
 // Backups of a PostgreSQL store are the operator's (pg_dump): Backup and
 // IntegrityCheck are for SQLite only.
 //
