@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -15,18 +16,18 @@ import (
 type Prefetched struct {
 	Seen    map[string]bool    // every Message-ID asked; true if processed
 	Players map[string]*Player // by lower-case address; a zero Player for one not stored
-	Senders map[string]*Sender // by lower-case address; a zero window for one never seen
+	Senders map[string]*Sender // by lower-case address or window key; a zero window for one never seen
 	// Active are the invited and playing games with a seat or an
 	// observer of each address asked (lower case), by id.
 	Active map[string][]*Game
 }
 
 // Prefetch reads, in four queries whatever the number of keys (texts not
-// prepared, since they vary with the number of keys), what
-// Seen, Player, Sender and ActiveGamesOf would answer for each of the
-// Message-IDs and addresses: a batch's reads in a few round trips instead
-// of several per request.
-func (s *Store) Prefetch(ctx context.Context, messageIDs, addrs []string) (*Prefetched, error) {
+// prepared, since they vary with the number of keys), what Seen answers
+// for each of the Message-IDs, Player, Sender and ActiveGamesOf for each
+// of the addresses, and Sender for each of the other window keys: a
+// batch's reads in a few round trips instead of several per request.
+func (s *Store) Prefetch(ctx context.Context, messageIDs, addrs, windows []string) (*Prefetched, error) {
 	p := &Prefetched{Seen: map[string]bool{}, Players: map[string]*Player{},
 		Senders: map[string]*Sender{}, Active: map[string][]*Game{}}
 	var ids []any
@@ -59,6 +60,29 @@ func (s *Store) Prefetch(ctx context.Context, messageIDs, addrs []string) (*Pref
 			return nil, fmt.Errorf("archive: prefetch: %w", err)
 		}
 	}
+	ws := slices.Clone(as)
+	for _, w := range windows {
+		w = strings.ToLower(w)
+		if _, ok := p.Senders[w]; !ok {
+			p.Senders[w] = &Sender{Addr: w}
+			ws = append(ws, w)
+		}
+	}
+	if len(ws) > 0 {
+		err := s.rows(ctx, `SELECT address, window_start, count, warned FROM senders WHERE address IN (`+marks(len(ws))+`)`, ws, func(r *sql.Rows) error {
+			sd := &Sender{}
+			var start int64
+			if err := r.Scan(&sd.Addr, &start, &sd.Count, &sd.Warned); err != nil {
+				return err
+			}
+			sd.WindowStart = fromUnix(start)
+			p.Senders[sd.Addr] = sd
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("archive: prefetch: %w", err)
+		}
+	}
 	if len(as) == 0 {
 		return p, nil
 	}
@@ -76,19 +100,6 @@ func (s *Store) Prefetch(ctx context.Context, messageIDs, addrs []string) (*Pref
 			p.Players[a] = pl
 			return nil
 		})
-	if err != nil {
-		return nil, fmt.Errorf("archive: prefetch: %w", err)
-	}
-	err = s.rows(ctx, `SELECT address, window_start, count, warned FROM senders WHERE address IN (`+in+`)`, as, func(r *sql.Rows) error {
-		sd := &Sender{}
-		var start int64
-		if err := r.Scan(&sd.Addr, &start, &sd.Count, &sd.Warned); err != nil {
-			return err
-		}
-		sd.WindowStart = fromUnix(start)
-		p.Senders[sd.Addr] = sd
-		return nil
-	})
 	if err != nil {
 		return nil, fmt.Errorf("archive: prefetch: %w", err)
 	}

@@ -24,12 +24,12 @@ var _ BatchStore = (*archive.Store)(nil)
 
 // PrefetchStore is an optional capability of a Store (archive.Store has
 // it): Prefetch reads at once what Seen, Player, Sender and ActiveGamesOf
-// answer for several Message-IDs and addresses. HandleBatch reads a
+// answer for several Message-IDs, addresses and other rate-limit windows. HandleBatch reads a
 // batch's keys with it before deciding the batch, so that a store across
 // the network costs a few round trips per batch instead of several per
 // request.
 type PrefetchStore interface {
-	Prefetch(ctx context.Context, messageIDs, addrs []string) (*archive.Prefetched, error)
+	Prefetch(ctx context.Context, messageIDs, addrs, windows []string) (*archive.Prefetched, error)
 }
 
 var _ PrefetchStore = (*archive.Store)(nil)
@@ -109,13 +109,15 @@ func (v *view) prefetch(ctx context.Context, reqs []Request) {
 	}
 	ids := make([]string, 0, len(reqs))
 	addrs := make([]string, 0, len(reqs))
+	windows := []string{allSenders} // the rate limit's window of all senders
 	for i := range reqs {
 		ids = append(ids, reqs[i].key())
-		if reqs[i].From.Addr != "" {
-			addrs = append(addrs, reqs[i].From.Addr)
+		if a := reqs[i].From.Addr; a != "" {
+			addrs = append(addrs, a)
+			windows = append(windows, tokenWindow+a)
 		}
 	}
-	p, err := ps.Prefetch(ctx, ids, addrs)
+	p, err := ps.Prefetch(ctx, ids, addrs, windows)
 	if err != nil {
 		return
 	}
