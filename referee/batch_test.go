@@ -278,8 +278,9 @@ func (c *readCounter) Prefetch(ctx context.Context, ids, addrs, windows []string
 }
 
 // TestHandleBatchPrefetch: a batch reads its messages, its senders and
-// their games once, before it is decided, and not again request by
-// request; it stores what the requests handled one by one do. (The
+// their games once, before it is decided, and not again request by request
+// (Seen, Game, ActiveGamesOf, Player, Sender; the blocked list and notes
+// are still read per request); it stores what the requests handled one by one do. (The
 // referees of the other batch tests prefetch too: they show that the
 // answers are the same.)
 func TestHandleBatchPrefetch(t *testing.T) {
@@ -301,7 +302,7 @@ func TestHandleBatchPrefetch(t *testing.T) {
 			}
 		}
 		if c.prefetches != 1 || len(c.reads) != 0 {
-			t.Errorf("a batch of 5 read the store with %d prefetches and %v; want 1 prefetch and no other read", c.prefetches, c.reads)
+			t.Errorf("a batch of 5 read the store with %d prefetches and %v; want 1 prefetch and no other read of these", c.prefetches, c.reads)
 		}
 		if got, want := all.record(1), one.record(1); got != want {
 			t.Errorf("record after the batch = %q, one by one %q", got, want)
