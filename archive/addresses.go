@@ -149,48 +149,51 @@ func (s *Store) PendingAddresses(ctx context.Context, player string, now time.Ti
 // notes, analyses, unsubscriptions, added addresses, and the archive's
 // index of the player's games (ratings, search). The archived records
 // themselves keep the address they were played under.
-func putAddresses(ctx context.Context, q querier, c *AddressChange, at time.Time) error {
+func putAddresses(ctx context.Context, w *wtx, c *AddressChange, at time.Time) error {
 	if c == nil {
 		return nil
 	}
 	for _, code := range c.Done {
-		if _, err := q.ExecContext(ctx, `DELETE FROM address_pending WHERE code = ?`, code); err != nil {
+		if err := w.exec(ctx, `DELETE FROM address_pending WHERE code = ?`, []any{code}, nil); err != nil {
 			return err
 		}
 	}
 	for _, p := range c.Pending {
 		// expired ones go as new ones come
-		if _, err := q.ExecContext(ctx, `DELETE FROM address_pending WHERE expires <= ?`, unix(at)); err != nil {
+		if err := w.exec(ctx, `DELETE FROM address_pending WHERE expires <= ?`, []any{unix(at)}, nil); err != nil {
 			return err
 		}
-		if _, err := q.ExecContext(ctx, `INSERT INTO address_pending (code, player, address, action, expires) VALUES (?, ?, ?, ?, ?)`,
-			p.Code, lowerAddr(p.Player), lowerAddr(p.Address), p.Action, unix(p.Expires)); err != nil {
+		if err := w.exec(ctx, `INSERT INTO address_pending (code, player, address, action, expires) VALUES (?, ?, ?, ?, ?)`,
+			[]any{p.Code, lowerAddr(p.Player), lowerAddr(p.Address), p.Action, unix(p.Expires)}, nil); err != nil {
 			return err
 		}
 	}
 	for _, a := range c.Remove {
-		if _, err := q.ExecContext(ctx, `DELETE FROM player_addresses WHERE address = ?`, lowerAddr(a)); err != nil {
+		if err := w.exec(ctx, `DELETE FROM player_addresses WHERE address = ?`, []any{lowerAddr(a)}, nil); err != nil {
 			return err
 		}
 	}
 	for _, a := range c.Add {
-		_, err := q.ExecContext(ctx, `INSERT INTO player_addresses (address, player) VALUES (?, ?)`, lowerAddr(a.Address), lowerAddr(a.Player))
-		if constraintFailed(err) {
-			return fmt.Errorf("%w: address %s is added already", ErrConflict, a.Address)
-		}
+		err := w.exec(ctx, `INSERT INTO player_addresses (address, player) VALUES (?, ?)`, []any{lowerAddr(a.Address), lowerAddr(a.Player)},
+			func(_ int64, err error) error {
+				if constraintFailed(err) {
+					return fmt.Errorf("%w: address %s is added already", ErrConflict, a.Address)
+				}
+				return err
+			})
 		if err != nil {
 			return err
 		}
 	}
 	for _, m := range c.Move {
-		if err := moveAddress(ctx, q, lowerAddr(m.Address), lowerAddr(m.Player)); err != nil {
+		if err := moveAddress(ctx, w, lowerAddr(m.Address), lowerAddr(m.Player)); err != nil {
 			return fmt.Errorf("move %s to %s: %w", m.Address, m.Player, err)
 		}
 	}
 	return nil
 }
 
-func moveAddress(ctx context.Context, q querier, from, to string) error {
+func moveAddress(ctx context.Context, w *wtx, from, to string) error {
 	steps := []struct {
 		sql  string
 		args []any
@@ -216,7 +219,7 @@ func moveAddress(ctx context.Context, q querier, from, to string) error {
 		{`UPDATE archive_sides SET player = REPLACE(player, ?, ?), player_key = ? WHERE player_key = ?`, []any{"<" + from + ">", "<" + to + ">", to, from}},
 	}
 	for _, st := range steps {
-		if _, err := q.ExecContext(ctx, st.sql, st.args...); err != nil {
+		if err := w.exec(ctx, st.sql, st.args, nil); err != nil {
 			return err
 		}
 	}

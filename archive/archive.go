@@ -34,6 +34,11 @@
 // No serialization failure can arise, so nothing is retried in the store;
 // a lock not granted within BusyTimeout (lock_timeout) fails the
 // transaction, as SQLite's busy timeout does, and the caller tries again.
+// The hot write transactions (Commit, the outbox's marks) go to a
+// PostgreSQL server as one pipelined batch (BEGIN, the writer lock, the
+// fence check, every statement) and their COMMIT: two round trips,
+// whatever the batch holds; their checks are made on the batch's results
+// (wtx).
 // Backups of a PostgreSQL store are the operator's (pg_dump): Backup and
 // IntegrityCheck are for SQLite only.
 //
@@ -79,6 +84,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 )
 
@@ -108,6 +114,10 @@ type Options struct {
 	// Now is the clock used for bookkeeping times (migrations applied,
 	// processed ids); default time.Now.
 	Now func() time.Time
+
+	// tracer, when set (tests), traces every query, batch and prepare of
+	// a PostgreSQL store's connections: the tests count round trips.
+	tracer pgx.QueryTracer
 }
 
 // Store is the store, on SQLite or PostgreSQL. Its methods are safe for

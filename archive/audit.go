@@ -88,80 +88,71 @@ func BlockPattern(p string) (string, error) {
 	return p, nil
 }
 
-func putAudit(ctx context.Context, tx querier, a *Audit, at time.Time) (int64, error) {
+func putAudit(ctx context.Context, w *wtx, a *Audit, at time.Time) error {
 	if a.At.IsZero() {
 		a.At = at
 	}
 	if a.Actor == "" || a.Action == "" {
-		return 0, fmt.Errorf("%w: an audit record needs an actor and an action", ErrInvalidChange)
+		return fmt.Errorf("%w: an audit record needs an actor and an action", ErrInvalidChange)
 	}
-	var id int64
-	err := tx.QueryRowContext(ctx, `INSERT INTO audit (at, actor, action, game_id, reason) VALUES (?, ?, ?, ?, ?) RETURNING id`,
-		unix(a.At), a.Actor, a.Action, a.GameID, a.Reason).Scan(&id)
-	return id, err
+	return w.queryRow(ctx, `INSERT INTO audit (at, actor, action, game_id, reason) VALUES (?, ?, ?, ?, ?) RETURNING id`,
+		[]any{unix(a.At), a.Actor, a.Action, a.GameID, a.Reason}, func(scan func(...any) error) error { return scan(&a.ID) })
 }
 
-func putBlock(ctx context.Context, tx querier, b *Block, at time.Time) error {
+func putBlock(ctx context.Context, w *wtx, b *Block, at time.Time) error {
 	p, err := BlockPattern(b.Pattern)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrInvalidChange, err)
 	}
 	if b.Remove {
-		_, err = tx.ExecContext(ctx, `DELETE FROM blocked WHERE pattern = ?`, p)
-		return err
+		return w.exec(ctx, `DELETE FROM blocked WHERE pattern = ?`, []any{p}, nil)
 	}
 	if b.At.IsZero() {
 		b.At = at
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO blocked (pattern, at, actor, reason) VALUES (?, ?, ?, ?)
+	return w.exec(ctx, `INSERT INTO blocked (pattern, at, actor, reason) VALUES (?, ?, ?, ?)
 ON CONFLICT (pattern) DO UPDATE SET at = excluded.at, actor = excluded.actor, reason = excluded.reason`,
-		p, unix(b.At), b.Actor, b.Reason)
-	return err
+		[]any{p, unix(b.At), b.Actor, b.Reason}, nil)
 }
 
 // putPending stores a new pending command, or marks one done; marking
 // one already done is a conflict (its token was used meanwhile).
-func putPending(ctx context.Context, tx querier, p *AdminPending, at time.Time) error {
+func putPending(ctx context.Context, w *wtx, p *AdminPending, at time.Time) error {
 	if !p.Done {
 		if p.Created.IsZero() {
 			p.Created = at
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO admin_pending (token, admin, command, created, done) VALUES (?, ?, ?, ?, 0)`,
-			p.Token, strings.ToLower(p.Admin), p.Command, unix(p.Created))
-		if err != nil && constraintFailed(err) {
-			return fmt.Errorf("%w: admin token %s exists", ErrConflict, p.Token)
+		return w.exec(ctx, `INSERT INTO admin_pending (token, admin, command, created, done) VALUES (?, ?, ?, ?, 0)`,
+			[]any{p.Token, strings.ToLower(p.Admin), p.Command, unix(p.Created)}, func(_ int64, err error) error {
+				if err != nil && constraintFailed(err) {
+					return fmt.Errorf("%w: admin token %s exists", ErrConflict, p.Token)
+				}
+				return err
+			})
+	}
+	return w.exec(ctx, `UPDATE admin_pending SET done = 1 WHERE token = ? AND done = 0`, []any{p.Token}, func(n int64, err error) error {
+		if err == nil && n == 0 {
+			return fmt.Errorf("%w: admin token %s already used", ErrConflict, p.Token)
 		}
 		return err
-	}
-	res, err := tx.ExecContext(ctx, `UPDATE admin_pending SET done = 1 WHERE token = ? AND done = 0`, p.Token)
-	if err != nil {
-		return err
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return err
-	} else if n == 0 {
-		return fmt.Errorf("%w: admin token %s already used", ErrConflict, p.Token)
-	}
-	return nil
+	})
 }
 
 // putOperators writes the audit records, blocks and pending admin commands
 // of a change within its transaction.
-func putOperators(ctx context.Context, tx querier, c *Change, at time.Time) error {
+func putOperators(ctx context.Context, w *wtx, c *Change, at time.Time) error {
 	for _, a := range c.Audit {
-		id, err := putAudit(ctx, tx, a, at)
-		if err != nil {
+		if err := putAudit(ctx, w, a, at); err != nil {
 			return err
 		}
-		a.ID = id
 	}
 	for _, b := range c.Blocks {
-		if err := putBlock(ctx, tx, b, at); err != nil {
+		if err := putBlock(ctx, w, b, at); err != nil {
 			return err
 		}
 	}
 	for _, p := range c.AdminPending {
-		if err := putPending(ctx, tx, p, at); err != nil {
+		if err := putPending(ctx, w, p, at); err != nil {
 			return err
 		}
 	}

@@ -110,11 +110,8 @@ func TestImportDuplicateOfRefereeGame(t *testing.T) {
 		require.GreaterOrEqual(t, g.Plies, MinDuplicatePlies)
 		e := EntryOf(g, t0)
 		e.GameID, e.positions = 7, nil // as the referee archives it
-		tx, err := s.db.BeginTx(ctx, nil)
-		require.NoError(t, err)
-		id, err := putEntry(ctx, tx, e, t0)
-		require.NoError(t, err)
-		require.NoError(t, tx.Commit())
+		var id int64
+		require.NoError(t, s.write(ctx, txWrite, func(w *wtx) error { return putEntry(ctx, w, e, t0, &id) }))
 
 		var copied bytes.Buffer
 		g.Record.SetTag("Event", "Copied")

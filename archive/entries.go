@@ -11,14 +11,14 @@ import (
 
 // putEntry archives e unless a record with the same hash is there; it
 // returns the id of the row holding the record.
-func putEntry(ctx context.Context, tx *sql.Tx, e *Entry, at time.Time) (int64, error) {
+func putEntry(ctx context.Context, w *wtx, e *Entry, at time.Time, id *int64) error {
 	hash := e.Hash
 	if hash == "" {
 		hash = Hash(e.Record)
 	}
 	tags, err := json.Marshal(e.Tags)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	var gameID any
 	if e.GameID != 0 {
@@ -28,15 +28,15 @@ func putEntry(ctx context.Context, tx *sql.Tx, e *Entry, at time.Time) (int64, e
 	if created.IsZero() {
 		created = at
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO archive (game_id, game, result, tags, record, hash, rated, created)
+	err = w.exec(ctx, `INSERT INTO archive (game_id, game, result, tags, record, hash, rated, created)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (hash) DO NOTHING`,
-		gameID, e.Game, e.Result, string(tags), e.Record, hash, e.Rated, unix(created))
+		[]any{gameID, e.Game, e.Result, string(tags), e.Record, hash, e.Rated, unix(created)}, nil)
 	if err != nil {
-		return 0, err
+		return err
 	}
-	var id int64
-	err = tx.QueryRowContext(ctx, `SELECT id FROM archive WHERE hash = ?`, hash).Scan(&id)
-	return id, err
+	// Read in SQL, after the INSERT: the id of the row stored now or before.
+	return w.queryRow(ctx, `SELECT id FROM archive WHERE hash = ?`, []any{hash},
+		func(scan func(...any) error) error { return scan(id) })
 }
 
 const entryColumns = `id, COALESCE(game_id, 0), game, result, tags, record, hash, rated, created`

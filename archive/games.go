@@ -71,7 +71,21 @@ WHERE due > 0 AND due <= ? AND status IN ('invited', 'playing')
 ORDER BY due, id`, unix(now))
 }
 
+// pgPeople are the seats and observers of each game as two JSON arrays,
+// read on PostgreSQL with the game's row: one round trip for the games of
+// a query, where reading them apart (people) costs two more per game.
+const pgPeople = `,
+	COALESCE((SELECT json_agg(json_build_array(side, address, name, token, joined) ORDER BY seat)
+		FROM seats WHERE seats.game_id = games.id), '[]'),
+	COALESCE((SELECT json_agg(json_build_array(address, name, token, confirmed) ORDER BY rowid)
+		FROM observers WHERE observers.game_id = games.id), '[]')`
+
 func (s *Store) games(ctx context.Context, q querier, query string, args ...any) ([]*Game, error) {
+	const from = gameColumns + ` FROM games`
+	joined := s.pg && strings.Contains(query, from)
+	if joined {
+		query = strings.Replace(query, from, gameColumns+pgPeople+` FROM games`, 1)
+	}
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("archive: games: %w", err)
@@ -81,10 +95,21 @@ func (s *Store) games(ctx context.Context, q querier, query string, args ...any)
 		var g Game
 		var opts, offers, conds string
 		var turnStart, deadline, due, created, updated int64
-		if err := rows.Scan(&g.ID, &g.Game, &g.Status, &opts, &offers, &conds, &g.Record, &turnStart, &deadline,
-			&g.Reminded, &due, &g.Thread, &created, &updated, &g.Version); err != nil {
+		dest := []any{&g.ID, &g.Game, &g.Status, &opts, &offers, &conds, &g.Record, &turnStart, &deadline,
+			&g.Reminded, &due, &g.Thread, &created, &updated, &g.Version}
+		var seats, observers string
+		if joined {
+			dest = append(dest, &seats, &observers)
+		}
+		if err := rows.Scan(dest...); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("archive: games: %w", err)
+		}
+		if joined {
+			if err := g.unmarshalPeople(seats, observers); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("archive: game %d: %w", g.ID, err)
+			}
 		}
 		if err := json.Unmarshal([]byte(opts), &g.Options); err != nil {
 			rows.Close()
@@ -113,12 +138,69 @@ func (s *Store) games(ctx context.Context, q querier, query string, args ...any)
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("archive: games: %w", err)
 	}
+	if joined {
+		return gs, nil
+	}
 	for _, g := range gs {
 		if err := s.people(ctx, q, g); err != nil {
 			return nil, err
 		}
 	}
 	return gs, nil
+}
+
+// unmarshalPeople sets the seats and observers of g from the JSON arrays
+// of pgPeople: [side, address, name, token, joined] and [address, name,
+// token, confirmed], booleans as 0 and 1.
+func (g *Game) unmarshalPeople(seats, observers string) error {
+	var ss []struct {
+		Side, Addr, Name, Token string
+		Joined                  int
+	}
+	if err := unmarshalRows([]byte(seats), &ss, func(i int) []any {
+		return []any{&ss[i].Side, &ss[i].Addr, &ss[i].Name, &ss[i].Token, &ss[i].Joined}
+	}); err != nil {
+		return fmt.Errorf("seats: %w", err)
+	}
+	for _, st := range ss {
+		g.Seats = append(g.Seats, Seat{Side: st.Side, Player: Address{Name: st.Name, Addr: st.Addr}, Token: st.Token, Joined: st.Joined != 0})
+	}
+	var os []struct {
+		Addr, Name, Token string
+		Confirmed         int
+	}
+	if err := unmarshalRows([]byte(observers), &os, func(i int) []any {
+		return []any{&os[i].Addr, &os[i].Name, &os[i].Token, &os[i].Confirmed}
+	}); err != nil {
+		return fmt.Errorf("observers: %w", err)
+	}
+	for _, o := range os {
+		g.Observers = append(g.Observers, Observer{Address: Address{Name: o.Name, Addr: o.Addr}, Token: o.Token, Confirmed: o.Confirmed != 0})
+	}
+	return nil
+}
+
+// unmarshalRows decodes a JSON array of arrays into *out, a slice of
+// structs, each inner array's values into the fields that dest gives for
+// the element i.
+func unmarshalRows[T any](data []byte, out *[]T, dest func(i int) []any) error {
+	var rows [][]json.RawMessage
+	if err := json.Unmarshal(data, &rows); err != nil {
+		return err
+	}
+	*out = make([]T, len(rows))
+	for i, r := range rows {
+		d := dest(i)
+		if len(r) != len(d) {
+			return fmt.Errorf("%d values, expected %d", len(r), len(d))
+		}
+		for j := range r {
+			if err := json.Unmarshal(r[j], d[j]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // people loads the seats and observers of g.
@@ -231,34 +313,41 @@ func (s *Store) commit(ctx context.Context, cs []*Change) error {
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	tx, err := s.begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
 	done := make([]stored, len(cs))
-	for i, c := range cs {
-		done[i].at = c.At
-		if done[i].at.IsZero() {
-			done[i].at = s.now()
-		}
-		if err := s.put(ctx, tx, c, &done[i]); err != nil {
-			if badText(err) {
-				err = fmt.Errorf("%w: text the PostgreSQL store cannot hold (a NUL character or bytes that are not UTF-8): %w", ErrInvalidChange, err)
+	err := s.write(ctx, txWrite, func(w *wtx) error {
+		for i, c := range cs {
+			done[i].at = c.At
+			if done[i].at.IsZero() {
+				done[i].at = s.now()
 			}
-			if len(cs) > 1 {
-				return fmt.Errorf("change %d of %d: %w", i+1, len(cs), err)
+			wrap := func(err error) error { return changeErr(i, len(cs), err) }
+			if w.b != nil {
+				w.wrap = wrap // the statements' errors, read after the batch
 			}
-			return err
+			if err := s.put(ctx, w, c, &done[i]); err != nil {
+				return wrap(err)
+			}
 		}
-	}
-	if err := tx.Commit(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return err
 	}
 	for i, c := range cs {
 		applied(c, &done[i])
 	}
 	return nil
+}
+
+// changeErr is the error of change i of a batch of n.
+func changeErr(i, n int, err error) error {
+	if badText(err) {
+		err = fmt.Errorf("%w: text the PostgreSQL store cannot hold (a NUL character or bytes that are not UTF-8): %w", ErrInvalidChange, err)
+	}
+	if n > 1 {
+		return fmt.Errorf("change %d of %d: %w", i+1, n, err)
+	}
+	return err
 }
 
 // badText reports whether err is PostgreSQL's refusal of a text it cannot
@@ -272,32 +361,35 @@ func badText(err error) bool {
 	return false
 }
 
-// put writes one change within tx.
-func (s *Store) put(ctx context.Context, tx *sql.Tx, c *Change, d *stored) error {
+// put writes one change with w: its statements, and the checks of their
+// results (a processed Message-ID, the versions), which on PostgreSQL run
+// once the batch's results are read (wtx).
+func (s *Store) put(ctx context.Context, w *wtx, c *Change, d *stored) error {
 	at := d.at
-	q := s.q(tx)
 	step := func(name string) error {
-		if s.failAt != nil {
-			return s.failAt(name)
+		f := s.failAt
+		if f == nil {
+			return nil
 		}
-		return nil
+		return w.after(func() error { return f(name) })
 	}
 	if c.MessageID != "" {
-		res, err := q.ExecContext(ctx, `INSERT INTO processed (message_id, at) VALUES (?, ?) ON CONFLICT DO NOTHING`, c.MessageID, unix(at))
+		err := w.exec(ctx, `INSERT INTO processed (message_id, at) VALUES (?, ?) ON CONFLICT DO NOTHING`, []any{c.MessageID, unix(at)},
+			func(n int64, err error) error {
+				if err == nil && n == 0 {
+					return ErrDuplicate
+				}
+				return err
+			})
 		if err != nil {
 			return err
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
-			return ErrDuplicate
 		}
 	}
 	if err := step("processed"); err != nil {
 		return err
 	}
 	for _, g := range c.Games {
-		if err := putGame(ctx, q, g, at); err != nil {
+		if err := putGame(ctx, w, g, at); err != nil {
 			return err
 		}
 		if err := step("game " + strconv.FormatInt(g.ID, 10)); err != nil {
@@ -305,43 +397,43 @@ func (s *Store) put(ctx context.Context, tx *sql.Tx, c *Change, d *stored) error
 		}
 	}
 	for _, n := range c.Notes {
-		if err := putNote(ctx, q, n, at); err != nil {
+		if err := putNote(ctx, w, n, at); err != nil {
 			return err
 		}
 	}
 	for _, a := range c.Analyses {
-		if err := putAnalysis(ctx, q, a, at); err != nil {
+		if err := putAnalysis(ctx, w, a, at); err != nil {
 			return err
 		}
 	}
 	for _, t := range c.Tournaments {
-		if err := putTournament(ctx, tx, t, at); err != nil {
+		if err := putTournament(ctx, w, t, at); err != nil {
 			return err
 		}
 	}
 	for _, p := range c.Players {
-		if err := putPlayer(ctx, q, p); err != nil {
+		if err := putPlayer(ctx, w, p); err != nil {
 			return err
 		}
 	}
 	for _, r := range c.Senders {
-		_, err := q.ExecContext(ctx, `INSERT INTO senders (address, window_start, count, warned) VALUES (?, ?, ?, ?)
+		err := w.exec(ctx, `INSERT INTO senders (address, window_start, count, warned) VALUES (?, ?, ?, ?)
 ON CONFLICT (address) DO UPDATE SET window_start = excluded.window_start, count = excluded.count, warned = excluded.warned`,
-			strings.ToLower(r.Addr), unix(r.WindowStart), r.Count, r.Warned)
+			[]any{strings.ToLower(r.Addr), unix(r.WindowStart), r.Count, r.Warned}, nil)
 		if err != nil {
 			return err
 		}
 	}
-	if err := putAddresses(ctx, q, c.Addresses, at); err != nil {
+	if err := putAddresses(ctx, w, c.Addresses, at); err != nil {
 		return err
 	}
 	for _, u := range c.Resubscribe {
-		if _, err := q.ExecContext(ctx, `DELETE FROM unsubscriptions WHERE address = ? AND kind = ?`, strings.ToLower(strings.TrimSpace(u.Addr)), u.Kind); err != nil {
+		if err := w.exec(ctx, `DELETE FROM unsubscriptions WHERE address = ? AND kind = ?`, []any{strings.ToLower(strings.TrimSpace(u.Addr)), u.Kind}, nil); err != nil {
 			return err
 		}
 	}
 	for _, u := range c.Unsubscribe {
-		if err := putUnsubscription(ctx, q, u, at); err != nil {
+		if err := putUnsubscription(ctx, w, u, at); err != nil {
 			return err
 		}
 	}
@@ -350,24 +442,20 @@ ON CONFLICT (address) DO UPDATE SET window_start = excluded.window_start, count 
 	}
 	d.outIDs = make([]string, len(c.Outbox))
 	for i, o := range c.Outbox {
-		id, err := putOutgoing(ctx, q, o, at)
-		if err != nil {
+		if err := putOutgoing(ctx, w, o, at, &d.outIDs[i]); err != nil {
 			return err
 		}
-		d.outIDs[i] = id
 		if err := step("outbox"); err != nil {
 			return err
 		}
 	}
 	d.entryIDs = make([]int64, len(c.Entries))
 	for i, e := range c.Entries {
-		id, err := putEntry(ctx, tx, e, at)
-		if err != nil {
+		if err := putEntry(ctx, w, e, at, &d.entryIDs[i]); err != nil {
 			return err
 		}
-		d.entryIDs[i] = id
 	}
-	if err := putOperators(ctx, q, c, at); err != nil {
+	if err := putOperators(ctx, w, c, at); err != nil {
 		return err
 	}
 	return step("entries")
@@ -409,7 +497,7 @@ func applied(c *Change, d *stored) {
 	}
 }
 
-func putGame(ctx context.Context, tx querier, g *Game, at time.Time) error {
+func putGame(ctx context.Context, w *wtx, g *Game, at time.Time) error {
 	if g.ID <= 0 {
 		return fmt.Errorf("game without an id (reserve one with NewGameID)")
 	}
@@ -436,46 +524,50 @@ func putGame(ctx context.Context, tx querier, g *Game, at time.Time) error {
 		created = at
 	}
 	if g.Version == 0 {
-		_, err = tx.ExecContext(ctx, `INSERT INTO games (`+gameColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)`,
-			g.ID, g.Game, g.Status, string(opts), string(offers), conds, g.Record, unix(g.TurnStart), unix(g.Deadline),
-			g.Reminded, unix(g.Due), g.Thread, unix(created), unix(at))
+		err = w.exec(ctx, `INSERT INTO games (`+gameColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)`,
+			[]any{g.ID, g.Game, g.Status, string(opts), string(offers), conds, g.Record, unix(g.TurnStart), unix(g.Deadline),
+				g.Reminded, unix(g.Due), g.Thread, unix(created), unix(at)},
+			func(_ int64, err error) error {
+				if uniqueViolation(err) {
+					return fmt.Errorf("%w: game %d exists", ErrConflict, g.ID)
+				}
+				return err
+			})
 		if err != nil {
-			if uniqueViolation(err) {
-				return fmt.Errorf("%w: game %d exists", ErrConflict, g.ID)
-			}
 			return err
 		}
 	} else {
-		res, err := tx.ExecContext(ctx, `UPDATE games SET game = ?, status = ?, options = ?, offers = ?, conditions = ?, record = ?,
+		err := w.exec(ctx, `UPDATE games SET game = ?, status = ?, options = ?, offers = ?, conditions = ?, record = ?,
 	turn_start = ?, deadline = ?, reminded = ?, due = ?, thread = ?, updated = ?, version = version + 1
 WHERE id = ? AND version = ?`,
-			g.Game, g.Status, string(opts), string(offers), conds, g.Record, unix(g.TurnStart), unix(g.Deadline),
-			g.Reminded, unix(g.Due), g.Thread, unix(at), g.ID, g.Version)
+			[]any{g.Game, g.Status, string(opts), string(offers), conds, g.Record, unix(g.TurnStart), unix(g.Deadline),
+				g.Reminded, unix(g.Due), g.Thread, unix(at), g.ID, g.Version},
+			func(n int64, err error) error {
+				if err == nil && n == 0 {
+					return fmt.Errorf("%w: game %d", ErrConflict, g.ID)
+				}
+				return err
+			})
 		if err != nil {
 			return err
 		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
-			return fmt.Errorf("%w: game %d", ErrConflict, g.ID)
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM seats WHERE game_id = ?`, g.ID); err != nil {
+		if err := w.exec(ctx, `DELETE FROM seats WHERE game_id = ?`, []any{g.ID}, nil); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM observers WHERE game_id = ?`, g.ID); err != nil {
+		if err := w.exec(ctx, `DELETE FROM observers WHERE game_id = ?`, []any{g.ID}, nil); err != nil {
 			return err
 		}
 	}
 	for i, st := range g.Seats {
-		_, err := tx.ExecContext(ctx, `INSERT INTO seats (game_id, seat, side, address, name, token, joined) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			g.ID, i, st.Side, strings.ToLower(st.Player.Addr), st.Player.Name, st.Token, st.Joined)
+		err := w.exec(ctx, `INSERT INTO seats (game_id, seat, side, address, name, token, joined) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			[]any{g.ID, i, st.Side, strings.ToLower(st.Player.Addr), st.Player.Name, st.Token, st.Joined}, nil)
 		if err != nil {
 			return err
 		}
 	}
 	for _, a := range g.Observers {
-		_, err := tx.ExecContext(ctx, `INSERT INTO observers (game_id, address, name, token, confirmed) VALUES (?, ?, ?, ?, ?)`,
-			g.ID, strings.ToLower(a.Addr), a.Name, a.Token, a.Confirmed)
+		err := w.exec(ctx, `INSERT INTO observers (game_id, address, name, token, confirmed) VALUES (?, ?, ?, ?, ?)`,
+			[]any{g.ID, strings.ToLower(a.Addr), a.Name, a.Token, a.Confirmed}, nil)
 		if err != nil {
 			return err
 		}
@@ -483,26 +575,25 @@ WHERE id = ? AND version = ?`,
 	return nil
 }
 
-func putPlayer(ctx context.Context, tx querier, p *Player) error {
+func putPlayer(ctx context.Context, w *wtx, p *Player) error {
 	addr := strings.ToLower(p.Address.Addr)
 	if p.Version == 0 {
-		_, err := tx.ExecContext(ctx, `INSERT INTO players (address, name, vacation_until, vacation_year, vacation_days, mail, tz, calendar, digest, digest_sent, version)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)`, addr, p.Address.Name, unix(p.VacationUntil), p.VacationYear, p.VacationDays, p.Mail, p.TZ, p.Calendar, p.Digest, p.DigestSent)
-		if uniqueViolation(err) {
-			return fmt.Errorf("%w: player %s", ErrConflict, addr)
-		}
-		return err
+		return w.exec(ctx, `INSERT INTO players (address, name, vacation_until, vacation_year, vacation_days, mail, tz, calendar, digest, digest_sent, version)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)`, []any{addr, p.Address.Name, unix(p.VacationUntil), p.VacationYear, p.VacationDays, p.Mail, p.TZ, p.Calendar, p.Digest, p.DigestSent},
+			func(_ int64, err error) error {
+				if uniqueViolation(err) {
+					return fmt.Errorf("%w: player %s", ErrConflict, addr)
+				}
+				return err
+			})
 	}
-	res, err := tx.ExecContext(ctx, `UPDATE players SET name = ?, vacation_until = ?, vacation_year = ?, vacation_days = ?, mail = ?, tz = ?,
+	return w.exec(ctx, `UPDATE players SET name = ?, vacation_until = ?, vacation_year = ?, vacation_days = ?, mail = ?, tz = ?,
 	calendar = ?, digest = ?, digest_sent = ?, version = version + 1 WHERE address = ? AND version = ?`,
-		p.Address.Name, unix(p.VacationUntil), p.VacationYear, p.VacationDays, p.Mail, p.TZ, p.Calendar, p.Digest, p.DigestSent, addr, p.Version)
-	if err != nil {
-		return err
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return err
-	} else if n == 0 {
-		return fmt.Errorf("%w: player %s", ErrConflict, addr)
-	}
-	return nil
+		[]any{p.Address.Name, unix(p.VacationUntil), p.VacationYear, p.VacationDays, p.Mail, p.TZ, p.Calendar, p.Digest, p.DigestSent, addr, p.Version},
+		func(n int64, err error) error {
+			if err == nil && n == 0 {
+				return fmt.Errorf("%w: player %s", ErrConflict, addr)
+			}
+			return err
+		})
 }

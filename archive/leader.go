@@ -89,25 +89,38 @@ func (s *Store) checkFence(ctx context.Context, tx *sql.Tx) error {
 	if want == fenceStandby {
 		return fmt.Errorf("%w (a standby does not write)", ErrNotLeader)
 	}
-	var got int64
-	var err error
 	if s.pg {
-		// FOR SHARE: a takeover's UPDATE of the row waits for this
-		// transaction. set_config(..., true) is SET LOCAL, in the same
-		// round trip.
+		query, args, check := s.fenceQuery(want)
 		var idle string
-		err = s.q(tx).QueryRowContext(ctx, `SELECT set_config('idle_in_transaction_session_timeout', ?, true), epoch
-FROM leader WHERE id = 1 FOR SHARE`, strconv.FormatInt(fenceIdle.Milliseconds(), 10)).Scan(&idle, &got)
-	} else {
-		err = s.q(tx).QueryRowContext(ctx, `SELECT epoch FROM leader WHERE id = 1`).Scan(&got)
+		var got int64
+		if err := s.q(tx).QueryRowContext(ctx, query, args...).Scan(&idle, &got); err != nil {
+			return fmt.Errorf("archive: fencing: %w", err)
+		}
+		return check(got)
 	}
-	if err != nil {
+	var got int64
+	if err := s.q(tx).QueryRowContext(ctx, `SELECT epoch FROM leader WHERE id = 1`).Scan(&got); err != nil {
 		return fmt.Errorf("archive: fencing: %w", err)
 	}
 	if got != want {
 		return fmt.Errorf("%w (epoch %d; the lease is at %d)", ErrNotLeader, want, got)
 	}
 	return nil
+}
+
+// fenceQuery is the fencing check on PostgreSQL: the query, which returns
+// a text to skip and the lease's epoch, its arguments, and the check of
+// the epoch it returns. FOR SHARE: a takeover's UPDATE of the row waits
+// for this transaction. set_config(..., true) is SET LOCAL, in the same
+// statement.
+func (s *Store) fenceQuery(want int64) (query string, args []any, check func(got int64) error) {
+	return `SELECT set_config('idle_in_transaction_session_timeout', ?, true), epoch
+FROM leader WHERE id = 1 FOR SHARE`, []any{strconv.FormatInt(fenceIdle.Milliseconds(), 10)}, func(got int64) error {
+			if got != want {
+				return fmt.Errorf("%w (epoch %d; the lease is at %d)", ErrNotLeader, want, got)
+			}
+			return nil
+		}
 }
 
 // Acquire makes holder the leader for ttl, by the database's clock, when

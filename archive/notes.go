@@ -59,16 +59,15 @@ func (s *Store) Notes(ctx context.Context, gameID int64, addr string) ([]*Note, 
 }
 
 // putNote stores a new note within a change.
-func putNote(ctx context.Context, q querier, n *Note, at time.Time) error {
+func putNote(ctx context.Context, w *wtx, n *Note, at time.Time) error {
 	if n.GameID <= 0 || n.Addr == "" {
 		return fmt.Errorf("%w: a note needs a game and an owner (game %d, owner %q)", ErrInvalidChange, n.GameID, n.Addr)
 	}
 	if n.At.IsZero() {
 		n.At = at
 	}
-	_, err := q.ExecContext(ctx, `INSERT INTO notes (game_id, address, at, ply, text) VALUES (?, ?, ?, ?, ?)`,
-		n.GameID, strings.ToLower(n.Addr), unix(n.At), n.Ply, n.Text)
-	return err
+	return w.exec(ctx, `INSERT INTO notes (game_id, address, at, ply, text) VALUES (?, ?, ?, ?, ?)`,
+		[]any{n.GameID, strings.ToLower(n.Addr), unix(n.At), n.Ply, n.Text}, nil)
 }
 
 // Analysis is a request for the computer's annotation of a finished game
@@ -173,7 +172,7 @@ func (s *Store) PublishedAnalysis(ctx context.Context, gameID int64) (*Analysis,
 // (Published, with its public Text), or stores the status and text of a
 // queued one; finishing one that is no longer queued is ErrConflict
 // (another worker finished it).
-func putAnalysis(ctx context.Context, q querier, a *Analysis, at time.Time) error {
+func putAnalysis(ctx context.Context, w *wtx, a *Analysis, at time.Time) error {
 	if a.ID == 0 {
 		if a.Requested.IsZero() {
 			a.Requested = at
@@ -181,21 +180,18 @@ func putAnalysis(ctx context.Context, q querier, a *Analysis, at time.Time) erro
 		if a.Status == "" {
 			a.Status = AnalysisQueued
 		}
-		return q.QueryRowContext(ctx, `INSERT INTO analyses (game_id, address, name, level, side, requested, status, text)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`, a.GameID, strings.ToLower(a.Addr), a.Name, a.Level, a.Side, unix(a.Requested), a.Status, a.Text).Scan(&a.ID)
+		return w.queryRow(ctx, `INSERT INTO analyses (game_id, address, name, level, side, requested, status, text)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`, []any{a.GameID, strings.ToLower(a.Addr), a.Name, a.Level, a.Side, unix(a.Requested), a.Status, a.Text},
+			func(scan func(...any) error) error { return scan(&a.ID) })
 	}
 	query, args := `UPDATE analyses SET status = ?, text = ? WHERE id = ? AND status = ?`, []any{a.Status, a.Text, a.ID, AnalysisQueued}
 	if a.Published {
 		query, args = `UPDATE analyses SET published = 1, text = ? WHERE id = ? AND status = ?`, []any{a.Text, a.ID, AnalysisDone}
 	}
-	res, err := q.ExecContext(ctx, query, args...)
-	if err != nil {
+	return w.exec(ctx, query, args, func(n int64, err error) error {
+		if err == nil && n == 0 {
+			return fmt.Errorf("%w: analysis %d is not in the state expected (queued to finish, done to publish)", ErrConflict, a.ID)
+		}
 		return err
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return err
-	} else if n == 0 {
-		return fmt.Errorf("%w: analysis %d is not in the state expected (queued to finish, done to publish)", ErrConflict, a.ID)
-	}
-	return nil
+	})
 }

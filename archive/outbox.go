@@ -3,6 +3,7 @@ package archive
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -30,12 +31,12 @@ func constraintFailed(err error) bool {
 	return errors.As(err, &c) && c.Code()&0xff == sqliteConstraint || strings.HasPrefix(pgCode(err), "23")
 }
 
-func putOutgoing(ctx context.Context, tx querier, o *Outgoing, at time.Time) (string, error) {
+func putOutgoing(ctx context.Context, w *wtx, o *Outgoing, at time.Time, id *string) error {
 	if o.MessageID == "" {
-		return "", fmt.Errorf("%w: outgoing mail without a Message-ID", ErrInvalidChange)
+		return fmt.Errorf("%w: outgoing mail without a Message-ID", ErrInvalidChange)
 	}
 	if len(o.To)+len(o.Cc) == 0 {
-		return "", fmt.Errorf("%w: outgoing mail %s has no recipient", ErrInvalidChange, o.MessageID)
+		return fmt.Errorf("%w: outgoing mail %s has no recipient", ErrInvalidChange, o.MessageID)
 	}
 	from, _ := json.Marshal(o.From)
 	to, _ := json.Marshal(nonNil(o.To))
@@ -65,19 +66,20 @@ func putOutgoing(ctx context.Context, tx querier, o *Outgoing, at time.Time) (st
 	if len(o.Inline) > 0 {
 		inline, _ = json.Marshal(o.Inline)
 	}
-	var id int64
-	err := tx.QueryRowContext(ctx, `INSERT INTO outbox (message_id, game_id, from_addr, to_addrs, cc_addrs, reply_to, subject,
+	return w.queryRow(ctx, `INSERT INTO outbox (message_id, game_id, from_addr, to_addrs, cc_addrs, reply_to, subject,
 	date, in_reply_to, refs, body, status, attempts, next_attempt, last_error, sent_at, auto, html, inline, calendar, unsubscribe)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?) RETURNING id`,
-		o.MessageID, o.GameID, string(from), string(to), string(cc), replyTo, o.Subject, unix(o.Date), o.InReplyTo,
-		string(refs), o.Text, status, o.Attempts, unix(next), o.LastError, auto, o.HTML, inline, o.Calendar, o.Unsubscribe).Scan(&id)
-	if constraintFailed(err) {
-		return "", fmt.Errorf("%w: outgoing mail %s: %w", ErrInvalidChange, o.MessageID, err)
-	}
-	if err != nil {
-		return "", err
-	}
-	return strconv.FormatInt(id, 10), nil
+		[]any{o.MessageID, o.GameID, string(from), string(to), string(cc), replyTo, o.Subject, unix(o.Date), o.InReplyTo,
+			string(refs), o.Text, status, o.Attempts, unix(next), o.LastError, auto, o.HTML, inline, o.Calendar, o.Unsubscribe},
+		func(scan func(...any) error) error {
+			var n int64
+			err := scan(&n)
+			if constraintFailed(err) {
+				return fmt.Errorf("%w: outgoing mail %s: %w", ErrInvalidChange, o.MessageID, err)
+			}
+			*id = strconv.FormatInt(n, 10)
+			return err
+		})
 }
 
 func nonNil(a []Address) []Address {
@@ -199,25 +201,28 @@ func (s *Store) SentBatch(ctx context.Context, ids []string) (missing []string, 
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	tx, err := s.beginTx(ctx, txMarks) // updates of existing rows only: no writer lock needed
+	at := unix(s.now())
+	// Updates of existing rows only: no writer lock needed.
+	err = s.write(ctx, txMarks, func(w *wtx) error {
+		missing = missing[:0]
+		for _, id := range ids {
+			err := w.exec(ctx, `UPDATE outbox SET status = 'sent', sent_at = ? WHERE id = ?`, []any{at, id}, func(n int64, err error) error {
+				if err == nil && n == 0 {
+					missing = append(missing, id)
+				}
+				return err
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("archive: sent: %w", err)
 	}
-	defer tx.Rollback()
-	q, at := s.q(tx), unix(s.now())
-	for _, id := range ids {
-		res, err := q.ExecContext(ctx, `UPDATE outbox SET status = 'sent', sent_at = ? WHERE id = ?`, at, id)
-		if err != nil {
-			return nil, fmt.Errorf("archive: sent: %w", err)
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return nil, fmt.Errorf("archive: sent: %w", err)
-		} else if n == 0 {
-			missing = append(missing, id)
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		return nil, fmt.Errorf("archive: sent: %w", err)
+	if len(missing) == 0 {
+		missing = nil
 	}
 	return missing, nil
 }
@@ -301,14 +306,15 @@ func (s *Store) exec1(ctx context.Context, query string, args ...any) (sql.Resul
 	if _, fenced := s.Fenced(); !fenced {
 		return s.q(nil).ExecContext(ctx, query, args...)
 	}
-	tx, err := s.beginTx(ctx, txMarks)
+	var n int64
+	err := s.write(ctx, txMarks, func(w *wtx) error {
+		return w.exec(ctx, query, args, func(rows int64, err error) error {
+			n = rows
+			return err
+		})
+	})
 	if err != nil {
 		return nil, err
 	}
-	defer tx.Rollback()
-	res, err := s.q(tx).ExecContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	return res, tx.Commit()
+	return driver.RowsAffected(n), nil
 }

@@ -80,6 +80,9 @@ func connectPostgres(ctx context.Context, rawURL string, opts *Options) (*Store,
 	if _, set := cfg.RuntimeParams["lock_timeout"]; !set {
 		cfg.RuntimeParams["lock_timeout"] = strconv.FormatInt(o.BusyTimeout.Milliseconds(), 10)
 	}
+	if o.tracer != nil {
+		cfg.Tracer = o.tracer
+	}
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = 10 * time.Second
 	}

@@ -2,7 +2,6 @@ package archive
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -390,7 +389,7 @@ FROM tournament_games WHERE tournament_id = ? ORDER BY seq`, t.ID)
 // putTournament writes t in a commit: inserted at Version 0, else updated
 // if its Version is the stored one (ErrConflict otherwise); its players,
 // games and byes are rewritten.
-func putTournament(ctx context.Context, tx *sql.Tx, t *Tournament, at time.Time) error {
+func putTournament(ctx context.Context, w *wtx, t *Tournament, at time.Time) error {
 	if t.ID <= 0 {
 		return errors.New("tournament without an id (reserve one with NewTournamentID)")
 	}
@@ -407,44 +406,51 @@ func putTournament(ctx context.Context, tx *sql.Tx, t *Tournament, at time.Time)
 		control = string(b)
 	}
 	if t.Version == 0 {
-		_, err := tx.ExecContext(ctx, `INSERT INTO tournaments (`+tournamentColumns+`)
+		err := w.exec(ctx, `INSERT INTO tournaments (`+tournamentColumns+`)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)`,
-			t.ID, t.Name, t.Game, t.Format, t.Rounds, t.Days, control, t.Rated, t.Seats, strings.ToLower(t.Director.Addr), t.Director.Name,
-			t.DirectorToken, t.Status, t.Seed, unix(t.DigestDue), unix(created), unix(at), t.ByesAllowed, t.Accelerated, t.Position)
+			[]any{t.ID, t.Name, t.Game, t.Format, t.Rounds, t.Days, control, t.Rated, t.Seats, strings.ToLower(t.Director.Addr), t.Director.Name,
+				t.DirectorToken, t.Status, t.Seed, unix(t.DigestDue), unix(created), unix(at), t.ByesAllowed, t.Accelerated, t.Position},
+			func(_ int64, err error) error {
+				if uniqueViolation(err) {
+					return fmt.Errorf("%w: tournament %d exists", ErrConflict, t.ID)
+				}
+				return err
+			})
 		if err != nil {
-			if uniqueViolation(err) {
-				return fmt.Errorf("%w: tournament %d exists", ErrConflict, t.ID)
-			}
 			return err
 		}
 	} else {
-		res, err := tx.ExecContext(ctx, `UPDATE tournaments SET name = ?, game = ?, format = ?, rounds = ?, days = ?, control = ?, rated = ?,
+		err := w.exec(ctx, `UPDATE tournaments SET name = ?, game = ?, format = ?, rounds = ?, days = ?, control = ?, rated = ?,
 	seats = ?, director = ?, director_name = ?, director_token = ?, status = ?, seed = ?, digest_due = ?, updated = ?,
 	byes = ?, accelerated = ?, position = ?, version = version + 1
 WHERE id = ? AND version = ?`,
-			t.Name, t.Game, t.Format, t.Rounds, t.Days, control, t.Rated, t.Seats, strings.ToLower(t.Director.Addr), t.Director.Name,
-			t.DirectorToken, t.Status, t.Seed, unix(t.DigestDue), unix(at), t.ByesAllowed, t.Accelerated, t.Position, t.ID, t.Version)
+			[]any{t.Name, t.Game, t.Format, t.Rounds, t.Days, control, t.Rated, t.Seats, strings.ToLower(t.Director.Addr), t.Director.Name,
+				t.DirectorToken, t.Status, t.Seed, unix(t.DigestDue), unix(at), t.ByesAllowed, t.Accelerated, t.Position, t.ID, t.Version},
+			func(n int64, err error) error {
+				if err == nil && n == 0 {
+					return fmt.Errorf("%w: tournament %d", ErrConflict, t.ID)
+				}
+				return err
+			})
 		if err != nil {
 			return err
 		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
-			return fmt.Errorf("%w: tournament %d", ErrConflict, t.ID)
-		}
 		for _, table := range []string{"tournament_players", "tournament_games", "tournament_byes", "tournament_rounds"} {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE tournament_id = ?`, t.ID); err != nil {
+			if err := w.exec(ctx, `DELETE FROM `+table+` WHERE tournament_id = ?`, []any{t.ID}, nil); err != nil {
 				return err
 			}
 		}
 	}
 	for i, p := range t.Players {
-		_, err := tx.ExecContext(ctx, `INSERT INTO tournament_players (tournament_id, seed, address, name, token, joined, withdrawn, digest)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, t.ID, i, strings.ToLower(p.Address.Addr), p.Address.Name, p.Token, p.Joined, p.Withdrawn, p.Digest)
+		err := w.exec(ctx, `INSERT INTO tournament_players (tournament_id, seed, address, name, token, joined, withdrawn, digest)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, []any{t.ID, i, strings.ToLower(p.Address.Addr), p.Address.Name, p.Token, p.Joined, p.Withdrawn, p.Digest},
+			func(_ int64, err error) error {
+				if uniqueViolation(err) {
+					return fmt.Errorf("tournament %d: %s entered twice", t.ID, p.Address.Addr)
+				}
+				return err
+			})
 		if err != nil {
-			if uniqueViolation(err) {
-				return fmt.Errorf("tournament %d: %s entered twice", t.ID, p.Address.Addr)
-			}
 			return err
 		}
 	}
@@ -461,8 +467,8 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, t.ID, i, strings.ToLower(p.Address.Addr), p.Ad
 			}
 			ranks = string(b)
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO tournament_games (tournament_id, seq, round, board, game_id, players, ranks, forfeit)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, t.ID, i, g.Round, g.Board, g.GameID, string(players), ranks, g.Forfeit)
+		err = w.exec(ctx, `INSERT INTO tournament_games (tournament_id, seq, round, board, game_id, players, ranks, forfeit)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, []any{t.ID, i, g.Round, g.Board, g.GameID, string(players), ranks, g.Forfeit}, nil)
 		if err != nil {
 			return err
 		}
@@ -471,14 +477,14 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, t.ID, i, g.Round, g.Board, g.GameID, string(pl
 		if opens.IsZero() {
 			continue
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO tournament_rounds (tournament_id, round, opens) VALUES (?, ?, ?)`, t.ID, r, unix(opens))
+		err := w.exec(ctx, `INSERT INTO tournament_rounds (tournament_id, round, opens) VALUES (?, ?, ?)`, []any{t.ID, r, unix(opens)}, nil)
 		if err != nil {
 			return err
 		}
 	}
 	for _, b := range t.Byes {
-		_, err := tx.ExecContext(ctx, `INSERT INTO tournament_byes (tournament_id, round, address, kind) VALUES (?, ?, ?, ?)`,
-			t.ID, b.Round, strings.ToLower(b.Player), b.Kind)
+		err := w.exec(ctx, `INSERT INTO tournament_byes (tournament_id, round, address, kind) VALUES (?, ?, ?, ?)`,
+			[]any{t.ID, b.Round, strings.ToLower(b.Player), b.Kind}, nil)
 		if err != nil {
 			return err
 		}

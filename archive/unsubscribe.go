@@ -113,7 +113,7 @@ func (s *Store) Unsubscribe(ctx context.Context, addr, kind, token string) error
 		return fmt.Errorf("archive: unsubscribe: %w", err)
 	}
 	defer tx.Rollback()
-	if err := putUnsubscription(ctx, tx, Unsubscription{Addr: addr, Kind: kind}, s.now()); err != nil {
+	if err := putUnsubscription(ctx, &wtx{q: s.q(tx)}, Unsubscription{Addr: addr, Kind: kind}, s.now()); err != nil {
 		return fmt.Errorf("archive: unsubscribe: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -122,10 +122,9 @@ func (s *Store) Unsubscribe(ctx context.Context, addr, kind, token string) error
 	return nil
 }
 
-func putUnsubscription(ctx context.Context, q querier, u Unsubscription, at time.Time) error {
-	_, err := q.ExecContext(ctx, `INSERT INTO unsubscriptions (address, kind, at) VALUES (?, ?, ?) ON CONFLICT (address, kind) DO NOTHING`,
-		strings.ToLower(strings.TrimSpace(u.Addr)), u.Kind, unix(at))
-	return err
+func putUnsubscription(ctx context.Context, w *wtx, u Unsubscription, at time.Time) error {
+	return w.exec(ctx, `INSERT INTO unsubscriptions (address, kind, at) VALUES (?, ?, ?) ON CONFLICT (address, kind) DO NOTHING`,
+		[]any{strings.ToLower(strings.TrimSpace(u.Addr)), u.Kind, unix(at)}, nil)
 }
 
 // Unsubscribed reports whether addr stopped mail of kind.

@@ -22,6 +22,18 @@ type BatchStore interface {
 
 var _ BatchStore = (*archive.Store)(nil)
 
+// PrefetchStore is an optional capability of a Store (archive.Store has
+// it): Prefetch reads at once what Seen, Player, Sender and ActiveGamesOf
+// answer for several Message-IDs, addresses and other rate-limit windows. HandleBatch reads a
+// batch's keys with it before deciding the batch, so that a store across
+// the network costs a few round trips per batch instead of several per
+// request.
+type PrefetchStore interface {
+	Prefetch(ctx context.Context, messageIDs, addrs, windows []string) (*archive.Prefetched, error)
+}
+
+var _ PrefetchStore = (*archive.Store)(nil)
+
 // HandleBatch processes several inbound messages, in order, and commits
 // their effects in one transaction (one sync to disk) when the store is a
 // [BatchStore]: each request is decided against the store as the requests
@@ -44,6 +56,7 @@ func (r *Referee) HandleBatch(ctx context.Context, reqs []Request) []error {
 		return errs
 	}
 	v := r.newView()
+	v.prefetch(ctx, reqs)
 	var members []int // requests whose changes v holds
 	flush := func() {
 		if len(v.changes) > 0 {
@@ -86,6 +99,40 @@ func (r *Referee) HandleBatch(ctx context.Context, reqs []Request) []error {
 	return errs
 }
 
+// prefetch reads the keys of reqs at once into v, when the store can
+// (PrefetchStore). The reads are as of now: a change committed by another
+// batch before this one commits makes the commit's checks fail (a
+// processed Message-ID, a version), and the requests are then handled one
+// by one, on fresh reads. Without it, or when it fails, v reads the store
+// request by request.
+func (v *view) prefetch(ctx context.Context, reqs []Request) {
+	ps, ok := v.Store.(PrefetchStore)
+	if !ok {
+		return
+	}
+	ids := make([]string, 0, len(reqs))
+	addrs := make([]string, 0, len(reqs))
+	windows := []string{allSenders} // the rate limit's window of all senders
+	for i := range reqs {
+		ids = append(ids, reqs[i].key())
+		if a := reqs[i].From.Addr; a != "" {
+			addrs = append(addrs, a)
+			windows = append(windows, tokenWindow+a)
+		}
+	}
+	p, err := ps.Prefetch(ctx, ids, addrs, windows)
+	if err != nil {
+		return
+	}
+	v.pre = p
+	v.preGames = map[int64]*archive.Game{}
+	for _, gs := range p.Active {
+		for _, g := range gs {
+			v.preGames[g.ID] = g
+		}
+	}
+}
+
 // errFlush is returned by a batch view for a read it cannot answer from the
 // store and the batch's changes together.
 var errFlush = errors.New("referee: the batch must be committed first")
@@ -108,6 +155,12 @@ type view struct {
 	// the requests after it read from the store (address.go): the batch is
 	// committed before the next request.
 	addresses bool
+	// pre, when not nil, is the store as read before the batch was
+	// decided (prefetch), answering for the keys it holds; preGames are
+	// its active games by id. The batch's own changes (above) come first.
+	// A view made after a commit has none: pre would not show it.
+	pre      *archive.Prefetched
+	preGames map[int64]*archive.Game
 }
 
 func (r *Referee) newView() *view {
@@ -128,11 +181,19 @@ func (v *view) Seen(ctx context.Context, messageID string) (bool, error) {
 	if v.seen[messageID] {
 		return true, nil
 	}
+	if v.pre != nil {
+		if seen, ok := v.pre.Seen[messageID]; ok {
+			return seen, nil
+		}
+	}
 	return v.Store.Seen(ctx, messageID)
 }
 
 func (v *view) Game(ctx context.Context, id int64) (*archive.Game, error) {
 	if g, ok := v.games[id]; ok {
+		return cloneGame(g), nil
+	}
+	if g, ok := v.preGames[id]; ok {
 		return cloneGame(g), nil
 	}
 	return v.Store.Game(ctx, id)
@@ -141,9 +202,17 @@ func (v *view) Game(ctx context.Context, id int64) (*archive.Game, error) {
 // ActiveGamesOf is the store's answer with the games the batch changed as
 // the batch left them (added, replaced or dropped).
 func (v *view) ActiveGamesOf(ctx context.Context, addr string) ([]*archive.Game, error) {
-	gs, err := v.Store.ActiveGamesOf(ctx, addr)
-	if err != nil {
-		return nil, err
+	a := strings.ToLower(addr)
+	var gs []*archive.Game
+	if pgs, ok := v.preActive(a); ok {
+		for _, g := range pgs {
+			gs = append(gs, cloneGame(g))
+		}
+	} else {
+		var err error
+		if gs, err = v.Store.ActiveGamesOf(ctx, addr); err != nil {
+			return nil, err
+		}
 	}
 	out := gs[:0]
 	for _, g := range gs {
@@ -151,7 +220,6 @@ func (v *view) ActiveGamesOf(ctx context.Context, addr string) ([]*archive.Game,
 			out = append(out, g)
 		}
 	}
-	a := strings.ToLower(addr)
 	for _, g := range v.games {
 		if archive.Active(g.Status) && involves(g, a) {
 			out = append(out, cloneGame(g))
@@ -173,6 +241,12 @@ func (v *view) Player(ctx context.Context, addr string) (*archive.Player, error)
 		c := *p
 		return &c, nil
 	}
+	if v.pre != nil {
+		if p, ok := v.pre.Players[strings.ToLower(addr)]; ok {
+			c := *p
+			return &c, nil
+		}
+	}
 	return v.Store.Player(ctx, addr)
 }
 
@@ -180,6 +254,12 @@ func (v *view) Sender(ctx context.Context, addr string) (*archive.Sender, error)
 	if s, ok := v.senders[strings.ToLower(addr)]; ok {
 		c := *s
 		return &c, nil
+	}
+	if v.pre != nil {
+		if s, ok := v.pre.Senders[strings.ToLower(addr)]; ok {
+			c := *s
+			return &c, nil
+		}
 	}
 	return v.Store.Sender(ctx, addr)
 }
@@ -346,4 +426,14 @@ func cloneGame(g *archive.Game) *archive.Game {
 		c.Conditions[i].Lines = slices.Clone(c.Conditions[i].Lines)
 	}
 	return &c
+}
+
+// preActive is the prefetched active games of addr (lower case), and
+// whether the prefetch read them.
+func (v *view) preActive(addr string) ([]*archive.Game, bool) {
+	if v.pre == nil {
+		return nil, false
+	}
+	gs, ok := v.pre.Active[addr]
+	return gs, ok
 }

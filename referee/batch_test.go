@@ -224,3 +224,120 @@ func splitMails(s string) []string {
 	}
 	return parts
 }
+
+// readCounter counts the store's per-key reads and prefetches.
+type readCounter struct {
+	*archive.Store
+	mu          sync.Mutex
+	reads       map[string]int
+	prefetches  int
+	afterPrefet func() // run after each prefetch, when set
+}
+
+func (c *readCounter) count(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.reads[name]++
+}
+
+func (c *readCounter) Seen(ctx context.Context, id string) (bool, error) {
+	c.count("Seen")
+	return c.Store.Seen(ctx, id)
+}
+
+func (c *readCounter) Game(ctx context.Context, id int64) (*archive.Game, error) {
+	c.count("Game")
+	return c.Store.Game(ctx, id)
+}
+
+func (c *readCounter) ActiveGamesOf(ctx context.Context, addr string) ([]*archive.Game, error) {
+	c.count("ActiveGamesOf")
+	return c.Store.ActiveGamesOf(ctx, addr)
+}
+
+func (c *readCounter) Player(ctx context.Context, addr string) (*archive.Player, error) {
+	c.count("Player")
+	return c.Store.Player(ctx, addr)
+}
+
+func (c *readCounter) Sender(ctx context.Context, addr string) (*archive.Sender, error) {
+	c.count("Sender " + addr)
+	return c.Store.Sender(ctx, addr)
+}
+
+func (c *readCounter) Prefetch(ctx context.Context, ids, addrs, windows []string) (*archive.Prefetched, error) {
+	p, err := c.Store.Prefetch(ctx, ids, addrs, windows)
+	c.mu.Lock()
+	c.prefetches++
+	f := c.afterPrefet
+	c.mu.Unlock()
+	if f != nil {
+		f()
+	}
+	return p, err
+}
+
+// TestHandleBatchPrefetch: a batch reads its messages, its senders and
+// their games once, before it is decided, and not again request by request
+// (Seen, Game, ActiveGamesOf, Player, Sender; the blocked list and notes
+// are still read per request); it stores what the requests handled one by one do. (The
+// referees of the other batch tests prefetch too: they show that the
+// answers are the same.)
+func TestHandleBatchPrefetch(t *testing.T) {
+	eachStore(t, func(t *testing.T, db store) {
+		one, all := started(t, db, nil), started(t, db, nil)
+		for _, q := range batchRequests(one) {
+			if err := one.ref.Handle(one.ctx, q); err != nil {
+				t.Fatalf("Handle: %v", err)
+			}
+		}
+		c := &readCounter{Store: all.store, reads: map[string]int{}}
+		ref, err := referee.New(c, &referee.Options{Address: "referee@pbem.example", Lookup: testLookup, Clock: all.clock})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, err := range ref.HandleBatch(all.ctx, batchRequests(all)) {
+			if err != nil {
+				t.Errorf("HandleBatch, request %d: %v", i, err)
+			}
+		}
+		if c.prefetches != 1 || len(c.reads) != 0 {
+			t.Errorf("a batch of 5 read the store with %d prefetches and %v; want 1 prefetch and no other read of these", c.prefetches, c.reads)
+		}
+		if got, want := all.record(1), one.record(1); got != want {
+			t.Errorf("record after the batch = %q, one by one %q", got, want)
+		}
+	})
+}
+
+// TestHandleBatchStalePrefetch: a move committed by another writer after
+// the batch's prefetch makes the batch's commit fail; its requests are
+// handled again one by one, and no move is lost or made twice.
+func TestHandleBatchStalePrefetch(t *testing.T) {
+	eachStore(t, func(t *testing.T, db store) {
+		h := started(t, db, nil)
+		reqs := batchRequests(h)
+		c := &readCounter{Store: h.store, reads: map[string]int{}}
+		c.afterPrefet = func() {
+			c.afterPrefet = nil
+			if err := h.ref.Handle(h.ctx, reqs[0]); err != nil { // the other writer: alice's +2
+				t.Errorf("Handle: %v", err)
+			}
+		}
+		ref, err := referee.New(c, &referee.Options{Address: "referee@pbem.example", Lookup: testLookup, Clock: h.clock})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, err := range ref.HandleBatch(h.ctx, reqs) {
+			if err != nil {
+				t.Errorf("HandleBatch, request %d: %v", i, err)
+			}
+		}
+		if got := h.record(1); got != "1. +2 +1 2. +1 *" {
+			t.Errorf("record = %q, want %q", got, "1. +2 +1 2. +1 *")
+		}
+		if st := ref.Stats(); st.Handled != 3 || st.Duplicates != 2 {
+			t.Errorf("Stats = %+v, want 3 handled and 2 duplicates (alice's +2, twice)", st)
+		}
+	})
+}

@@ -448,6 +448,10 @@ func (s *session) authenticated() (bool, error) {
 	return false, nil
 }
 
+// tokenWindow prefixes a sender's address in the key of its window of
+// messages with a game's token (tokenLimit).
+const tokenWindow = "token:"
+
 // allSenders is the pseudo-sender whose window counts the unauthenticated
 // mail of every sender together.
 const allSenders = "*"
@@ -532,7 +536,7 @@ func (s *session) tournamentLimit() (bool, error) {
 // gameTokenLimit counts a message with a game's valid token in the
 // sender's window of such mail (TokenRateLimit per RateWindow).
 func (s *session) gameTokenLimit() (bool, error) {
-	return s.tokenLimit("token:", s.r.opts.TokenRateLimit, "a game's token")
+	return s.tokenLimit(tokenWindow, s.r.opts.TokenRateLimit, "a game's token")
 }
 
 // tokenLimit counts a message in the sender's window of mail with a
