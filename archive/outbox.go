@@ -318,3 +318,34 @@ func (s *Store) exec1(ctx context.Context, query string, args ...any) (sql.Resul
 	}
 	return driver.RowsAffected(n), nil
 }
+
+// NextAttempt returns the earliest next attempt of a mail waiting for
+// delivery; ok is false when none waits. A sender sleeps until then instead
+// of polling, so a retry goes out when it is due.
+func (s *Store) NextAttempt(ctx context.Context) (at time.Time, ok bool, err error) {
+	var n sql.NullInt64
+	if err := s.db.QueryRowContext(ctx, `SELECT min(next_attempt) FROM outbox WHERE status = 'pending'`).Scan(&n); err != nil {
+		return time.Time{}, false, fmt.Errorf("archive: next attempt: %w", err)
+	}
+	if !n.Valid {
+		return time.Time{}, false, nil
+	}
+	return fromUnix(n.Int64), true, nil
+}
+
+// SentText returns the text of the mail the referee queued with this
+// Message-ID (angle brackets optional), whatever its status, or
+// ErrNotFound (no such mail, or pruned since). The referee reads it to know
+// which lines of a reply reproduce its own mail.
+func (s *Store) SentText(ctx context.Context, messageID string) (string, error) {
+	id := strings.Trim(strings.TrimSpace(messageID), "<>")
+	var body string
+	err := s.db.QueryRowContext(ctx, `SELECT body FROM outbox WHERE message_id = ?`, id).Scan(&body)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", ErrNotFound
+	}
+	if err != nil {
+		return "", fmt.Errorf("archive: sent text: %w", err)
+	}
+	return body, nil
+}

@@ -1,7 +1,6 @@
 package referee
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -9,17 +8,6 @@ import (
 
 	"pbem/archive"
 )
-
-// AddressStore is what the commands of a player's own addresses need of
-// the store besides Store (archive.Store has it). A Store without it
-// refuses them.
-type AddressStore interface {
-	MainAddress(ctx context.Context, addr string) (string, error)
-	AddedAddresses(ctx context.Context, addr string) ([]string, error)
-	AddressKnown(ctx context.Context, addr string) (bool, error)
-	PendingAddress(ctx context.Context, code string, now time.Time) (*archive.AddressPending, error)
-	PendingAddresses(ctx context.Context, player string, now time.Time) (int, error)
-}
 
 const (
 	// addressExpiry is how long a change of address waits for the new
@@ -32,9 +20,8 @@ const (
 	maxAddedAddresses = 5
 )
 
-func (s *session) astore() AddressStore {
-	as, _ := s.r.store.(AddressStore)
-	return as
+func (s *session) astore() Store {
+	return s.r.store
 }
 
 // mainSender makes mail from an address a player added to theirs count
@@ -42,7 +29,7 @@ func (s *session) astore() AddressStore {
 // still decide what the mail may do), and so does the reply's recipient.
 func (s *session) mainSender() error {
 	as := s.astore()
-	if as == nil || s.from.Addr == "" {
+	if s.from.Addr == "" {
 		return nil
 	}
 	main, err := as.MainAddress(s.ctx, s.from.Addr)
@@ -67,9 +54,6 @@ func (s *session) mainSender() error {
 func (s *session) addressCmd(c *cmd) error {
 	const form = "address NEW@DOMAIN (your games move there), address add NEW@DOMAIN, address remove ADDRESS, or address alone (your addresses)"
 	as := s.astore()
-	if as == nil {
-		return mistake(nil, "", "this referee keeps one address per player")
-	}
 	f := strings.Fields(c.rest)
 	action, arg := archive.AddressMove, ""
 	switch {
@@ -177,9 +161,6 @@ func (s *session) addresses() *archive.AddressChange {
 func (s *session) confirmCmd(c *cmd) error {
 	const form = "confirm CODE, from the address the code was mailed to"
 	as := s.astore()
-	if as == nil {
-		return mistake(nil, "", "this referee keeps one address per player")
-	}
 	f := strings.Fields(c.rest)
 	if len(f) != 1 {
 		return mistake(nil, form, "confirm takes the code that was mailed, alone")

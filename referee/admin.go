@@ -15,16 +15,6 @@ import (
 	"pbem/notation"
 )
 
-// AdminStore is the optional capability of a Store that operators' actions
-// need (archive.Store has it): blocked senders, and the admin commands by
-// mail waiting for their token.
-type AdminStore interface {
-	Blocked(ctx context.Context, addr string) (bool, error)
-	AdminPendingByToken(ctx context.Context, token string) (*archive.AdminPending, error)
-}
-
-var _ AdminStore = (*archive.Store)(nil)
-
 // AdminError is an operator's mistake: a bad command, a game in the wrong
 // state. Nothing was applied.
 type AdminError struct{ Reason string }
@@ -276,7 +266,7 @@ func (r *Referee) adminChange(ctx context.Context, st Store, actor string, a *ad
 		s.finish(g, outcomeOf(ranks, "adjudicated: "+a.reason), "adjudication", "adjudicated by the referee's operator: "+a.reason)
 		text = fmt.Sprintf("game #%d adjudicated %s", g.ID, g.result)
 	case "abort":
-		if ts := s.tstore(); ts != nil && g.Status == archive.Playing {
+		if ts := s.tstore(); g.Status == archive.Playing {
 			t, err := ts.TournamentOfGame(s.ctx, g.ID)
 			if err == nil {
 				return nil, "", adminMistake("game #%d is a game of tournament %d, whose standings need its result: adjudicate it instead", g.ID, t.ID)
@@ -430,8 +420,8 @@ const AdminTokenLife = 24 * time.Hour
 // whose changes hold some not yet committed, the batch is committed first
 // (errFlush), so that a request sees them as it would one by one.
 func (r *Referee) blockedSender(ctx context.Context, st Store, req *Request) (bool, error) {
-	as, ok := r.store.(AdminStore)
-	if !ok || req == nil || req.From.Addr == "" {
+	as := r.store
+	if req == nil || req.From.Addr == "" {
 		return false, nil
 	}
 	if operatorsPending(st) {
@@ -463,7 +453,7 @@ func operatorsPending(st Store) bool {
 // validAdminConfirmation reports whether words are "admin confirm TOKEN"
 // with a token that still waits for the sender: unused, unexpired and
 // issued to this admin.
-func (s *session) validAdminConfirmation(as AdminStore, words []string) (bool, error) {
+func (s *session) validAdminConfirmation(as Store, words []string) (bool, error) {
 	if len(words) != 3 || !strings.EqualFold(words[1], "confirm") {
 		return false, nil
 	}
@@ -497,10 +487,7 @@ func (s *session) adminMail() (ch *archive.Change, ok bool, err error) {
 	if line == "" {
 		return nil, false, nil
 	}
-	as, has := r.store.(AdminStore)
-	if !has {
-		return nil, false, nil
-	}
+	as := r.store
 	ch = &archive.Change{MessageID: s.key, At: s.now}
 	// An admin's From is as forgeable as anyone's: its mail counts against
 	// the limits of mail without a game's token, so that forged commands

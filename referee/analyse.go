@@ -13,18 +13,6 @@ import (
 	"pbem/referee/analysis"
 )
 
-// AnalysisStore is the capability of a store that queues analyses
-// (archive.Store implements it). A store without it refuses analyse.
-type AnalysisStore interface {
-	QueuedAnalyses(ctx context.Context, limit int) ([]*archive.Analysis, error)
-	AnalysesOf(ctx context.Context, addr string) ([]*archive.Analysis, error)
-}
-
-var _ AnalysisStore = (*archive.Store)(nil)
-
-// errNoAnalyses is a view's answer when its store queues no analyses.
-var errNoAnalyses = errors.New("referee: the store queues no analyses")
-
 // Bounds of the analysis queue.
 const (
 	// MaxQueuedAnalyses is the most analyses waiting at once, from
@@ -45,10 +33,7 @@ const (
 // a finished game, for one of its players or, for a public game, anyone.
 func (s *session) analyseCmd(c *cmd) error {
 	form := fmt.Sprintf("analyse GAMEID [level=N] [side=SIDE], N from 1 to %d (default 3), for a finished game", MaxAnalysisLevel)
-	st, ok := s.store.(AnalysisStore)
-	if !ok {
-		return mistake(nil, "", "this referee does not analyse games")
-	}
+	st := s.store
 	f := strings.Fields(c.rest)
 	level := 3
 	var rest []string
@@ -92,9 +77,6 @@ func (s *session) analyseCmd(c *cmd) error {
 		}
 	}
 	queued, err := st.QueuedAnalyses(s.ctx, MaxQueuedAnalyses)
-	if errors.Is(err, errNoAnalyses) {
-		return mistake(nil, "", "this referee does not analyse games")
-	}
 	if err != nil {
 		return err
 	}
@@ -132,10 +114,7 @@ func (s *session) analyseCmd(c *cmd) error {
 // The result is stored and mailed in one commit, which only the first of
 // several workers makes.
 func (r *Referee) RunAnalysis(ctx context.Context) (bool, error) {
-	st, ok := r.store.(AnalysisStore)
-	if !ok {
-		return false, nil
-	}
+	st := r.store
 	q, err := st.QueuedAnalyses(ctx, 1)
 	if err != nil || len(q) == 0 {
 		return false, err
@@ -217,10 +196,7 @@ func (r *Referee) idle(ctx context.Context) error {
 // players' names, never their addresses.
 func (s *session) publishCmd(c *cmd) error {
 	const form = "publish GAMEID, after analyse GAMEID has mailed you the analysis of your finished game"
-	st, ok := s.store.(AnalysisStore)
-	if !ok {
-		return mistake(nil, "", "this referee does not analyse games")
-	}
+	st := s.store
 	g, err := s.gameArg(c, form)
 	if err != nil {
 		return err
@@ -235,9 +211,6 @@ func (s *session) publishCmd(c *cmd) error {
 		return mistake(nil, "publish for a public game", "game #%d is private: it has no web page", g.ID)
 	}
 	mine, err := st.AnalysesOf(s.ctx, s.from.Addr)
-	if errors.Is(err, errNoAnalyses) {
-		return mistake(nil, "", "this referee does not analyse games")
-	}
 	if err != nil {
 		return err
 	}

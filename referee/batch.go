@@ -11,29 +11,6 @@ import (
 	"pbem/archive"
 )
 
-// BatchStore is an optional capability of a Store (archive.Store has it):
-// CommitBatch stores several changes in one transaction, so with one sync
-// to disk, all or none; the changes after the first see the versions the
-// ones before leave. With it, HandleBatch commits a batch of requests at
-// once.
-type BatchStore interface {
-	CommitBatch(ctx context.Context, cs []*archive.Change) error
-}
-
-var _ BatchStore = (*archive.Store)(nil)
-
-// PrefetchStore is an optional capability of a Store (archive.Store has
-// it): Prefetch reads at once what Seen, Player, Sender and ActiveGamesOf
-// answer for several Message-IDs, addresses and other rate-limit windows. HandleBatch reads a
-// batch's keys with it before deciding the batch, so that a store across
-// the network costs a few round trips per batch instead of several per
-// request.
-type PrefetchStore interface {
-	Prefetch(ctx context.Context, messageIDs, addrs, windows []string) (*archive.Prefetched, error)
-}
-
-var _ PrefetchStore = (*archive.Store)(nil)
-
 // HandleBatch processes several inbound messages, in order, and commits
 // their effects in one transaction (one sync to disk) when the store is a
 // [BatchStore]: each request is decided against the store as the requests
@@ -48,8 +25,8 @@ func (r *Referee) HandleBatch(ctx context.Context, reqs []Request) []error {
 	r.busy.Add(1)
 	defer r.busy.Add(-1)
 	errs := make([]error, len(reqs))
-	bs, ok := r.store.(BatchStore)
-	if !ok || len(reqs) == 1 {
+	bs := r.store
+	if len(reqs) == 1 {
 		for i := range reqs {
 			errs[i] = r.Handle(ctx, reqs[i])
 		}
@@ -106,10 +83,7 @@ func (r *Referee) HandleBatch(ctx context.Context, reqs []Request) []error {
 // by one, on fresh reads. Without it, or when it fails, v reads the store
 // request by request.
 func (v *view) prefetch(ctx context.Context, reqs []Request) {
-	ps, ok := v.Store.(PrefetchStore)
-	if !ok {
-		return
-	}
+	ps := v.Store
 	ids := make([]string, 0, len(reqs))
 	addrs := make([]string, 0, len(reqs))
 	windows := []string{allSenders} // the rate limit's window of all senders
@@ -171,10 +145,7 @@ func (r *Referee) newView() *view {
 // store is v as the session's store: with the tournament capability when
 // the store has it.
 func (v *view) store() Store {
-	if _, ok := v.Store.(TournamentStore); ok {
-		return tview{v}
-	}
-	return v
+	return tview{v}
 }
 
 func (v *view) Seen(ctx context.Context, messageID string) (bool, error) {
@@ -316,13 +287,9 @@ func (v *view) Commit(ctx context.Context, c *archive.Change) error {
 }
 
 // Notes are the store's notes of addr on a game and those the batch's
-// changes wrote; errNoNotes when the store keeps none.
+// changes wrote.
 func (v *view) Notes(ctx context.Context, gameID int64, addr string) ([]*archive.Note, error) {
-	ns, ok := v.Store.(NoteStore)
-	if !ok {
-		return nil, errNoNotes
-	}
-	out, err := ns.Notes(ctx, gameID, addr)
+	out, err := v.Store.Notes(ctx, gameID, addr)
 	if err != nil {
 		return nil, err
 	}
@@ -337,13 +304,9 @@ func (v *view) Notes(ctx context.Context, gameID int64, addr string) ([]*archive
 }
 
 // QueuedAnalyses are the store's, with those the batch's changes queued
-// after them; errNoAnalyses when the store queues none.
+// after them.
 func (v *view) QueuedAnalyses(ctx context.Context, limit int) ([]*archive.Analysis, error) {
-	as, ok := v.Store.(AnalysisStore)
-	if !ok {
-		return nil, errNoAnalyses
-	}
-	out, err := as.QueuedAnalyses(ctx, limit)
+	out, err := v.Store.QueuedAnalyses(ctx, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -359,17 +322,13 @@ func (v *view) QueuedAnalyses(ctx context.Context, limit int) ([]*archive.Analys
 
 // AnalysesOf is the store's answer.
 func (v *view) AnalysesOf(ctx context.Context, addr string) ([]*archive.Analysis, error) {
-	as, ok := v.Store.(AnalysisStore)
-	if !ok {
-		return nil, errNoAnalyses
-	}
-	return as.AnalysesOf(ctx, addr)
+	return v.Store.AnalysesOf(ctx, addr)
 }
 
 // tview is a view of a store with tournaments.
 type tview struct{ *view }
 
-func (t tview) ts() TournamentStore { return t.view.Store.(TournamentStore) }
+func (t tview) ts() Store { return t.view.Store }
 
 func (t tview) NewTournamentID(ctx context.Context) (int64, error) {
 	return t.ts().NewTournamentID(ctx)

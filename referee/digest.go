@@ -12,20 +12,6 @@ import (
 	"pbem/archive"
 )
 
-// DigestStore is what the daily digest of a player's games needs of the
-// store besides Store: the players who asked for one. archive.Store has
-// it; a Store without it sends no digests.
-type DigestStore interface {
-	DigestPlayers(ctx context.Context) ([]*archive.Player, error)
-}
-
-// UnsubscribeStore is what the referee reads of one-click
-// unsubscriptions: whether an address stopped a kind of mail. A Store
-// without it treats every address as subscribed.
-type UnsubscribeStore interface {
-	Unsubscribed(ctx context.Context, addr, kind string) (bool, error)
-}
-
 // defaultDigestHour is the hour of a digest asked for without one, in
 // the player's time zone (tz; UTC by default).
 const defaultDigestHour = "08:00"
@@ -89,10 +75,7 @@ func (s *session) gamesDigestCmd(c *cmd) error {
 // that a restart neither loses nor repeats a digest; a day when no game
 // waits is marked too, with no mail.
 func (r *Referee) tickDigests(ctx context.Context, now time.Time) error {
-	ds, ok := r.store.(DigestStore)
-	if !ok {
-		return nil
-	}
+	ds := r.store
 	ps, err := ds.DigestPlayers(ctx)
 	if err != nil {
 		return fmt.Errorf("referee: digests: %w", err)
@@ -145,14 +128,12 @@ func (r *Referee) digestChange(ctx context.Context, p *archive.Player, now time.
 	s.players[normAddr(p.Address.Addr)] = p
 	p.DigestSent = day
 	s.touchPlayer(p)
-	if us, ok := r.store.(UnsubscribeStore); ok {
-		if off, err := us.Unsubscribed(ctx, p.Address.Addr, archive.UnsubDigest); err != nil {
-			return nil, err
-		} else if off {
-			// unsubscribed with one click: the setting goes too
-			p.Digest = ""
-			return s.change(), nil
-		}
+	if off, err := r.store.Unsubscribed(ctx, p.Address.Addr, archive.UnsubDigest); err != nil {
+		return nil, err
+	} else if off {
+		// unsubscribed with one click: the setting goes too
+		p.Digest = ""
+		return s.change(), nil
 	}
 	ags, err := r.store.ActiveGamesOf(ctx, p.Address.Addr)
 	if err != nil {

@@ -97,10 +97,7 @@ func (r *Referee) unsubscribeHeader(addr, kind string) string {
 // unsubscribed reports whether addr stopped kind (false when the store
 // cannot say: the mail goes, rather than being lost).
 func (s *session) unsubscribed(addr, kind string) bool {
-	us, ok := s.r.store.(UnsubscribeStore)
-	if !ok {
-		return false
-	}
+	us := s.r.store
 	off, err := us.Unsubscribed(s.ctx, addr, kind)
 	if err != nil {
 		s.r.log.Warn("unsubscriptions unread", "address", addr, "kind", kind, "err", err)

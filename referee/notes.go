@@ -1,25 +1,11 @@
 package referee
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"strings"
 
 	"pbem/archive"
 )
-
-// NoteStore is the capability of a store that keeps players' private notes
-// (archive.Store implements it). A store without it runs games but refuses
-// note and notes.
-type NoteStore interface {
-	Notes(ctx context.Context, gameID int64, addr string) ([]*archive.Note, error)
-}
-
-var _ NoteStore = (*archive.Store)(nil)
-
-// errNoNotes is a view's answer when its store keeps no notes.
-var errNoNotes = errors.New("referee: the store keeps no notes")
 
 // Bounds of the notes one player keeps on one game.
 const (
@@ -43,10 +29,7 @@ func noteAlone(l string) bool {
 // notesOf are the notes of addr on g: those stored and those the session
 // wrote.
 func (s *session) notesOf(g *game, addr string) ([]*archive.Note, error) {
-	ns, ok := s.store.(NoteStore)
-	if !ok {
-		return nil, errNoNotes
-	}
+	ns := s.store
 	stored, err := ns.Notes(s.ctx, g.ID, addr)
 	if err != nil {
 		return nil, err
@@ -62,9 +45,6 @@ func (s *session) notesOf(g *game, addr string) ([]*archive.Note, error) {
 // noteGame is the game of note and notes: one the sender plays, with its
 // token.
 func (s *session) noteGame(g *game) error {
-	if _, ok := s.store.(NoteStore); !ok {
-		return mistake(nil, "", "this referee keeps no notes")
-	}
 	_, err := s.authorize(g)
 	return err
 }
@@ -160,9 +140,6 @@ func formatNotes(ns []*archive.Note, first int) string {
 // notes of addr, or "" when there are none.
 func (s *session) notesBlock(g *game, addr string) string {
 	have, err := s.notesOf(g, addr)
-	if errors.Is(err, errNoNotes) {
-		return ""
-	}
 	if err != nil {
 		s.r.log.Error("notes not read", "game", g.ID, "err", err)
 		return "Your notes could not be read just now; notes " + g.id() + " sends them."

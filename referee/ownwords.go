@@ -1,7 +1,6 @@
 package referee
 
 import (
-	"context"
 	"errors"
 	"slices"
 	"strings"
@@ -9,19 +8,6 @@ import (
 
 	"pbem/archive"
 )
-
-var _ SentTexts = (*archive.Store)(nil)
-
-// SentTexts is implemented by a Store that keeps the text of the mails
-// the referee sent (archive.Store reads its outbox). The referee uses it
-// to tell the lines of a reply that reproduce the mail being answered from
-// the sender's own; a Store without it leaves only the referee's fixed
-// texts (the short help) to compare with.
-type SentTexts interface {
-	// SentText returns the text of the referee's mail with this
-	// Message-ID, or an error wrapping archive.ErrNotFound.
-	SentText(ctx context.Context, messageID string) (string, error)
-}
 
 // maxOwnMails is how many of the referee's mails a reply is compared
 // with: the one In-Reply-To names, then the latest References.
@@ -100,7 +86,7 @@ func (o *ownText) contains(parts ...string) bool {
 func (s *session) ownWords() (*ownText, error) {
 	var b strings.Builder
 	b.WriteString(squeeze(shortHelp))
-	if st, ok := s.r.store.(SentTexts); ok && s.req != nil {
+	if st := s.r.store; s.req != nil {
 		ids := []string{s.req.InReplyTo}
 		for i := len(s.req.References) - 1; i >= 0 && len(ids) < maxOwnMails+1; i-- {
 			ids = append(ids, s.req.References[i])

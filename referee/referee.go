@@ -30,8 +30,9 @@ type SystemClock struct{}
 // Now returns time.Now().
 func (SystemClock) Now() time.Time { return time.Now() }
 
-// Store is what the referee needs from storage (archive.Store implements
-// it). Reads see committed data; Commit stores one request's whole effect
+// Store is what the referee needs from storage: archive.Store, and the
+// batch's view of it (view), which answers from the batch's changes
+// first. Reads see committed data; Commit stores one request's whole effect
 // in one transaction and fails with archive.ErrDuplicate (message id seen)
 // or archive.ErrConflict (a game or player changed since it was read), in
 // which cases nothing was stored.
@@ -44,29 +45,72 @@ type Store interface {
 	Sender(ctx context.Context, addr string) (*archive.Sender, error)
 	NewGameID(ctx context.Context) (int64, error)
 	Commit(ctx context.Context, c *archive.Change) error
+
+	// The batch: several changes in one transaction (one sync to disk),
+	// all or none; the changes after the first see the versions the ones
+	// before leave.
+	CommitBatch(ctx context.Context, cs []*archive.Change) error
+
+	// A batch's reads at once, before it is decided: what Seen, Player,
+	// Sender and ActiveGamesOf answer for its keys.
+	Prefetch(ctx context.Context, messageIDs, addrs, windows []string) (*archive.Prefetched, error)
+
+	// Operators: blocked senders, and admin commands by mail waiting for
+	// their token.
+	Blocked(ctx context.Context, addr string) (bool, error)
+	AdminPendingByToken(ctx context.Context, token string) (*archive.AdminPending, error)
+
+	// Tournaments (TournamentOfGame returns archive.ErrNotFound for a game
+	// of no tournament).
+	NewTournamentID(ctx context.Context) (int64, error)
+	Tournament(ctx context.Context, id int64) (*archive.Tournament, error)
+	TournamentOfGame(ctx context.Context, gameID int64) (*archive.Tournament, error)
+	DueTournaments(ctx context.Context, now time.Time) ([]*archive.Tournament, error)
+
+	// Private notes.
+	Notes(ctx context.Context, gameID int64, addr string) ([]*archive.Note, error)
+
+	// The analysis queue.
+	QueuedAnalyses(ctx context.Context, limit int) ([]*archive.Analysis, error)
+	AnalysesOf(ctx context.Context, addr string) ([]*archive.Analysis, error)
+
+	// The text of a mail the referee sent, by Message-ID (an error
+	// wrapping archive.ErrNotFound when unknown): the lines of a reply
+	// that reproduce it are not the sender's.
+	SentText(ctx context.Context, messageID string) (string, error)
+
+	// Players' own addresses and those they added.
+	MainAddress(ctx context.Context, addr string) (string, error)
+	AddedAddresses(ctx context.Context, addr string) ([]string, error)
+	AddressKnown(ctx context.Context, addr string) (bool, error)
+	PendingAddress(ctx context.Context, code string, now time.Time) (*archive.AddressPending, error)
+	PendingAddresses(ctx context.Context, player string, now time.Time) (int, error)
+
+	// Daily digests and one-click unsubscriptions.
+	DigestPlayers(ctx context.Context) ([]*archive.Player, error)
+	Unsubscribed(ctx context.Context, addr, kind string) (bool, error)
 }
 
-// archive.Store is the Store of pbem serve.
 var _ Store = (*archive.Store)(nil)
 
 // Options configure a Referee. Address is required; every other zero field
 // means its default.
 type Options struct {
 	// Address is the referee's own address, e.g. referee@pbem.example; its
-	// plus-addresses (referee+12.k7x9q@pbem.example) route replies to a
-	// game.
+	// Plus-addresses (referee+12.k7x9q@pbem.example) route replies to a.
+	// Game.
 	Address string
 	// Name is the display name of the referee's mail (default "pbem
-	// referee").
+	// Referee").
 	Name string
 	// Lookup finds a game by id (default Lookup, the catalog); Games lists
-	// the games for help (default Games).
+	// The games for help (default Games).
 	Lookup func(id string) (notation.Codec, error)
 	Games  func() []notation.Codec
 	// Clock is the time (default SystemClock).
 	Clock Clock
 	// Rand is the source of tokens and of first=random (default
-	// crypto/rand.Reader).
+	// Crypto/rand.Reader).
 	Rand io.Reader
 	// Site is the [Site] tag of the records (default "PBEM").
 	Site string
@@ -74,74 +118,77 @@ type Options struct {
 	// (default 60).
 	DefaultDays, MaxDays int
 	// RateLimit is how many messages without a valid token one sender may
-	// send per RateWindow (default 30 per hour); more are not read, and only
-	// the first one over is answered, briefly. RateLimitTotal bounds such
-	// messages from all senders together per RateWindow (default 600):
-	// beyond it they are neither read nor answered. A message that carries
-	// a player's or watcher's valid token counts against TokenRateLimit
-	// instead.
+	// Send per RateWindow (default 30 per hour); more are not read, and
+	// only.
+	// The first one over is answered, briefly. RateLimitTotal bounds such.
+	// Messages from all senders together per RateWindow (default 600):.
+	// Beyond it they are neither read nor answered. A message that
+	// carries.
+	// A player's or watcher's valid token counts against TokenRateLimit.
+	// Instead.
 	RateLimit, RateLimitTotal int
 	RateWindow                time.Duration
 	// TokenRateLimit is how many messages with a game's valid token one
-	// sender may send per RateWindow (default 120 per hour: far more than
-	// play needs, but a bound on what one player, or a stranger who made
-	// a game with a bot, can make the referee do). Forged mail has no
-	// token and cannot fill it. Over it, only the first is answered.
+	// Sender may send per RateWindow (default 120 per hour: far more than.
+	// Play needs, but a bound on what one player, or a stranger who made.
+	// A game with a bot, can make the referee do). Forged mail has no.
+	// Token and cannot fill it. Over it, only the first is answered.
 	TokenRateLimit int
 	// InvitesPerMessage bounds the addresses one message invites to
-	// tournaments (default 20), InvitesPerWindow those one director
-	// invites per RateWindow (default 50). InviteQuiet is how long an
-	// address invited to a tournament, that has not joined one since, is
-	// not invited again (default 30 days).
+	// Tournaments (default 20), InvitesPerWindow those one director.
+	// Invites per RateWindow (default 50). InviteQuiet is how long an.
+	// Address invited to a tournament, that has not joined one since, is.
+	// Not invited again (default 30 days).
 	InvitesPerMessage, InvitesPerWindow int
 	InviteQuiet                         time.Duration
 	// MaxBody is the largest message read, in bytes (default 1 MiB);
-	// bigger ones get a short refusal.
+	// Bigger ones get a short refusal.
 	MaxBody int
 	// VacationDays is how many vacation days a player has per calendar
-	// year (default 30).
+	// Year (default 30).
 	VacationDays int
 	// MaxObservers per game (default 50); MaxGames is how many invited or
-	// playing games one address may have (default 50).
+	// Playing games one address may have (default 50).
 	MaxObservers, MaxGames int
 	// MaxBotGames is how many invited or playing games with a computer
-	// player one address may have started (default 5), MaxBotGamesTotal
-	// how many all addresses together (default 200).
+	// Player one address may have started (default 5), MaxBotGamesTotal.
+	// How many all addresses together (default 200).
 	MaxBotGames, MaxBotGamesTotal int
 	// Unauthenticated is what becomes of mail whose sender the mail
-	// server gave no verdict on (Request.Verdict ""):
+	// Server gave no verdict on (Request.Verdict ""):.
 	// UnauthenticatedAnswer (the default) reads and answers it as any
-	// other, UnauthenticatedIgnore neither reads nor answers it. Mail
-	// with a failing verdict is never read nor answered.
+	// Other, UnauthenticatedIgnore neither reads nor answers it. Mail.
+	// With a failing verdict is never read nor answered.
 	Unauthenticated string
 	// WebBaseURL, when set, is where the game pages are served (e.g.
-	// https://pbem.example.org): every mail about a started game that is
-	// not private links its page, WebBaseURL/g/ID.
+	// Https://pbem.example.org): every mail about a started game that is.
+	// Not private links its page, WebBaseURL/g/ID.
 	WebBaseURL string
 	// TextMail sends every mail as plain text only; by default each also
-	// has an HTML part showing the board as a picture (html.go).
+	// Has an HTML part showing the board as a picture (html.go).
 	TextMail bool
 	// Admins are the addresses whose "admin ..." mail the referee reads
 	// (admin.go): each command is carried out only once its admin answers
-	// the token mailed to that address.
+	// The token mailed to that address.
 	Admins []string
 	// Logger gets what the referee does (default: discard).
 	Logger *slog.Logger
 	// Secret keys the Message-IDs of the referee's mails and the marks
-	// they carry (OwnMessageID), so that no one can predict the id of a
-	// reply from the request's, nor make mail the referee takes for a
-	// copy of its own: pbem passes the store's (archive.Store.Secret), the
-	// same for every instance and every restart. Default: random (from
-	// crypto/rand, not Rand), good for this Referee only.
+	// They carry (OwnMessageID), so that no one can predict the id of a.
+	// Reply from the request's, nor make mail the referee takes for a.
+	// Copy of its own: pbem passes the store's (archive.Store.Secret),
+	// the.
+	// Same for every instance and every restart. Default: random (from.
+	// Crypto/rand, not Rand), good for this Referee only.
 	Secret []byte
 	// CalendarSecret keys the players' calendar keys (archive.CalendarKey),
-	// which the web checks with the same secret: pbem passes the store's
-	// archive.CalendarSecretName. Default: random, good for this Referee
-	// only.
+	// Which the web checks with the same secret: pbem passes the store's.
+	// Archive.CalendarSecretName. Default: random, good for this Referee.
+	// Only.
 	CalendarSecret []byte
 	// UnsubscribeSecret keys the tokens of the List-Unsubscribe addresses
 	// (archive.UnsubscribeToken), which the web checks with the same
-	// secret: pbem passes the store's archive.UnsubscribeSecretName.
+	// Secret: pbem passes the store's archive.UnsubscribeSecretName.
 	// Default: random, good for this Referee only.
 	UnsubscribeSecret []byte
 }
@@ -155,8 +202,8 @@ type Referee struct {
 	local, domain string
 	log           *slog.Logger
 	stats         counters
-	// busy counts the requests, bot moves and clock events being handled:
-	// analyses wait while it is above zero (analyse.go).
+	// Busy counts the requests, bot moves and clock events being handled:.
+	// Analyses wait while it is above zero (analyse.go).
 	busy   atomic.Int64
 	admins atomic.Pointer[[]string] // SetAdmins, else opts.Admins
 }
@@ -181,14 +228,14 @@ type Stats struct {
 	Conflicts  int64 // commits retried after a concurrent change
 	Queued     int64 // replies committed to the outbox
 	// Unprocessable counts messages that failed for a reason of their
-	// own: answered "could not be processed", nothing applied.
+	// Own: answered "could not be processed", nothing applied.
 	Unprocessable int64
 	// Unverified counts messages not read because of their sender
-	// verdict (failed, or none when such mail is ignored); they count
-	// in Ignored too.
+	// Verdict (failed, or none when such mail is ignored); they count.
+	// In Ignored too.
 	Unverified int64
 	// Conditional counts the conditional answers played (in commits
-	// that may be retried, so an upper bound).
+	// That may be retried, so an upper bound).
 	Conditional int64
 }
 
@@ -477,7 +524,7 @@ func (r *Referee) process(ctx context.Context, st Store, req *Request, key strin
 		}
 	}()
 	// Mail from a blocked sender is dropped unanswered; an admin's
-	// command is the admin's (admin.go).
+	// Command is the admin's (admin.go).
 	if blocked, err := r.blockedSender(ctx, st, req); err != nil || blocked {
 		if blocked {
 			r.stats.ignored.Add(1)

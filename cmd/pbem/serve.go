@@ -161,11 +161,9 @@ func (s *server) logger() *slog.Logger {
 // fsync (the store's commit, the mail journal, the poller's IMAP
 // changes), and a processor whose thread blocks in a system call is
 // handed on only when the runtime's monitor notices, 20 us to 10 ms
-// later: with one a core, the cores idle while goroutines wait to run
-// (the referee's batch handler spent nearly a third of its busy time so).
-// With two a core the default sustains 1.14x the moves a second on 2
-// cores (5 paired runs of the load test, 1.03 to 1.41) at 180-185% CPU
-// instead of 155%; three, six or eight a core did no better than two.
+// later: with one a core, the cores idle while goroutines wait to run.
+// Two a core keep them busy; more did no better (docs/PERFORMANCE.md,
+// bench-serve).
 const procsPerCore = 2
 
 var procsOnce sync.Once

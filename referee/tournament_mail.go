@@ -17,21 +17,6 @@ import (
 	"pbem/referee/tournament"
 )
 
-// TournamentStore is what the referee needs from storage to run
-// tournaments (archive.Store implements it). It is an optional capability
-// of a Store, found by a type assertion: a store without it runs games but
-// refuses the tournament commands.
-type TournamentStore interface {
-	NewTournamentID(ctx context.Context) (int64, error)
-	Tournament(ctx context.Context, id int64) (*archive.Tournament, error)
-	// TournamentOfGame returns archive.ErrNotFound for a game of no
-	// tournament.
-	TournamentOfGame(ctx context.Context, gameID int64) (*archive.Tournament, error)
-	DueTournaments(ctx context.Context, now time.Time) ([]*archive.Tournament, error)
-}
-
-var _ TournamentStore = (*archive.Store)(nil)
-
 // tourState is what a session does to tournaments: those it read (by id),
 // those it changed, what happened in each (for the mails), and the mails.
 type tourState struct {
@@ -78,14 +63,9 @@ func parseTournamentID(s string) (int64, bool) {
 	return n, true
 }
 
-// tstore is the store's tournament capability, or nil.
-func (s *session) tstore() TournamentStore {
-	ts, _ := s.store.(TournamentStore)
-	return ts
-}
-
-func (s *session) noTournaments() error {
-	return mistake(nil, "", "this referee does not run tournaments")
+// tstore is the store the session's tournaments are read from.
+func (s *session) tstore() Store {
+	return s.store
 }
 
 // tournament loads a tournament once per session; one that does not exist
@@ -96,9 +76,6 @@ func (s *session) tournament(id int64) (*archive.Tournament, error) {
 	t, ok := s.tour.byID[id]
 	if !ok {
 		ts := s.tstore()
-		if ts == nil {
-			return nil, s.noTournaments()
-		}
 		var err error
 		t, err = ts.Tournament(s.ctx, id)
 		if errors.Is(err, archive.ErrNotFound) {
@@ -145,7 +122,7 @@ func (s *session) touchTournament(t *archive.Tournament) *bulletin {
 // token of a tournament (as a player or its director).
 func (s *session) tournamentToken() (bool, error) {
 	id, tok := tournamentTag(s.req.Subject)
-	if id == 0 || tok == "" || s.tstore() == nil {
+	if id == 0 || tok == "" {
 		return false, nil
 	}
 	t, err := s.tournament(id)
@@ -202,9 +179,6 @@ func (s *session) tournamentCmd(c *cmd) error {
 	}
 	if len(args) == 0 {
 		return mistake(nil, tournamentForm, "tournament needs what to do")
-	}
-	if s.tstore() == nil {
-		return s.noTournaments()
 	}
 	sub, args := strings.ToLower(args[0]), args[1:]
 	if sub == "new" {
@@ -925,9 +899,6 @@ func (s *session) tournamentGame(t *archive.Tournament, tg tournament.Game) (*ga
 // this session ended, and opens the rounds that may open.
 func (s *session) tournamentResults() error {
 	ts := s.tstore()
-	if ts == nil {
-		return nil
-	}
 	for _, e := range s.entries {
 		if e.GameID == 0 {
 			continue
@@ -1143,9 +1114,6 @@ func (s *session) digestCmd(c *cmd) error {
 	if len(f) == 0 || f[0] != archive.DigestDaily && f[0] != archive.DigestEach {
 		return mistake(nil, form, "digest needs daily or each")
 	}
-	if s.tstore() == nil {
-		return s.noTournaments()
-	}
 	t, rest, err := s.tournamentArg(f[1:], form)
 	if err != nil {
 		return err
@@ -1334,10 +1302,7 @@ func nextMidnight(now time.Time) time.Time {
 // tickTournaments sends the daily standings that are due at now and opens
 // the rounds whose date has come.
 func (r *Referee) tickTournaments(ctx context.Context, now time.Time) error {
-	ts, ok := r.store.(TournamentStore)
-	if !ok {
-		return nil
-	}
+	ts := r.store
 	due, err := ts.DueTournaments(ctx, now)
 	if err != nil {
 		return fmt.Errorf("referee: tick: %w", err)
@@ -1354,7 +1319,7 @@ func (r *Referee) tickTournaments(ctx context.Context, now time.Time) error {
 // tickTournament mails the daily standings of t to the players who asked
 // for them, when due, and opens the rounds whose date has come, in its
 // own commit.
-func (r *Referee) tickTournament(ctx context.Context, ts TournamentStore, t *archive.Tournament, now time.Time) (err error) {
+func (r *Referee) tickTournament(ctx context.Context, ts Store, t *archive.Tournament, now time.Time) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			r.stats.panics.Add(1)
