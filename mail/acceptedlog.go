@@ -141,7 +141,7 @@ func (s *Sender) noteSending(o *Outgoing, rcpts []string) {
 // and its final dot about to go: only from then on can the server have
 // accepted it. Noted only when copies can tell (SenderOptions.Copies).
 func (s *Sender) noteDot(o *Outgoing) {
-	if s.opts.Copies == nil || s.opts.Delivered != nil {
+	if !s.opts.Copies.lookups() || s.opts.Delivered != nil {
 		return
 	}
 	s.mu.Lock()
@@ -229,7 +229,7 @@ func (s *Sender) openLog(ctx context.Context) error {
 	for _, id := range ids {
 		delete(doubt, id)
 	}
-	if s.opts.Delivered == nil && s.opts.Copies != nil && len(doubt) > 0 {
+	if s.opts.Delivered == nil && s.opts.Copies.lookups() && len(doubt) > 0 {
 		found, err := s.findCopies(ctx, doubt, dotted)
 		if err != nil {
 			f.Close()

@@ -21,6 +21,18 @@
 //   - [Outbox] is the durable queue of replies, implemented on the
 //     application's store; the [Sender] drains it.
 //
+// # Copies
+//
+// Against any SMTP server that delivers into the referee's mailbox, one
+// [Copies] (made once by the application with the copy address, the
+// referee's address and its Message-ID mark check, and given to both
+// [NewSender] and [NewPoller]) carries the copy protocol: the Sender adds
+// the copy address to every reply's transaction, so a copy lands if and
+// only if the server took the reply; after a crash it looks up the
+// replies in doubt among the copies ([Copies.Find]) before sending any
+// again; the Poller never hands a copy to the Handler and expunges it
+// once the Sender no longer needs it ([Sender.Settled]).
+//
 // # Exactly once
 //
 // Every inbound message is handed to the Handler until the Handler returns

@@ -286,16 +286,16 @@ func (s *Sender) send(c *smtp.Client, o *Outgoing, raw []byte, rcpts []string, c
 			return err
 		}
 	}
-	if s.opts.CopyTo != "" {
+	if s.opts.Copies != nil {
 		// The copy is the Sender's own record of the server's
 		// acceptance: a refusal of it (a full mailbox) must not hold the
 		// reply back.
-		if err := c.Rcpt(s.opts.CopyTo, nil); err != nil {
+		if err := c.Rcpt(s.opts.Copies.opts.To, nil); err != nil {
 			var smtpErr *smtp.SMTPError
 			if !errors.As(err, &smtpErr) {
 				return err
 			}
-			s.log.Warn("the server refused the copy of a reply; a crash now could send it twice", "copy_to", s.opts.CopyTo, "message_id", o.MessageID, "err", err)
+			s.log.Warn("the server refused the copy of a reply; a crash now could send it twice", "copy_to", s.opts.Copies.opts.To, "message_id", o.MessageID, "err", err)
 		}
 	}
 	w, err := c.Data()

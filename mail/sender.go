@@ -133,25 +133,19 @@ type SenderOptions struct {
 	// note lost with the page cache).
 	Delivered func(from, rcpt, messageID string) bool
 
-	// CopyTo, if set, is an address of the Sender's own mailbox (for
-	// example referee+sent@example.org) added as one more envelope
-	// recipient of every reply, in the same SMTP transaction: a copy
-	// lands in that mailbox if and only if the server accepted the
-	// reply. The copy is the reply's bytes, so its recipients see no
-	// trace of it (a Bcc). Copies, if set, reports which Message-IDs have
-	// such a copy in the mailbox (Poller.FindCopies). A Sender started
-	// after a crash, without Delivered, asks it about each reply the
+	// Copies, if set, sends a copy of every reply to the referee's own
+	// mailbox, in the same SMTP transaction: a copy lands there if and
+	// only if the server accepted the reply. A Sender started after a
+	// crash, without Delivered, looks up among the copies each reply the
 	// AcceptedLog shows sent up to its final dot without a note of its
-	// acceptance, waiting up to CopyWait (default 30s) for copies still
-	// on their way, before it sends any of them again; a reply noted as
+	// acceptance, waiting up to CopiesOptions.Wait for copies still on
+	// their way, before it sends any of them again; a reply noted as
 	// being sent but never past its final dot cannot have been accepted
 	// and goes again at once. So any SMTP server that delivers into the
 	// mailbox doubles no reply after a crash, unless a copy takes longer
-	// than CopyWait. Settled tells the Poller when a copy may go
-	// (PollerOptions.CopySettled).
-	CopyTo   string
-	Copies   func(ctx context.Context, messageIDs []string) (map[string]bool, error)
-	CopyWait time.Duration
+	// than the wait. The same Copies, given to the Poller, asks Settled
+	// when a copy may go.
+	Copies *Copies
 
 	// Accepted, if set, is called with the id of each reply the server
 	// accepted, once it is marked (in the AcceptedLog, or else in the
@@ -184,7 +178,7 @@ type SenderOptions struct {
 // say what it holds closes it (SenderOptions.Delivered): each reply is
 // looked up there before it is sent, and the replies the log shows under
 // way at a crash as soon as the Sender starts. Any other server closes it
-// through the Sender's own mailbox (SenderOptions.CopyTo and Copies):
+// through the Sender's own mailbox (SenderOptions.Copies):
 // each reply also goes there in the same transaction, and after a crash
 // the replies past their final dot are looked up among the copies. Within
 // one process, a reply whose Sent failed is remembered and not sent again.
@@ -256,9 +250,6 @@ func NewSender(outbox Outbox, opts *SenderOptions) (*Sender, error) {
 	if o.Timeout <= 0 {
 		o.Timeout = 2 * time.Minute
 	}
-	if o.CopyWait <= 0 {
-		o.CopyWait = 30 * time.Second
-	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -279,6 +270,9 @@ func NewSender(outbox Outbox, opts *SenderOptions) (*Sender, error) {
 		marked:   make(map[string]bool),
 		partial:  make(map[string][]string),
 		flying:   make(map[string]int),
+	}
+	if o.Copies != nil {
+		o.Copies.sender = s
 	}
 	s.logSync.fn = func(context.Context, []string) error { return s.syncLog() }
 	s.marks.fn = s.markSentBatch

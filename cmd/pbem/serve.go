@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -136,6 +135,7 @@ type server struct {
 	metrics *mail.Metrics
 	sender  *mail.Sender
 	poller  *mail.Poller
+	copies  *mail.Copies // the replies' copies in the referee's mailbox; nil when smtp.copies is off
 	bots    *botWorker
 	elect   *elector          // the lease of several instances on PostgreSQL; nil on SQLite
 	mails   *embedded.Servers // nil with a configured mailbox
@@ -286,10 +286,10 @@ func (s *server) start(ctx context.Context) error {
 	if delivered == nil && s.cfg.SMTP.Copies == "on" {
 		// Any other server: a copy of every reply in the referee's own
 		// mailbox says which ones it took.
-		so.CopyTo, so.CopyWait = s.copyAddress(), s.cfg.SMTP.CopyWait
-		so.Copies = s.findCopies
-		po.IsCopy = s.isCopy
-		po.CopySettled = s.copySettled
+		if s.copies, err = s.newCopies(); err != nil {
+			return err
+		}
+		so.Copies, po.Copies = s.copies, s.copies
 	}
 	s.sender, err = mail.NewSender(ob, so)
 	if err != nil {
@@ -425,22 +425,19 @@ func (s *server) copyAddress() string {
 	return local + "+sent@" + domain
 }
 
-// isCopy reports whether m is a copy of one of the referee's replies: mail
-// from the referee's own address (which the referee never answers) with a
-// Message-ID of its own domain.
-func (s *server) isCopy(m *mail.Inbound) bool {
-	local, domain, _ := strings.Cut(strings.ToLower(s.cfg.Referee.Address), "@")
-	fl, fd, _ := strings.Cut(strings.ToLower(m.From.Addr), "@")
-	base, _, _ := strings.Cut(fl, "+")
-	return base == local && fd == domain && s.ref.OwnMessageID(m.MessageID)
-}
-
-// ownMessageIDs keeps of ids those that carry the referee's mark
-// (referee.OwnMessageID): only a reply with such an id is looked up among
-// the copies, so that mail forged with the id of a reply from before the
-// marks (or any other) never makes it count as sent.
-func (s *server) ownMessageIDs(ids []string) []string {
-	return slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return !s.ref.OwnMessageID(id) })
+// newCopies is the copy protocol of the replies (smtp.copies): each goes
+// to copyAddress too, and a copy is mail from the referee's own address
+// (which the referee never answers) with a Message-ID the referee marked
+// (referee.OwnMessageID), so that mail forged with the id of a reply from
+// before the marks (or any other) never makes it count as sent. With
+// several instances the store says too which replies another instance
+// sent, and keeps a copy until the store records its reply.
+func (s *server) newCopies() (*mail.Copies, error) {
+	o := mail.CopiesOptions{To: s.copyAddress(), From: s.cfg.Referee.Address, Own: s.ref.OwnMessageID, Wait: s.cfg.SMTP.CopyWait}
+	if s.elect != nil {
+		o.Sent, o.Unsettled = s.store.SentMessageIDs, s.store.Unsettled
+	}
+	return mail.NewCopies(o)
 }
 
 // request turns a parsed mail into a referee request, with the sender
