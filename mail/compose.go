@@ -10,7 +10,6 @@ import (
 	"io"
 	"mime"
 	"mime/quotedprintable"
-	"net/mail"
 	"slices"
 	"strings"
 	"time"
@@ -18,6 +17,8 @@ import (
 
 	gomail "github.com/emersion/go-message/mail"
 	"github.com/emersion/go-message/textproto"
+
+	"pbem/mail/envelope"
 )
 
 // Inline is a part an HTML body shows (an image), named by its Content-ID.
@@ -358,23 +359,9 @@ func encodeBody(text string) ([]byte, string) {
 }
 
 // oneLine removes line breaks and control characters from a header value.
-func oneLine(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r == '\t' || r == '\r' || r == '\n':
-			return ' '
-		case r < ' ' || r == 0x7f:
-			return -1
-		}
-		return r
-	}, s)
-}
+func oneLine(s string) string { return envelope.OneLine(s) }
 
-func formatAddress(a Address) string {
-	addr := (&mail.Address{Name: oneLine(a.Name), Address: strings.Join(strings.Fields(oneLine(a.Addr)), "")}).String()
-	return addr
-}
+func formatAddress(a Address) string { return a.String() }
 
 func formatAddresses(list []Address) string {
 	parts := make([]string, len(list))

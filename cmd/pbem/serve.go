@@ -694,7 +694,7 @@ func (o outbox) Due(ctx context.Context, now time.Time, limit int) ([]mail.Outgo
 // References, under which the referee files what it sends on its own).
 func outgoing(r *archive.Outgoing) mail.Outgoing {
 	o := mail.Outgoing{
-		ID: r.ID, From: addr(r.From), To: addrs(r.To), Cc: addrs(r.Cc), Subject: r.Subject,
+		ID: r.ID, From: r.From, To: r.To, Cc: r.Cc, ReplyTo: r.ReplyTo, Subject: r.Subject,
 		Date: r.Date, MessageID: r.MessageID, InReplyTo: r.InReplyTo, References: r.References,
 		Text: r.Text, Attempts: r.Attempts, AutoSubmitted: r.Auto, HTML: r.HTML,
 		Calendar: r.Calendar, Unsubscribe: r.Unsubscribe,
@@ -716,10 +716,6 @@ func outgoing(r *archive.Outgoing) mail.Outgoing {
 		if r.InReplyTo != "" && !thread {
 			o.AutoSubmitted = mail.AutoReplied
 		}
-	}
-	if r.ReplyTo != nil {
-		a := addr(*r.ReplyTo)
-		o.ReplyTo = &a
 	}
 	return o
 }
@@ -749,19 +745,6 @@ var (
 	_ mail.NextDueOutbox   = outbox{}
 	_ mail.BatchSentOutbox = outbox{}
 )
-
-func addr(a archive.Address) mail.Address { return mail.Address{Name: a.Name, Addr: a.Addr} }
-
-func addrs(as []archive.Address) []mail.Address {
-	if as == nil {
-		return nil
-	}
-	out := make([]mail.Address, len(as))
-	for i, a := range as {
-		out[i] = addr(a)
-	}
-	return out
-}
 
 func b2i(b bool) int {
 	if b {
