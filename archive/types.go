@@ -3,7 +3,6 @@ package archive
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"time"
 
 	"pbem/mail/envelope"
@@ -260,21 +259,11 @@ type Outgoing struct {
 	LastError   string
 }
 
-// Inline is an image an HTML mail shows.
-type Inline struct {
-	ContentID   string `json:"id"`
-	ContentType string `json:"type"`
-	Filename    string `json:"name,omitempty"`
-	Data        []byte `json:"data,omitempty"`
-	// Picture, when Data is empty, is what the image is drawn from when
-	// the mail is sent (a picture.Drawing: a JSON string holding its
-	// binary form in base64, or, in mails stored by earlier versions,
-	// its JSON object; picture.DrawJSON reads both), so that the store
-	// keeps a description of the board rather than its pixels and the
-	// drawing is off the referee's commit path. Drawing is deterministic:
-	// a mail sent again carries the same bytes.
-	Picture json.RawMessage `json:"picture,omitempty"`
-}
+// Inline is an image an HTML mail shows; the one type mail uses too. Its
+// Picture, when Data is empty, is a picture.Drawing (a JSON string holding
+// its binary form in base64, or, in mails stored by earlier versions, its
+// JSON object; picture.DrawJSON reads both), drawn when the mail is sent.
+type Inline = envelope.Inline
 
 // Tag is one tag pair of a record.
 type Tag struct {

@@ -71,7 +71,7 @@ type lane struct {
 	noted  string
 }
 
-// composeAhead composes the lane's mails (Compose: their pictures drawn)
+// composeAhead composes the lane's mails (ComposeDrawing: their pictures drawn)
 // in order, up to two ahead of the one being sent, so that drawing the
 // next overlaps the server's wait for the disk: next returns each in
 // turn; stop ends the composing (call it when the lane ends).
@@ -82,7 +82,7 @@ func (l *lane) composeAhead() (next func() []byte, stop func()) {
 	go func() {
 		defer close(out)
 		for i := range items {
-			raw := Compose(&items[i])
+			raw := ComposeDrawing(&items[i], l.s.draw(&items[i]))
 			select {
 			case out <- raw:
 			case <-quit:
@@ -91,6 +91,22 @@ func (l *lane) composeAhead() (next func() []byte, stop func()) {
 		}
 	}()
 	return func() []byte { return <-out }, sync.OnceFunc(func() { close(quit) })
+}
+
+// draw is SenderOptions.Draw for o, telling the log of a failed drawing
+// (nil without Draw).
+func (s *Sender) draw(o *Outgoing) func(picture []byte) ([]byte, error) {
+	if s.opts.Draw == nil {
+		return nil
+	}
+	return func(picture []byte) ([]byte, error) {
+		data, err := s.opts.Draw(picture)
+		if err != nil {
+			// a bug in drawing: the reply goes as text only
+			s.log.Error("inline picture not drawn; the reply goes as text only", "id", o.ID, "err", err)
+		}
+		return data, err
+	}
 }
 
 // accept marks a reply the server accepted (Sender.accept); the fsync of

@@ -147,6 +147,13 @@ type SenderOptions struct {
 	// when a copy may go.
 	Copies *Copies
 
+	// Draw, if set, draws the bytes of an inline part that has no Data
+	// from its Picture ([Inline]), as each reply is composed in the lane
+	// that sends it, so that drawing is off the path that stores the
+	// reply. It must give the same bytes for the same Picture. A reply
+	// whose drawing fails is sent as text only (ComposeDrawing).
+	Draw func(picture []byte) ([]byte, error)
+
 	// Accepted, if set, is called with the id of each reply the server
 	// accepted, once it is marked (in the AcceptedLog, or else in the
 	// Outbox); for measurements.

@@ -8,6 +8,7 @@
 package envelope
 
 import (
+	"encoding/json"
 	"net/mail"
 	"strings"
 )
@@ -38,6 +39,25 @@ func OneLine(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// Inline is a part an HTML mail shows (an image), named by its Content-ID:
+// its bytes (Data), or a description the bytes are drawn from when the
+// mail is sent (Picture), so that the store keeps a description of a
+// board rather than its pixels and the drawing is off the path that
+// stores the mail. The mail's sender draws a Picture with the one
+// function it was given (mail.SenderOptions.Draw); what a Picture holds is
+// the application's (pbem/archive says). Drawing is deterministic: a mail
+// sent again carries the same bytes.
+type Inline struct {
+	// ContentID is without angle brackets; the HTML refers to it as
+	// "cid:" + ContentID.
+	ContentID   string `json:"id"`
+	ContentType string `json:"type"` // e.g. "image/png"
+	// Filename is suggested to a reader who saves it.
+	Filename string          `json:"name,omitempty"`
+	Data     []byte          `json:"data,omitempty"`
+	Picture  json.RawMessage `json:"picture,omitempty"`
 }
 
 // Auto-Submitted values (RFC 3834) of outgoing mail: AutoReplied for an
