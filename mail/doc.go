@@ -3,14 +3,19 @@
 // server's Authentication-Results for the sender's verdict
 // ([Inbound.Authenticate]), composes
 // replies from the parts it is handed ([Compose]: a text part, sent
-// format=flowed when asked, and an HTML part with its inline images),
+// format=flowed when asked, and an HTML part with its inline images, drawn
+// from their stored description by the one function the Sender is given,
+// SenderOptions.Draw, through [ComposeDrawing]),
 // polls an IMAP mailbox with IDLE and a fallback poll ([Poller]), delivers
 // queued replies over SMTP with retries ([Sender]), and counts what it
 // does ([Metrics]). Subpackage embedded runs an in-process
 // IMAP and SMTP server for the default setup and the tests; dovecottest runs
 // a private Dovecot for integration tests.
 //
-// The package knows nothing of games. The application plugs in through
+// The package knows nothing of games. The types it shares with the
+// application's store (an [Address], an [Inline] part, the Auto-Submitted
+// values) live in subpackage envelope, which both import: the store's
+// rows name the same types, not copies. The application plugs in through
 // three small interfaces:
 //
 //   - [Handler] receives each inbound message; returning nil means its
