@@ -35,8 +35,8 @@ func newGame(t *testing.T, s *Store) *Game {
 		ID: id, Game: "toy", Status: Invited,
 		Options: GameOptions{Days: 7, Rated: true, Event: "Cup"},
 		Seats: []Seat{
-			{Side: "A", Player: Address{"Alice", "alice@example.org"}, Token: "aaaa", Joined: true},
-			{Side: "B", Player: Address{"", "bob@example.org"}, Token: "bbbb"},
+			{Side: "A", Player: Address{Name: "Alice", Addr: "alice@example.org"}, Token: "aaaa", Joined: true},
+			{Side: "B", Player: Address{Name: "", Addr: "bob@example.org"}, Token: "bbbb"},
 		},
 		Deadline: t0.Add(7 * 24 * time.Hour), Due: t0.Add(7 * 24 * time.Hour), Thread: "thread@x",
 	}
@@ -44,7 +44,7 @@ func newGame(t *testing.T, s *Store) *Game {
 
 func mail(id string, to string) *Outgoing {
 	return &Outgoing{
-		From: Address{"referee", "referee@x"}, To: []Address{{"", to}}, Subject: "s " + id, Date: t0,
+		From: Address{Name: "referee", Addr: "referee@x"}, To: []Address{{Name: "", Addr: to}}, Subject: "s " + id, Date: t0,
 		MessageID: id, InReplyTo: "in@x", References: []string{"thread@x", "in@x"}, Text: "body " + id,
 	}
 }
@@ -141,7 +141,7 @@ func TestGameRoundTrip(t *testing.T) {
 		ctx := context.Background()
 		s := open(t, where)
 		g := newGame(t, s)
-		g.Observers = []Observer{{Address{"Olga", "olga@example.org"}, "tok12345", true}, {Address{"", "pat@example.org"}, "tok67890", false}}
+		g.Observers = []Observer{{Address{Name: "Olga", Addr: "olga@example.org"}, "tok12345", true}, {Address{Name: "", Addr: "pat@example.org"}, "tok67890", false}}
 		require.NoError(t, s.Commit(ctx, &Change{MessageID: "m1", At: t0, Games: []*Game{g}, Outbox: []*Outgoing{mail("o1", "bob@example.org")}}))
 		assert.Equal(t, int64(1), g.Version)
 
@@ -210,9 +210,9 @@ func TestDuplicateAndConflict(t *testing.T) {
 		assert.Empty(t, due)
 
 		// Two new players with the same address: the second conflicts.
-		p1 := &Player{Address: Address{"", "p@x"}}
+		p1 := &Player{Address: Address{Name: "", Addr: "p@x"}}
 		require.NoError(t, s.Commit(ctx, &Change{Players: []*Player{p1}}))
-		p2 := &Player{Address: Address{"", "P@x"}}
+		p2 := &Player{Address: Address{Name: "", Addr: "P@x"}}
 		assert.ErrorIs(t, s.Commit(ctx, &Change{Players: []*Player{p2}}), ErrConflict)
 	})
 }
@@ -234,7 +234,7 @@ func TestCommitIsAtomic(t *testing.T) {
 				}
 				c := &Change{
 					MessageID: "m-" + stepName, Games: []*Game{g},
-					Players: []*Player{{Address: Address{"", stepName + "@x"}}},
+					Players: []*Player{{Address: Address{Name: "", Addr: stepName + "@x"}}},
 					Senders: []*Sender{{Addr: stepName + "@x", WindowStart: t0, Count: 1}},
 					Outbox:  []*Outgoing{mail("o-"+stepName, "a@x")},
 					Entries: []*Entry{{Game: "toy", Result: "1-0", Record: "record " + stepName}},
@@ -314,7 +314,7 @@ func TestCrashMidTransaction(t *testing.T) {
 func crashChange(id int64) *Change {
 	return &Change{
 		MessageID: "crash", Games: []*Game{{ID: id, Game: "toy", Status: Playing, Options: GameOptions{Days: 7}}},
-		Players: []*Player{{Address: Address{"", "crash@x"}}},
+		Players: []*Player{{Address: Address{Name: "", Addr: "crash@x"}}},
 		Senders: []*Sender{{Addr: "crash@x", WindowStart: t0, Count: 1}},
 		Outbox:  []*Outgoing{mail("o-crash", "a@x")},
 		Entries: []*Entry{{Game: "toy", Result: "1-0", Record: "crash record"}},
@@ -339,7 +339,7 @@ func TestOutbox(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, due, 2)
 		assert.Equal(t, "a", due[0].MessageID)
-		assert.Equal(t, []Address{{"", "x@x"}}, due[0].To)
+		assert.Equal(t, []Address{{Name: "", Addr: "x@x"}}, due[0].To)
 		assert.Equal(t, []string{"thread@x", "in@x"}, due[0].References)
 		assert.Equal(t, "body a", due[0].Text)
 		assert.Equal(t, Pending, due[0].Status)

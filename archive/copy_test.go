@@ -24,11 +24,11 @@ func fillStore(t *testing.T, s *Store) {
 	ctx := context.Background()
 	_, err := s.ImportFile(ctx, "corpus", corpus(t, 6, 12), lookup, nil)
 	require.NoError(t, err)
-	alice := &Player{Address: Address{"Alice", "alice@example.org"}, Mail: MailText}
+	alice := &Player{Address: Address{Name: "Alice", Addr: "alice@example.org"}, Mail: MailText}
 	for i := range 5 {
 		alice.VacationDays = i
 		g := newGame(t, s)
-		g.Observers = []Observer{{Address{"Zed", "zed@example.org"}, "zzzz", true}, {Address{"", "amy@example.org"}, "yyyy", false}}
+		g.Observers = []Observer{{Address{Name: "Zed", Addr: "zed@example.org"}, "zzzz", true}, {Address{Name: "", Addr: "amy@example.org"}, "yyyy", false}}
 		c := &Change{MessageID: fmt.Sprintf("m%d@example.org", i), At: t0.Add(time.Duration(i) * time.Minute), Games: []*Game{g},
 			Players: []*Player{alice},
 			Senders: []*Sender{{Addr: "alice@example.org", WindowStart: t0, Count: i + 1}},

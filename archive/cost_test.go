@@ -157,8 +157,8 @@ func BenchmarkStamp(b *testing.B) {
 			ch.Games = append(ch.Games, &Game{
 				ID: id, Game: "toy", Status: Playing, Options: GameOptions{Days: 7},
 				Seats: []Seat{
-					{Side: "A", Player: Address{"", "alice@example.org"}, Token: "aaaa", Joined: true},
-					{Side: "B", Player: Address{"", "bob@example.org"}, Token: "bbbb", Joined: true},
+					{Side: "A", Player: Address{Name: "", Addr: "alice@example.org"}, Token: "aaaa", Joined: true},
+					{Side: "B", Player: Address{Name: "", Addr: "bob@example.org"}, Token: "bbbb", Joined: true},
 				},
 				Deadline: t0.Add(time.Hour), Due: t0.Add(time.Hour), Thread: "thread@x",
 			})

@@ -135,7 +135,7 @@ func TestConcurrentCommitsFromSeveralStores(t *testing.T) {
 		for i := range errs {
 			wg.Go(func() {
 				errs[i] = stores[i%4].Commit(ctx, &Change{
-					Players: []*Player{{Address: Address{"", "same@x"}}},
+					Players: []*Player{{Address: Address{Name: "", Addr: "same@x"}}},
 					Entries: []*Entry{{Game: "toy", Result: "1-0", Record: "the same record"}},
 				})
 			})

@@ -16,11 +16,11 @@ func newTournament(t *testing.T, s *Store) *Tournament {
 	require.NoError(t, err)
 	return &Tournament{
 		ID: id, Name: "Autumn Cup", Game: "castles", Format: "swiss", Rounds: 4, Days: 3, Rated: true, Seats: 2,
-		Director: Address{"Dora", "dora@example.org"}, DirectorToken: "dddd", Status: Entering, Seed: -7,
+		Director: Address{Name: "Dora", Addr: "dora@example.org"}, DirectorToken: "dddd", Status: Entering, Seed: -7,
 		Players: []TournamentPlayer{
-			{Address: Address{"Ann", "ann@example.org"}, Token: "aaaa", Joined: true, Digest: DigestEach},
-			{Address: Address{"", "bob@example.org"}, Token: "bbbb", Digest: DigestDaily},
-			{Address: Address{"Cy", "cy@example.org"}, Token: "cccc", Joined: true, Withdrawn: true, Digest: DigestEach},
+			{Address: Address{Name: "Ann", Addr: "ann@example.org"}, Token: "aaaa", Joined: true, Digest: DigestEach},
+			{Address: Address{Name: "", Addr: "bob@example.org"}, Token: "bbbb", Digest: DigestDaily},
+			{Address: Address{Name: "Cy", Addr: "cy@example.org"}, Token: "cccc", Joined: true, Withdrawn: true, Digest: DigestEach},
 		},
 	}
 }
@@ -179,7 +179,7 @@ func TestTournamentPlayerTwice(t *testing.T) {
 		ctx := context.Background()
 		s := open(t, where)
 		tr := newTournament(t, s)
-		tr.Players = append(tr.Players, TournamentPlayer{Address: Address{"", "ANN@example.org"}, Token: "x"})
+		tr.Players = append(tr.Players, TournamentPlayer{Address: Address{Name: "", Addr: "ANN@example.org"}, Token: "x"})
 		err := s.Commit(ctx, &Change{Tournaments: []*Tournament{tr}})
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), "entered twice")

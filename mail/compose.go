@@ -10,7 +10,6 @@ import (
 	"io"
 	"mime"
 	"mime/quotedprintable"
-	"net/mail"
 	"slices"
 	"strings"
 	"time"
@@ -18,23 +17,14 @@ import (
 
 	gomail "github.com/emersion/go-message/mail"
 	"github.com/emersion/go-message/textproto"
+
+	"pbem/mail/envelope"
 )
 
-// Inline is a part an HTML body shows (an image), named by its Content-ID.
-type Inline struct {
-	// ContentID is without angle brackets; the HTML refers to it as
-	// "cid:" + ContentID.
-	ContentID   string
-	ContentType string // e.g. "image/png"
-	// Filename is suggested to a reader who saves it.
-	Filename string
-	Data     []byte
-	// Draw, when Data is nil, gives it: called as the mail is composed,
-	// in the lane that sends it, so that drawing a picture is off the
-	// path that stores the mail. Its bytes must not vary between calls.
-	// A mail whose Draw fails goes as text only.
-	Draw func() ([]byte, error)
-}
+// Inline is a part an HTML body shows (an image), named by its Content-ID:
+// its Data, or a Picture the Sender draws it from (SenderOptions.Draw). It
+// is the one type the application's store uses too.
+type Inline = envelope.Inline
 
 // Compose renders o as a plain-text RFC 5322 message with CRLF line endings:
 // From, To, Cc, Reply-To, Subject, Date, Message-ID, In-Reply-To,
@@ -65,8 +55,16 @@ type Inline struct {
 // has an https address (RFC 8058).
 //
 // Compose is deterministic: the same Outgoing gives the same bytes, provided
-// o.Date is set.
-func Compose(o *Outgoing) []byte {
+// o.Date is set. An inline part without Data is sent empty:
+// [ComposeDrawing] draws it from its Picture.
+func Compose(o *Outgoing) []byte { return ComposeDrawing(o, nil) }
+
+// ComposeDrawing is [Compose] with the inline parts that have no Data
+// drawn from their Picture by draw (when it is not nil), as the mail is
+// composed: a mail whose drawing fails (an error, or no bytes) goes as
+// text only, without the HTML that would show a broken image. The Sender
+// composes with SenderOptions.Draw.
+func ComposeDrawing(o *Outgoing, draw func(picture []byte) ([]byte, error)) []byte {
 	var h gomail.Header
 	date := o.Date
 	if date.IsZero() {
@@ -78,7 +76,7 @@ func Compose(o *Outgoing) []byte {
 	}
 	body, cte := encodeBody(text)
 	ctype := textType
-	o = drawInline(o)
+	o = drawInline(o, draw)
 	seed := ""
 	if o.HTML != "" {
 		seed = boundarySeed(o, body)
@@ -203,20 +201,21 @@ func calendarPart(b *bytes.Buffer, cal, seed string) {
 	fmt.Fprintf(b, "\r\n--=_mix_%s--\r\n", seed)
 }
 
-// drawInline returns o with the Data of its inline parts drawn, or o
-// as text only when a drawing fails (its HTML would show a broken image).
-func drawInline(o *Outgoing) *Outgoing {
-	if !slices.ContainsFunc(o.Inline, func(in Inline) bool { return in.Data == nil && in.Draw != nil }) {
+// drawInline returns o with the Data of its inline parts drawn from their
+// Picture, or o as text only when a drawing fails (its HTML would show a
+// broken image). o itself is not changed.
+func drawInline(o *Outgoing, draw func(picture []byte) ([]byte, error)) *Outgoing {
+	if draw == nil || !slices.ContainsFunc(o.Inline, func(in Inline) bool { return in.Data == nil }) {
 		return o
 	}
 	c := *o
 	c.Inline = slices.Clone(o.Inline)
 	for i := range c.Inline {
 		in := &c.Inline[i]
-		if in.Data != nil || in.Draw == nil {
+		if in.Data != nil {
 			continue
 		}
-		data, err := in.Draw()
+		data, err := draw(in.Picture)
 		if err != nil || data == nil {
 			c.HTML, c.Inline = "", nil
 			return &c
@@ -358,23 +357,9 @@ func encodeBody(text string) ([]byte, string) {
 }
 
 // oneLine removes line breaks and control characters from a header value.
-func oneLine(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r == '\t' || r == '\r' || r == '\n':
-			return ' '
-		case r < ' ' || r == 0x7f:
-			return -1
-		}
-		return r
-	}, s)
-}
+func oneLine(s string) string { return envelope.OneLine(s) }
 
-func formatAddress(a Address) string {
-	addr := (&mail.Address{Name: oneLine(a.Name), Address: strings.Join(strings.Fields(oneLine(a.Addr)), "")}).String()
-	return addr
-}
+func formatAddress(a Address) string { return a.String() }
 
 func formatAddresses(list []Address) string {
 	parts := make([]string, len(list))

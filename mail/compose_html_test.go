@@ -111,7 +111,7 @@ func TestComposeHTML(t *testing.T) {
 	assert.Equal(t, "auto-replied", in.AutoSubmitted)
 }
 
-// TestComposeDrawsLater: an inline part given by Draw instead of Data is
+// TestComposeDrawsLater: an inline part given by a Picture instead of Data is
 // drawn as the mail is composed, into the same bytes as with Data; a
 // drawing that fails leaves the text part alone, without the HTML that
 // would show a broken image.
@@ -127,12 +127,12 @@ func TestComposeDrawsLater(t *testing.T) {
 		}
 	}
 	calls := 0
-	later := with(mail.Inline{Draw: func() ([]byte, error) { calls++; return png, nil }})
-	assert.Equal(t, mail.Compose(with(mail.Inline{Data: png})), mail.Compose(later))
+	later := with(mail.Inline{Picture: []byte(`"board"`)})
+	assert.Equal(t, mail.Compose(with(mail.Inline{Data: png})), mail.ComposeDrawing(later, func([]byte) ([]byte, error) { calls++; return png, nil }))
 	assert.Equal(t, 1, calls)
 	assert.Nil(t, later.Inline[0].Data, "Compose changes not the mail it is given")
 
-	failed := mail.Compose(with(mail.Inline{Draw: func() ([]byte, error) { return nil, errors.New("a bug in drawing") }}))
+	failed := mail.ComposeDrawing(with(mail.Inline{Picture: []byte(`"board"`)}), func([]byte) ([]byte, error) { return nil, errors.New("a bug in drawing") })
 	assert.Equal(t, mail.Compose(&mail.Outgoing{From: later.From, To: later.To, Subject: later.Subject, Date: date, MessageID: later.MessageID, Text: later.Text}), failed)
 }
 

@@ -26,10 +26,10 @@ type Metrics struct {
 	// gauge, not a counter).
 	Stuck atomic.Int64
 	// Copies counts the copies of the referee's own replies expunged
-	// from its mailbox (SenderOptions.CopyTo).
+	// from its mailbox ([Copies]).
 	Copies atomic.Int64
 	// Resent counts replies sent again after a restart because no copy
-	// of them turned up within SenderOptions.CopyWait: each may have
+	// of them turned up within CopiesOptions.Wait: each may have
 	// reached its recipients twice.
 	Resent atomic.Int64
 	// Reconnects counts IMAP connection attempts after the first.

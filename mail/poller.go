@@ -137,15 +137,13 @@ type PollerOptions struct {
 	// whose sizes add up to more is fetched and handled in parts.
 	MaxBatchBytes int64
 
-	// IsCopy, if set, recognises the copies of the referee's own replies
-	// that the Sender sends to its own mailbox (SenderOptions.CopyTo): a
-	// copy is never handed to the Handler nor rejected. Once
-	// CopySettled(its Message-ID) reports true (the Sender no longer
-	// needs it to learn whether the server took that reply), the copy is
-	// deleted and expunged; until then it stays in the mailbox, looked at
-	// again after BackoffMin.
-	IsCopy      func(m *Inbound) bool
-	CopySettled func(messageID string) bool
+	// Copies, if set, recognises the copies of the referee's own replies
+	// that the Sender sends to its own mailbox ([Copies]): a copy is
+	// never handed to the Handler nor rejected. Once its reply is
+	// settled (the Sender no longer needs the copy to learn whether the
+	// server took that reply), the copy is deleted and expunged; until
+	// then it stays in the mailbox, looked at again after BackoffMin.
+	Copies *Copies
 
 	// Rejecter, if set, is told about rejected messages.
 	Rejecter Rejecter
@@ -283,6 +281,9 @@ func NewPoller(opts *PollerOptions) (*Poller, error) {
 		retries: make(map[imap.UID]retry),
 		done:    make(map[imap.UID]doneMark),
 		wake:    make(chan struct{}, 1),
+	}
+	if o.Copies != nil {
+		o.Copies.poller = p
 	}
 	p.markDown() // until the first session selects the mailbox
 	return p, nil
@@ -573,7 +574,7 @@ func (p *Poller) process(ctx context.Context, c *imapclient.Client, h Handler) (
 
 	// Sizes first: a message over the limit is rejected from its head, and
 	// the bodies fetched together stay under MaxBatchBytes.
-	sizes, err := fetchSizes(c, batch, p.opts.IsCopy != nil)
+	sizes, err := fetchSizes(c, batch, p.opts.Copies != nil)
 	if err != nil {
 		return false, time.Time{}, err
 	}
@@ -809,13 +810,13 @@ func (p *Poller) handlePart(ctx context.Context, c *imapclient.Client, h Handler
 }
 
 // copied reports whether m is a copy of one of the referee's replies
-// (PollerOptions.IsCopy), and if so marks it to be expunged when its reply
+// (PollerOptions.Copies), and if so marks it to be expunged when its reply
 // is settled, else to be looked at again later.
 func (p *Poller) copied(m *parsed) bool {
-	if p.opts.IsCopy == nil || m.head || !p.opts.IsCopy(m.in) {
+	if p.opts.Copies == nil || m.head || !p.opts.Copies.IsCopy(m.in) {
 		return false
 	}
-	if p.opts.CopySettled == nil || p.opts.CopySettled(m.in.MessageID) {
+	if p.opts.Copies.settled(m.in.MessageID) {
 		delete(p.retries, m.uid)
 		p.done[m.uid] = doneMark{copy: true, key: m.in.Key(), session: p.connNum}
 		p.opts.Metrics.Copies.Add(1)
@@ -840,9 +841,9 @@ func (p *Poller) copiedEnvelope(m msgSize) bool {
 }
 
 // FindCopies reports which of messageIDs have a copy in the watched
-// mailbox (PollerOptions.IsCopy), searched by Message-ID over a connection
-// of its own: a Sender started after a crash asks it which of the replies
-// it was sending the server took (SenderOptions.Copies).
+// mailbox, searched by Message-ID over a connection of its own: a Sender
+// started after a crash asks it, through [Copies], which of the replies it
+// was sending the server took.
 func (p *Poller) FindCopies(ctx context.Context, messageIDs []string) (map[string]bool, error) {
 	c, err := p.dial(make(chan struct{}, 1))
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -26,7 +25,9 @@ func TestSenderSendsACopy(t *testing.T) {
 	st := newStore()
 	id := st.queue("alice@pbem.local", "Your move.")
 	mid := st.row(id).o.MessageID
-	_, err := newSender(t, s, st, &mail.SenderOptions{CopyTo: copyTo}).SendDue(context.Background())
+	cp, err := mail.NewCopies(mail.CopiesOptions{To: copyTo, From: s.RefereeAddress()})
+	require.NoError(t, err)
+	_, err = newSender(t, s, st, &mail.SenderOptions{Copies: cp}).SendDue(context.Background())
 	require.NoError(t, err)
 	require.True(t, st.isSent(id))
 	pw, _ := s.Password("alice")
@@ -77,18 +78,22 @@ func TestSenderAfterCrashFindsCopies(t *testing.T) {
 			}
 			require.NoError(t, os.WriteFile(log, []byte(note), 0o600))
 
-			p, err := mail.NewPoller(fastPoller(t, s))
-			require.NoError(t, err)
 			var asked atomic.Int32
-			find := func(ctx context.Context, ids []string) (map[string]bool, error) {
-				found, err := p.FindCopies(ctx, ids)
-				if asked.Add(1) == 1 && c.late {
-					deliver() // after the first look: late
-				}
-				return found, err
-			}
+			copies, err := mail.NewCopies(mail.CopiesOptions{To: copyTo, From: s.RefereeAddress(), Wait: c.wait,
+				// asked after each look among the copies
+				Sent: func(ctx context.Context, ids []string) (map[string]bool, error) {
+					if asked.Add(1) == 1 && c.late {
+						deliver() // after the first look: late
+					}
+					return nil, nil
+				}})
+			require.NoError(t, err)
+			po := fastPoller(t, s)
+			po.Copies = copies
+			_, err = mail.NewPoller(po)
+			require.NoError(t, err)
 			m := &mail.Metrics{}
-			snd := newSender(t, s, st, &mail.SenderOptions{AcceptedLog: log, CopyTo: copyTo, Copies: find, CopyWait: c.wait, Metrics: m})
+			snd := newSender(t, s, st, &mail.SenderOptions{AcceptedLog: log, Copies: copies, Metrics: m})
 			assert.False(t, snd.Settled(o.MessageID), "a copy is settled before the log is read")
 			_, err = snd.SendDue(context.Background())
 			require.NoError(t, err)
@@ -112,8 +117,10 @@ func TestPollerExpungesSettledCopies(t *testing.T) {
 	var settled atomic.Bool
 	var asked atomic.Int32
 	opts := fastPoller(t, s)
-	opts.IsCopy = func(m *mail.Inbound) bool { return strings.EqualFold(m.From.Addr, s.RefereeAddress()) }
-	opts.CopySettled = func(string) bool { asked.Add(1); return settled.Load() }
+	copies, err := mail.NewCopies(mail.CopiesOptions{To: copyTo, From: s.RefereeAddress(),
+		Unsettled: func(context.Context, string) (bool, error) { asked.Add(1); return !settled.Load(), nil }})
+	require.NoError(t, err)
+	opts.Copies = copies
 	var handled atomic.Int32
 	runPoller(t, opts, mail.HandlerFunc(func(ctx context.Context, m *mail.Inbound) error {
 		handled.Add(1)

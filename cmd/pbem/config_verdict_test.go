@@ -66,6 +66,8 @@ func TestIsCopy(t *testing.T) {
 	require.NoError(t, err)
 	s := &server{cfg: &Config{}, ref: ref}
 	s.cfg.Referee.Address = "referee@pbem.example"
+	copies, err := s.newCopies()
+	require.NoError(t, err)
 	own, forged := ref.MarkedMessageID("pbem.12.abc"), other.MarkedMessageID("pbem.12.abc")
 	for _, c := range []struct {
 		from, id string
@@ -81,9 +83,9 @@ func TestIsCopy(t *testing.T) {
 		{"alice@pbem.example", own, false},
 		{"referee@elsewhere.example", own, false},
 	} {
-		assert.Equal(t, c.want, s.isCopy(&mail.Inbound{From: mail.Address{Addr: c.from}, MessageID: c.id}), "From %s, Message-ID %s", c.from, c.id)
+		assert.Equal(t, c.want, copies.IsCopy(&mail.Inbound{From: mail.Address{Addr: c.from}, MessageID: c.id}), "From %s, Message-ID %s", c.from, c.id)
 	}
-	assert.Equal(t, []string{own}, s.ownMessageIDs([]string{"pbem.12.abc@pbem.example", own, forged}),
+	assert.Equal(t, []string{own}, copies.Marked([]string{"pbem.12.abc@pbem.example", own, forged}),
 		"the replies looked up among the copies")
 }
 

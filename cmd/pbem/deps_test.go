@@ -12,7 +12,9 @@ import (
 // (ARCHITECTURE.md): engine < engine/<game>; engine, engine/<game>,
 // participle < notation < notation/<game>; engine, notation, archive <
 // referee, but engine and archive/score (the one scoring, pure) only <
-// referee/tournament (pure rules of pairing and standings); SQLite, pgx (PostgreSQL) and confusables (TR39 skeletons of names) < archive; go-imap, go-smtp, go-message, golang.org/x/net/html and publicsuffix < mail;
+// referee/tournament (pure rules of pairing and standings); mail/envelope
+// (plain types shared by reference: addresses, inline parts, the
+// Auto-Submitted values; standard library only) < mail, archive; SQLite, pgx (PostgreSQL) and confusables (TR39 skeletons of names) < archive; go-imap, go-smtp, go-message, golang.org/x/net/html and publicsuffix < mail;
 // klauspost/compress < engine/picture; everything < cmd. The standard library is always allowed. Test files are
 // not checked.
 func allowed(pkg, imp string) bool {
@@ -52,13 +54,15 @@ func allowed(pkg, imp string) bool {
 		// the web face: reads the store, draws through engine; the
 		// catalog is passed in, so no game (and never mail or referee)
 		return imp == "pbem/engine" || imp == "pbem/engine/picture" || imp == "pbem/notation" || imp == "pbem/archive"
+	case pkg == "pbem/mail/envelope":
+		return false // a leaf: the types mail and the store share
 	case pkg == "pbem/archive/pgtest": // test support: a private PostgreSQL cluster
 		return strings.HasPrefix(imp, "github.com/jackc/pgx/v5")
 	case pkg == "pbem/archive/archivetest": // test support: a fresh store of each backend
 		return imp == "pbem/archive" || imp == "pbem/archive/pgtest"
 	case strings.HasPrefix(pkg, "pbem/archive"):
 		return imp == "pbem/engine" || imp == "pbem/notation" || strings.HasPrefix(imp, "pbem/archive") ||
-			strings.HasPrefix(imp, "modernc.org/sqlite") || strings.HasPrefix(imp, "github.com/jackc/pgx/v5") ||
+			imp == "pbem/mail/envelope" || strings.HasPrefix(imp, "modernc.org/sqlite") || strings.HasPrefix(imp, "github.com/jackc/pgx/v5") ||
 			imp == "golang.org/x/text/unicode/norm" || imp == "github.com/mtibben/confusables"
 	case pkg == "pbem/referee/tournament":
 		return imp == "pbem/engine" || imp == "pbem/archive/score"
@@ -154,6 +158,12 @@ func TestAllowedRules(t *testing.T) {
 		{"pbem/referee/tournament", "pbem/archive", false},
 		{"pbem/referee/tournament", "pbem/notation", false},
 		{"pbem/referee/tournament", "pbem/referee", false},
+		{"pbem/archive", "pbem/mail/envelope", true},
+		{"pbem/archive", "pbem/mail", false},
+		{"pbem/mail", "pbem/mail/envelope", true},
+		{"pbem/mail/envelope", "pbem/mail", false},
+		{"pbem/mail/envelope", "net/mail", true},
+		{"pbem/archive/web", "pbem/mail/envelope", false},
 	} {
 		if got := allowed(c.pkg, c.imp); got != c.want {
 			t.Errorf("allowed(%s, %s) = %v, want %v", c.pkg, c.imp, got, c.want)

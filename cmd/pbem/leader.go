@@ -217,7 +217,7 @@ func (s *server) lead(work, leading context.Context) {
 // the lease runs out after the former leader's last send) is missed, and
 // its reply sent again with its Message-ID.
 func (s *server) settleTakeover(ctx context.Context) {
-	if !s.copiesOn() {
+	if s.copies == nil {
 		return
 	}
 	pending, err := s.store.PendingMessageIDs(ctx, takeoverLookups)
@@ -227,7 +227,7 @@ func (s *server) settleTakeover(ctx context.Context) {
 		}
 		return
 	}
-	found, err := s.poller.FindCopies(ctx, s.ownMessageIDs(slices.Sorted(maps.Values(pending))))
+	found, err := s.copies.Find(ctx, slices.Sorted(maps.Values(pending)))
 	if err != nil {
 		if ctx.Err() == nil {
 			s.log.Warn("takeover: the copies could not be looked up; replies the former leader sent may go again", "err", err)
@@ -249,49 +249,6 @@ func (s *server) settleTakeover(ctx context.Context) {
 		return
 	}
 	s.log.Info("takeover: replies the former leader had sent found among the copies; not sent again", "replies", len(ids), "pending", len(pending))
-}
-
-// copiesOn reports whether each reply also goes to the referee's own
-// mailbox (smtp.copies with a configured server).
-func (s *server) copiesOn() bool { return s.mails == nil && s.cfg.SMTP.Copies == "on" }
-
-// findCopies is SenderOptions.Copies: the replies with a copy in the
-// referee's mailbox, and, with several instances, those another instance
-// recorded as sent (the Sender asks after a restart about the replies its
-// AcceptedLog shows under way; one the next leader sent meanwhile, whose
-// copy went once it was settled, needs no wait and no sending).
-func (s *server) findCopies(ctx context.Context, ids []string) (map[string]bool, error) {
-	held, err := s.poller.FindCopies(ctx, s.ownMessageIDs(ids))
-	if err != nil || s.elect == nil {
-		return held, err
-	}
-	sent, err := s.store.SentMessageIDs(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	for id := range sent {
-		held[id] = true
-	}
-	return held, nil
-}
-
-// copySettled is PollerOptions.CopySettled: the Sender no longer needs
-// the copy of the reply with messageID, and, with several instances, the
-// store records the reply as sent. The Sender settles a reply once its
-// AcceptedLog notes it, before the store does; but another instance
-// cannot read that log, and a leader killed in between leaves the copy
-// as the only trace that the server took the reply (settleTakeover).
-func (s *server) copySettled(messageID string) bool {
-	if !s.sender.Settled(messageID) {
-		return false
-	}
-	if s.elect == nil {
-		return true
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	unsettled, err := s.store.Unsettled(ctx, messageID)
-	return err == nil && !unsettled
 }
 
 // refused passes err on; a write the fence refused (archive.ErrNotLeader)

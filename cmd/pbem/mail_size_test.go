@@ -56,7 +56,7 @@ func TestMailSizes(t *testing.T) {
 					}
 					mails, seen = append(mails, o), id
 					m := outgoing(&o)
-					if size := len(mail.Compose(&m)); size > largest {
+					if size := len(mail.ComposeDrawing(&m, drawPicture)); size > largest {
 						largest, largestAt = size, o.Subject
 					}
 				}

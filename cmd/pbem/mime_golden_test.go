@@ -165,7 +165,7 @@ func TestMailStructure(t *testing.T) {
 	for kind, o := range kinds {
 		t.Run(kind, func(t *testing.T) {
 			m := outgoing(o)
-			raw := mail.Compose(&m)
+			raw := mail.ComposeDrawing(&m, drawPicture)
 			got := fmt.Sprintf("Subject: %s\n", subjectToken.ReplaceAllString(o.Subject, "[pbem TAG TOKEN]")) + mimeStructure(t, raw)
 			path := filepath.Join("testdata", "mime", kind+".tree")
 			if *update {

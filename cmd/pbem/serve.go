@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -136,6 +135,7 @@ type server struct {
 	metrics *mail.Metrics
 	sender  *mail.Sender
 	poller  *mail.Poller
+	copies  *mail.Copies // the replies' copies in the referee's mailbox; nil when smtp.copies is off
 	bots    *botWorker
 	elect   *elector          // the lease of several instances on PostgreSQL; nil on SQLite
 	mails   *embedded.Servers // nil with a configured mailbox
@@ -243,7 +243,7 @@ func (s *server) start(ctx context.Context) error {
 	if retryMax == 0 {
 		retryMax = max(smtpRetryMax, retryMin)
 	}
-	ob := outbox{store, s.onSent, &sync.Map{}, s.log, s.refused}
+	ob := outbox{store, s.onSent, &sync.Map{}, s.refused}
 	var accepted func(string)
 	if s.onSent != nil {
 		accepted = ob.accepted
@@ -264,7 +264,7 @@ func (s *server) start(ctx context.Context) error {
 		Addr: s.cfg.SMTP.Addr, Security: smtpSec, Username: s.cfg.SMTP.Username, Password: smtpPass,
 		Helo: s.cfg.SMTP.Helo, BackoffMin: retryMin, BackoffMax: retryMax, Metrics: s.metrics, Logger: s.log,
 		AcceptedLog: filepath.Join(s.cfg.DataDir, "smtp-accepted.log"), Connections: s.cfg.SMTP.Connections,
-		BatchSize: 4 * s.cfg.IMAP.Batch, Accepted: accepted, Delivered: delivered,
+		BatchSize: 4 * s.cfg.IMAP.Batch, Accepted: accepted, Delivered: delivered, Draw: drawPicture,
 	}
 	// The embedded mailbox is in memory: processed mail leaves it (the
 	// store holds what it did).
@@ -284,10 +284,10 @@ func (s *server) start(ctx context.Context) error {
 	if delivered == nil && s.cfg.SMTP.Copies == "on" {
 		// Any other server: a copy of every reply in the referee's own
 		// mailbox says which ones it took.
-		so.CopyTo, so.CopyWait = s.copyAddress(), s.cfg.SMTP.CopyWait
-		so.Copies = s.findCopies
-		po.IsCopy = s.isCopy
-		po.CopySettled = s.copySettled
+		if s.copies, err = s.newCopies(); err != nil {
+			return err
+		}
+		so.Copies, po.Copies = s.copies, s.copies
 	}
 	s.sender, err = mail.NewSender(ob, so)
 	if err != nil {
@@ -423,22 +423,19 @@ func (s *server) copyAddress() string {
 	return local + "+sent@" + domain
 }
 
-// isCopy reports whether m is a copy of one of the referee's replies: mail
-// from the referee's own address (which the referee never answers) with a
-// Message-ID of its own domain.
-func (s *server) isCopy(m *mail.Inbound) bool {
-	local, domain, _ := strings.Cut(strings.ToLower(s.cfg.Referee.Address), "@")
-	fl, fd, _ := strings.Cut(strings.ToLower(m.From.Addr), "@")
-	base, _, _ := strings.Cut(fl, "+")
-	return base == local && fd == domain && s.ref.OwnMessageID(m.MessageID)
-}
-
-// ownMessageIDs keeps of ids those that carry the referee's mark
-// (referee.OwnMessageID): only a reply with such an id is looked up among
-// the copies, so that mail forged with the id of a reply from before the
-// marks (or any other) never makes it count as sent.
-func (s *server) ownMessageIDs(ids []string) []string {
-	return slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return !s.ref.OwnMessageID(id) })
+// newCopies is the copy protocol of the replies (smtp.copies): each goes
+// to copyAddress too, and a copy is mail from the referee's own address
+// (which the referee never answers) with a Message-ID the referee marked
+// (referee.OwnMessageID), so that mail forged with the id of a reply from
+// before the marks (or any other) never makes it count as sent. With
+// several instances the store says too which replies another instance
+// sent, and keeps a copy until the store records its reply.
+func (s *server) newCopies() (*mail.Copies, error) {
+	o := mail.CopiesOptions{To: s.copyAddress(), From: s.cfg.Referee.Address, Own: s.ref.OwnMessageID, Wait: s.cfg.SMTP.CopyWait}
+	if s.elect != nil {
+		o.Sent, o.Unsettled = s.store.SentMessageIDs, s.store.Unsettled
+	}
+	return mail.NewCopies(o)
 }
 
 // request turns a parsed mail into a referee request, with the sender
@@ -638,7 +635,6 @@ type outbox struct {
 	s      *archive.Store
 	onSent func(id string, game int64)
 	games  *sync.Map // id -> game of the replies due, while onSent is set
-	log    *slog.Logger
 	// refused is server.refused: a mark the fence refused ends the
 	// leadership (nil: none).
 	refused func(error) error
@@ -667,25 +663,16 @@ func (o outbox) Due(ctx context.Context, now time.Time, limit int) ([]mail.Outgo
 	out := make([]mail.Outgoing, len(rows))
 	for i := range rows {
 		out[i] = outgoing(&rows[i])
-		for k := range out[i].Inline {
-			if draw := out[i].Inline[k].Draw; draw != nil {
-				id := rows[i].ID
-				out[i].Inline[k].Draw = func() ([]byte, error) {
-					data, err := draw()
-					if err != nil && o.log != nil {
-						// a bug in drawing: the mail goes as text only
-						o.log.Error("board picture not drawn; the reply goes as text only", "id", id, "err", err)
-					}
-					return data, err
-				}
-			}
-		}
 		if o.onSent != nil {
 			o.games.Store(rows[i].ID, rows[i].GameID)
 		}
 	}
 	return out, nil
 }
+
+// drawPicture is SenderOptions.Draw: a board's picture drawn from the
+// drawing its outbox row stores (referee.Draw), in the lane that sends it.
+func drawPicture(p []byte) ([]byte, error) { return referee.Draw(&archive.Inline{Picture: p}) }
 
 // outgoing turns an outbox row into a mail. Every mail the referee sends is
 // automatic (RFC 3834): the row says whether it answers a message
@@ -695,21 +682,13 @@ func (o outbox) Due(ctx context.Context, now time.Time, limit int) ([]mail.Outgo
 // References, under which the referee files what it sends on its own).
 func outgoing(r *archive.Outgoing) mail.Outgoing {
 	o := mail.Outgoing{
-		ID: r.ID, From: addr(r.From), To: addrs(r.To), Cc: addrs(r.Cc), Subject: r.Subject,
+		ID: r.ID, From: r.From, To: r.To, Cc: r.Cc, ReplyTo: r.ReplyTo, Subject: r.Subject,
 		Date: r.Date, MessageID: r.MessageID, InReplyTo: r.InReplyTo, References: r.References,
 		Text: r.Text, Attempts: r.Attempts, AutoSubmitted: r.Auto, HTML: r.HTML,
-		Calendar: r.Calendar, Unsubscribe: r.Unsubscribe,
+		Calendar: r.Calendar, Unsubscribe: r.Unsubscribe, Inline: r.Inline,
 		// the referee wraps its prose at referee.Width: sent flowed, a
 		// phone re-flows it while boards and tables keep their lines
 		FlowWidth: referee.Width,
-	}
-	for _, in := range r.Inline {
-		m := mail.Inline{ContentID: in.ContentID, ContentType: in.ContentType, Filename: in.Filename, Data: in.Data}
-		if m.Data == nil {
-			// a board's picture, drawn in the lane that sends it
-			m.Draw = func() ([]byte, error) { return referee.Draw(&in) }
-		}
-		o.Inline = append(o.Inline, m)
 	}
 	if o.AutoSubmitted == "" {
 		o.AutoSubmitted = mail.AutoGenerated
@@ -717,10 +696,6 @@ func outgoing(r *archive.Outgoing) mail.Outgoing {
 		if r.InReplyTo != "" && !thread {
 			o.AutoSubmitted = mail.AutoReplied
 		}
-	}
-	if r.ReplyTo != nil {
-		a := addr(*r.ReplyTo)
-		o.ReplyTo = &a
 	}
 	return o
 }
@@ -750,19 +725,6 @@ var (
 	_ mail.NextDueOutbox   = outbox{}
 	_ mail.BatchSentOutbox = outbox{}
 )
-
-func addr(a archive.Address) mail.Address { return mail.Address{Name: a.Name, Addr: a.Addr} }
-
-func addrs(as []archive.Address) []mail.Address {
-	if as == nil {
-		return nil
-	}
-	out := make([]mail.Address, len(as))
-	for i, a := range as {
-		out[i] = addr(a)
-	}
-	return out
-}
 
 func b2i(b bool) int {
 	if b {
