@@ -20,10 +20,10 @@ func prefetchFixture(t *testing.T, s *Store) (ids, addrs []string) {
 	ctx := context.Background()
 	g1, g2, done := newGame(t, s), newGame(t, s), newGame(t, s)
 	g2.Seats[1].Player.Addr = "carol@example.org"
-	g2.Observers = []Observer{{Address{"Olga", "olga@example.org"}, "tok12345", true}}
+	g2.Observers = []Observer{{Address{Name: "Olga", Addr: "olga@example.org"}, "tok12345", true}}
 	done.Status = Over
 	require.NoError(t, s.Commit(ctx, &Change{MessageID: "m1@x", Games: []*Game{g1, g2, done},
-		Players: []*Player{{Address: Address{"Alice", "alice@example.org"}, TZ: "Europe/Paris", Calendar: 2, Digest: "07:30", DigestSent: "2026-12-06"}},
+		Players: []*Player{{Address: Address{Name: "Alice", Addr: "alice@example.org"}, TZ: "Europe/Paris", Calendar: 2, Digest: "07:30", DigestSent: "2026-12-06"}},
 		Senders: []*Sender{{Addr: "alice@example.org", WindowStart: t0, Count: 3}, {Addr: "*", WindowStart: t0, Count: 9}}}))
 	return []string{"m1@x", "m2@x", "m1@x"},
 		[]string{"Alice@Example.org", "bob@example.org", "carol@example.org", "olga@example.org", "nobody@example.org", "alice@example.org"}

@@ -101,7 +101,7 @@ func TestPostgresCommitRoundTrips(t *testing.T) {
 			cs[i] = &Change{
 				MessageID: fmt.Sprintf("m-%d-%d@x", round, i),
 				Games:     []*Game{g},
-				Players:   []*Player{{Address: Address{"", fmt.Sprintf("p%d-%d@x", round, i)}}},
+				Players:   []*Player{{Address: Address{Addr: fmt.Sprintf("p%d-%d@x", round, i)}}},
 				Senders:   []*Sender{{Addr: fmt.Sprintf("s%d@x", i), WindowStart: t0, Count: round + 1}},
 				Outbox:    []*Outgoing{mail(fmt.Sprintf("o-%d-%d@x", round, i), "a@x"), mail(fmt.Sprintf("c-%d-%d@x", round, i), "b@x")},
 				Entries:   []*Entry{{Game: "toy", Result: "1-0", Record: fmt.Sprintf("entry %d %d", round, i)}},
