@@ -155,3 +155,41 @@ func TestConcurrentCommitsFromSeveralStores(t *testing.T) {
 		assert.Equal(t, 1, n)
 	})
 }
+
+// TestPostgresKeepsItsConnections: a PostgreSQL store keeps the
+// connections its concurrent users (the batch handler, the sender's
+// lanes, the web, the clock) opened, instead of closing all but two after
+// each use: a new connection costs a server process and the preparing of
+// every statement again, which made a move wait about 100 ms at 100 moves
+// a second. Counted by database/sql (connections closed for want of an
+// idle place), not timed.
+func TestPostgresKeepsItsConnections(t *testing.T) {
+	eachStore(t, func(t *testing.T, where string) {
+		ctx := context.Background()
+		s := open(t, where)
+		if s.Backend() == SQLite {
+			return // one file, opened at once: nothing of the kind
+		}
+		g := newGame(t, s)
+		require.NoError(t, s.Commit(ctx, &Change{Games: []*Game{g}}))
+		for round := range 20 {
+			var wg sync.WaitGroup
+			for i := range 8 {
+				wg.Go(func() {
+					if _, err := s.Game(ctx, g.ID); err != nil {
+						t.Error(err)
+					}
+					if _, err := s.Player(ctx, fmt.Sprintf("p%d@x", i)); err != nil {
+						t.Error(err)
+					}
+					if err := s.Commit(ctx, &Change{MessageID: fmt.Sprintf("m%d-%d", round, i)}); err != nil {
+						t.Error(err)
+					}
+				})
+			}
+			wg.Wait()
+		}
+		st := s.DB().Stats()
+		assert.Zero(t, st.MaxIdleClosed, "connections closed for want of an idle place (opened: %d)", st.OpenConnections)
+	})
+}
