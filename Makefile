@@ -59,10 +59,9 @@ run:
 # PBEM_LOAD_BATCH set smtp.connections and imap.batch; PBEM_LOAD_TEXT=1 sends
 # plain-text mail only (referee.text_mail), without the HTML part and its picture.
 # PBEM_LOAD_STORE=postgres puts the store on PostgreSQL: a private cluster on
-# loopback with PostgreSQL's durable defaults (fsync on). Paired, in process
-# (PBEM_LOAD_PROCESS=0), on the shared 2-core machine: SQLite burst 338 moves/s
-# (p99 1.92 s), sustained 305 (p99 3.79 s), steady 100/s p99 23 ms; PostgreSQL
-# burst 152 (p99 6.41 s), sustained 131 (p99 8.14 s), steady p99 349 ms.
+# loopback with PostgreSQL's durable defaults (fsync on). PBEM_LOAD_MAIL=dovecot
+# runs a private Dovecot with a recording SMTP relay; PBEM_LOAD_BIN reuses a
+# built pbem. Figures, paired, with their dates: docs/PERFORMANCE.md.
 bench-serve:
 	PBEM_LOAD_PROCESS=0 $(GO) test ./cmd/pbem -run '^TestLoadServe$$' -count=1 -v -timeout 60m $(if $(PROFILE),-cpuprofile $(PROFILE)) -args -serve-load
 	PBEM_LOAD_PROCESS=1 $(GO) test ./cmd/pbem -run '^TestLoadServe$$' -count=1 -v -timeout 60m -args -serve-load

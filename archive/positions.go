@@ -337,23 +337,7 @@ FROM archive a JOIN archive_index i ON i.entry_id = a.id WHERE a.id IN (`+marks+
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	srows, err := s.db.QueryContext(ctx, `SELECT entry_id, side, player, rank FROM archive_sides
-WHERE entry_id IN (`+marks+`) ORDER BY entry_id, seat`, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer srows.Close()
-	for srows.Next() {
-		var id int64
-		var sd Side
-		if err := srows.Scan(&id, &sd.Name, &sd.Player, &sd.Rank); err != nil {
-			return nil, err
-		}
-		if fd := byID[id]; fd != nil {
-			fd.Sides = append(fd.Sides, sd)
-		}
-	}
-	if err := srows.Err(); err != nil {
+	if err := s.readSides(ctx, byID, `entry_id IN (`+marks+`)`, args...); err != nil {
 		return nil, err
 	}
 	prows, err := s.db.QueryContext(ctx, `SELECT entry_id, ply FROM archive_positions

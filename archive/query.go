@@ -572,21 +572,30 @@ WHERE ` + cond + ` AND f.rowid > ?` + where + ` ORDER BY f.rowid LIMIT ` + strco
 	if len(page) == 0 {
 		return nil, nil
 	}
-	srows, err := s.db.QueryContext(ctx, `SELECT entry_id, side, player, rank FROM archive_sides
-WHERE entry_id BETWEEN ? AND ? ORDER BY entry_id, seat`, page[0].ID, page[len(page)-1].ID)
-	if err != nil {
+	if err := s.readSides(ctx, byID, `entry_id BETWEEN ? AND ?`, page[0].ID, page[len(page)-1].ID); err != nil {
 		return nil, err
 	}
-	defer srows.Close()
-	for srows.Next() {
+	return page, nil
+}
+
+// readSides appends to each game of byID its sides, in seat order, read
+// from the archive's side rows that cond (on entry_id, with args) selects.
+func (s *Store) readSides(ctx context.Context, byID map[int64]*Found, cond string, args ...any) error {
+	rows, err := s.db.QueryContext(ctx, `SELECT entry_id, side, player, rank FROM archive_sides
+WHERE `+cond+` ORDER BY entry_id, seat`, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
 		var id int64
 		var sd Side
-		if err := srows.Scan(&id, &sd.Name, &sd.Player, &sd.Rank); err != nil {
-			return nil, err
+		if err := rows.Scan(&id, &sd.Name, &sd.Player, &sd.Rank); err != nil {
+			return err
 		}
 		if fd := byID[id]; fd != nil {
 			fd.Sides = append(fd.Sides, sd)
 		}
 	}
-	return page, srows.Err()
+	return rows.Err()
 }

@@ -12,24 +12,20 @@ import (
 )
 
 // HandleBatch processes several inbound messages, in order, and commits
-// their effects in one transaction (one sync to disk) when the store is a
-// [BatchStore]: each request is decided against the store as the requests
+// their effects in one transaction (one sync to disk, Store.CommitBatch):
+// each request is decided against the store as the requests
 // before it in the batch left it, so two moves in one game see each other.
 // It returns one error per request, with Handle's meaning: nil once the
 // request's effect is durably committed (or it was a duplicate). If the
 // batch cannot be committed as a whole (a game changed meanwhile by another
 // writer, a message processed meanwhile), every request of it is handled
-// again on its own, as Handle does. Without a BatchStore it calls Handle
-// for each request.
+// again on its own, as Handle does. A batch of one is handled by Handle.
 func (r *Referee) HandleBatch(ctx context.Context, reqs []Request) []error {
 	r.busy.Add(1)
 	defer r.busy.Add(-1)
 	errs := make([]error, len(reqs))
-	bs := r.store
 	if len(reqs) == 1 {
-		for i := range reqs {
-			errs[i] = r.Handle(ctx, reqs[i])
-		}
+		errs[0] = r.Handle(ctx, reqs[0])
 		return errs
 	}
 	v := r.newView()
@@ -37,7 +33,7 @@ func (r *Referee) HandleBatch(ctx context.Context, reqs []Request) []error {
 	var members []int // requests whose changes v holds
 	flush := func() {
 		if len(v.changes) > 0 {
-			if err := bs.CommitBatch(ctx, v.changes); err != nil {
+			if err := r.store.CommitBatch(ctx, v.changes); err != nil {
 				r.log.Info("batch not committed; handling its messages one by one", "messages", len(members), "err", err)
 				for _, i := range members {
 					errs[i] = r.Handle(ctx, reqs[i])
@@ -76,12 +72,11 @@ func (r *Referee) HandleBatch(ctx context.Context, reqs []Request) []error {
 	return errs
 }
 
-// prefetch reads the keys of reqs at once into v, when the store can
-// (PrefetchStore). The reads are as of now: a change committed by another
+// prefetch reads the keys of reqs at once into v (Store.Prefetch). The reads are as of now: a change committed by another
 // batch before this one commits makes the commit's checks fail (a
 // processed Message-ID, a version), and the requests are then handled one
-// by one, on fresh reads. Without it, or when it fails, v reads the store
-// request by request.
+// by one, on fresh reads. When it fails, v reads the store request by
+// request.
 func (v *view) prefetch(ctx context.Context, reqs []Request) {
 	ps := v.Store
 	ids := make([]string, 0, len(reqs))

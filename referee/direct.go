@@ -1,7 +1,6 @@
 package referee
 
 import (
-	"strings"
 	"time"
 )
 
@@ -42,18 +41,7 @@ func (s *session) answerDirect(d *draft) bool {
 		return true
 	}
 	out.Answered = true
-	var b strings.Builder
-	for i, p := range d.paras {
-		if i > 0 {
-			b.WriteString("\n\n")
-		}
-		if raw, ok := strings.CutPrefix(p, preformatted); ok {
-			b.WriteString(raw)
-		} else {
-			b.WriteString(wrap(p))
-		}
-	}
-	text := b.String()
+	text := d.prose()
 	for _, g := range s.games {
 		text = g.redact(text)
 	}
