@@ -542,8 +542,7 @@ func (p *Poller) process(ctx context.Context, c *imapclient.Client, h Handler) (
 
 	now := time.Now()
 	present := make(map[imap.UID]bool, len(uids))
-	var batch imap.UIDSet
-	n := 0
+	var due []imap.UID
 	for _, uid := range uids {
 		present[uid] = true
 		if p.flight != nil && p.flight.uids[uid] {
@@ -555,12 +554,7 @@ func (p *Poller) process(ctx context.Context, c *imapclient.Client, h Handler) (
 			}
 			continue
 		}
-		if n == p.opts.BatchSize {
-			more = true
-			continue
-		}
-		batch.AddNum(uid)
-		n++
+		due = append(due, uid)
 	}
 	for uid := range p.retries {
 		if !present[uid] {
@@ -568,19 +562,44 @@ func (p *Poller) process(ctx context.Context, c *imapclient.Client, h Handler) (
 		}
 	}
 	p.countStuck()
-	if n == 0 {
+	if len(due) == 0 {
 		return false, next, nil
 	}
 
 	// Sizes first: a message over the limit is rejected from its head, and
-	// the bodies fetched together stay under MaxBatchBytes.
-	sizes, err := fetchSizes(c, batch, p.opts.Copies != nil)
-	if err != nil {
-		return false, time.Time{}, err
+	// the bodies fetched together stay under MaxBatchBytes. Copies of the
+	// referee's replies are known by their envelope: their bodies are
+	// never fetched, and they take no place in the batch (under load every
+	// move is followed by the copies of its replies), so the sizes are
+	// read BatchSize at a time until the batch holds BatchSize messages
+	// that are not copies, or copyScans reads were made.
+	var sizes []msgSize
+	for scans := 0; len(due) > 0 && len(sizes) < p.opts.BatchSize; scans++ {
+		if scans == copyScans {
+			break
+		}
+		var chunk imap.UIDSet
+		k := min(p.opts.BatchSize-len(sizes), len(due))
+		if scans > 0 {
+			k = min(p.opts.BatchSize, len(due)) // the rest may be copies again
+		}
+		for _, uid := range due[:k] {
+			chunk.AddNum(uid)
+		}
+		due = due[k:]
+		got, err := fetchSizes(c, chunk, p.opts.Copies != nil)
+		if err != nil {
+			return false, time.Time{}, err
+		}
+		sizes = append(sizes, slices.DeleteFunc(got, p.copiedEnvelope)...)
 	}
-	// Copies of the referee's replies are known by their envelope: their
-	// bodies are never fetched.
-	sizes = slices.DeleteFunc(sizes, p.copiedEnvelope)
+	if len(sizes) > p.opts.BatchSize {
+		sizes = sizes[:p.opts.BatchSize] // the rest in the next batch
+		more = true
+	}
+	if len(due) > 0 {
+		more = true
+	}
 	var large imap.UIDSet
 	for _, m := range sizes {
 		if m.size > p.opts.MaxMessageBytes {
@@ -632,6 +651,10 @@ func (p *Poller) process(ctx context.Context, c *imapclient.Client, h Handler) (
 	}
 	return more, next, nil
 }
+
+// copyScans is the most reads of sizes and envelopes a batch makes to
+// fill itself past the copies of replies.
+const copyScans = 8
 
 // headBytes is how much of a message too large to read is fetched, to
 // find whom to tell.

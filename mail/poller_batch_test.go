@@ -3,6 +3,7 @@ package mail_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -180,4 +181,45 @@ func (h *holdingBatcher) HandleBatch(ctx context.Context, ins []*mail.Inbound) [
 	h.before()
 	defer h.after()
 	return h.b.HandleBatch(ctx, ins)
+}
+
+// TestPollerCopiesTakeNoPlaceInABatch: the copies of the referee's replies
+// (PollerOptions.Copies), known by their envelope and expunged, do not
+// count towards BatchSize: with every move followed by the copies of its
+// two replies, as under load, a batch still holds BatchSize moves, not a
+// third of them.
+func TestPollerCopiesTakeNoPlaceInABatch(t *testing.T) {
+	s := startServers(t, nil)
+	var ids []string
+	for i := range 8 {
+		id, raw := playerMove(s.RefereeAddress(), "move")
+		ids = append(ids, id)
+		require.NoError(t, s.Deliver("alice@pbem.local", []string{s.RefereeAddress()}, raw))
+		for j := range 2 {
+			copyRaw := crlf(fmt.Sprintf(`
+From: pbem referee <%s>
+To: bob@pbem.local
+Subject: Re: game %d
+Message-ID: <copy-%d-%d@pbem.local>
+Content-Type: text/plain
+
+Your move.
+`, s.RefereeAddress(), i, i, j))
+			require.NoError(t, s.Deliver(s.RefereeAddress(), []string{copyTo}, copyRaw))
+		}
+	}
+	copies, err := mail.NewCopies(mail.CopiesOptions{To: copyTo, From: s.RefereeAddress()})
+	require.NoError(t, err)
+	opts := fastPoller(t, s)
+	opts.Copies = copies
+	opts.BatchSize = 4
+	b := &batcher{fn: func(*mail.Inbound) error { return nil }}
+	runPoller(t, opts, b)
+	eventually(t, 5*time.Second, func() bool { n, _ := count(t, s, s.RefereeAddress(), "Processed"); return n == 8 }, "moves not processed")
+	eventually(t, 5*time.Second, func() bool { n, _ := count(t, s, s.RefereeAddress(), "INBOX"); return n == 0 }, "copies not expunged")
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	assert.Equal(t, [][]string{ids[:4], ids[4:]}, b.batches, "batches of BatchSize moves, in UID order")
+	assert.Empty(t, b.singles)
+	assert.Equal(t, int64(16), opts.Metrics.Copies.Load())
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/emersion/go-sasl"
 	"github.com/emersion/go-smtp"
@@ -34,6 +35,17 @@ type dovecotLoad struct {
 
 	copies chan copyMail
 	wg     sync.WaitGroup
+
+	replies, replyBytes atomic.Int64 // SMTP transactions taken, their bytes
+}
+
+// meanReply is the mean size in bytes of the mails the relay took.
+func (l *dovecotLoad) meanReply() float64 {
+	n := l.replies.Load()
+	if n == 0 {
+		return 0
+	}
+	return float64(l.replyBytes.Load()) / float64(n)
 }
 
 type copyMail struct {
@@ -120,6 +132,8 @@ func (s *recordingSession) Data(r io.Reader) error {
 	if err != nil {
 		return err
 	}
+	s.l.replies.Add(1)
+	s.l.replyBytes.Add(int64(len(raw)))
 	s.l.spoolMu.Lock()
 	s.l.spool.WriteString("From " + s.from + " " + strings.Join(s.to, ",") + "\r\n")
 	s.l.spool.Write(raw)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -91,7 +92,9 @@ func loadInt(name string, def int) int {
 // heap profile while the server still runs (in-process mode), and
 // PBEM_LOAD_CPUPROFILE=FILE a CPU profile of the sustained phase alone
 // (of the whole process: with PBEM_LOAD_PROCESS=0, pbem serve included),
-// PBEM_LOAD_TRACE=FILE an execution trace of it (go tool trace). Deliveries
+// PBEM_LOAD_TRACE=FILE an execution trace of it (go tool trace), and
+// PBEM_LOAD_LOG (debug, info, ...; error by default) the log level of
+// pbem serve as a process, whose log goes to standard error. Deliveries
 // go straight into the referee's inbox, as the embedded SMTP server puts
 // them (Servers.Deliver), so that the driver's own SMTP logins do not load
 // the two cores.
@@ -386,9 +389,9 @@ smtp:
 http:
   addr: %s
 log:
-  level: error
+  level: %s
 `, d.cfg.DataDir, store, ref, d.cfg.Referee.RateLimitTotal, d.cfg.Referee.TextMail, imapAddr, ref, d.cfg.IMAP.Batch,
-		smtpAddr, ref, d.cfg.SMTP.Connections, d.cfg.SMTP.Copies, d.httpAddr)
+		smtpAddr, ref, d.cfg.SMTP.Connections, d.cfg.SMTP.Copies, d.httpAddr, cmp.Or(os.Getenv("PBEM_LOAD_LOG"), "error"))
 	cfgPath := filepath.Join(dir, "pbem.yaml")
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
@@ -490,8 +493,9 @@ func replyGame(raw []byte) int64 {
 // cpuTimes is the CPU time used so far by pbem serve's process and by this
 // one, in clock ticks.
 type cpuTimes struct {
-	pbem, self int64
-	at         time.Time
+	pbem, self, dovecot int64
+	disk                diskStats
+	at                  time.Time
 }
 
 func (d *loadDriver) cpu() cpuTimes {
@@ -499,7 +503,68 @@ func (d *loadDriver) cpu() cpuTimes {
 	if d.proc != nil {
 		c.pbem = procTicks(strconv.Itoa(d.proc.Process.Pid))
 	}
+	if d.dv != nil {
+		c.dovecot = groupTicks(d.dv.dv.Group())
+		c.disk = readDiskStats()
+	}
 	return c
+}
+
+// groupTicks is the CPU time, in clock ticks, of the processes of group
+// pgid: their own and that of their children which ended.
+func groupTicks(pgid int) int64 {
+	if pgid == 0 {
+		return 0
+	}
+	ents, _ := os.ReadDir("/proc")
+	var sum int64
+	for _, e := range ents {
+		if e.Name()[0] < '0' || e.Name()[0] > '9' {
+			continue
+		}
+		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		_, rest, _ := bytes.Cut(data, []byte(") "))
+		f := strings.Fields(string(rest))
+		// state, ppid, pgrp, ...; utime, stime, cutime, cstime are the
+		// 12th to 15th after the command
+		if len(f) < 15 || f[2] != strconv.Itoa(pgid) {
+			continue
+		}
+		for _, i := range []int{11, 12, 13, 14} {
+			v, _ := strconv.ParseInt(f[i], 10, 64)
+			sum += v
+		}
+	}
+	return sum
+}
+
+// diskStats sums what /proc/diskstats says of the machine's whole disks:
+// write requests and flushes completed, and the time the disks were busy.
+type diskStats struct{ writes, flushes, busyMS int64 }
+
+func readDiskStats() diskStats {
+	data, err := os.ReadFile("/proc/diskstats")
+	if err != nil {
+		return diskStats{}
+	}
+	var s diskStats
+	for line := range strings.Lines(string(data)) {
+		f := strings.Fields(line)
+		// major minor name, then reads (4 fields), writes completed,
+		// merged, sectors, ms, in flight, io ms, weighted ms, discards
+		// (4), flushes completed, flush ms
+		if len(f) < 19 || f[1] != "0" || strings.HasPrefix(f[2], "loop") || strings.HasPrefix(f[2], "ram") {
+			continue
+		}
+		w, _ := strconv.ParseInt(f[7], 10, 64)
+		b, _ := strconv.ParseInt(f[12], 10, 64)
+		fl, _ := strconv.ParseInt(f[18], 10, 64)
+		s.writes, s.busyMS, s.flushes = s.writes+w, s.busyMS+b, s.flushes+fl
+	}
+	return s
 }
 
 // cpuSince says how much CPU pbem serve and the driver's process used
@@ -513,6 +578,13 @@ func (d *loadDriver) cpuSince(c cpuTimes) string {
 			self, 100*self/wall, wall, runtime.NumCPU())
 	}
 	pbem, self := float64(now.pbem-c.pbem)/100, float64(now.self-c.self)/100
+	if d.dv != nil {
+		dv := float64(now.dovecot-c.dovecot) / 100
+		return fmt.Sprintf("; CPU: pbem serve %.1f s (%.0f%% of a core), Dovecot %.1f s, the driver and its relay %.1f s, in %.1f s on %d cores; "+
+			"the machine's disk: %d writes, %d flushes, busy %.0f%% of the time; replies %.1f KB on average",
+			pbem, 100*pbem/wall, dv, self, wall, runtime.NumCPU(), now.disk.writes-c.disk.writes, now.disk.flushes-c.disk.flushes,
+			float64(now.disk.busyMS-c.disk.busyMS)/10/wall, d.dv.meanReply()/1024)
+	}
 	return fmt.Sprintf("; CPU: pbem serve %.1f s (%.0f%% of a core), the driver and the mail servers %.1f s, in %.1f s on %d cores",
 		pbem, 100*pbem/wall, self, wall, runtime.NumCPU())
 }

@@ -50,6 +50,16 @@ type Server struct {
 	stopOnce sync.Once
 }
 
+// Group is the process group of Dovecot's master and the processes it
+// starts (imap, lmtp, auth, ...), so that a test can read their CPU time;
+// 0 once it has stopped.
+func (s *Server) Group() int {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return 0
+	}
+	return s.cmd.Process.Pid
+}
+
 // Binary returns the path of the dovecot binary, or "" if there is none.
 func Binary() string {
 	if p, err := exec.LookPath("dovecot"); err == nil {
