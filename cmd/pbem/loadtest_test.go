@@ -493,9 +493,10 @@ func replyGame(raw []byte) int64 {
 // cpuTimes is the CPU time used so far by pbem serve's process and by this
 // one, in clock ticks.
 type cpuTimes struct {
-	pbem, self, dovecot int64
-	disk                diskStats
-	at                  time.Time
+	pbem, self int64
+	dovecot    map[string]int64
+	disk       diskStats
+	at         time.Time
 }
 
 func (d *loadDriver) cpu() cpuTimes {
@@ -511,13 +512,14 @@ func (d *loadDriver) cpu() cpuTimes {
 }
 
 // groupTicks is the CPU time, in clock ticks, of the processes of group
-// pgid: their own and that of their children which ended.
-func groupTicks(pgid int) int64 {
+// pgid by program (imap, lmtp, ...; the master is "dovecot"): their own and
+// that of their children which ended.
+func groupTicks(pgid int) map[string]int64 {
 	if pgid == 0 {
-		return 0
+		return nil
 	}
 	ents, _ := os.ReadDir("/proc")
-	var sum int64
+	sum := map[string]int64{}
 	for _, e := range ents {
 		if e.Name()[0] < '0' || e.Name()[0] > '9' {
 			continue
@@ -526,7 +528,8 @@ func groupTicks(pgid int) int64 {
 		if err != nil {
 			continue
 		}
-		_, rest, _ := bytes.Cut(data, []byte(") "))
+		before, rest, _ := bytes.Cut(data, []byte(") "))
+		_, comm, _ := bytes.Cut(before, []byte(" ("))
 		f := strings.Fields(string(rest))
 		// state, ppid, pgrp, ...; utime, stime, cutime, cstime are the
 		// 12th to 15th after the command
@@ -535,10 +538,33 @@ func groupTicks(pgid int) int64 {
 		}
 		for _, i := range []int{11, 12, 13, 14} {
 			v, _ := strconv.ParseInt(f[i], 10, 64)
-			sum += v
+			sum[string(comm)] += v
 		}
 	}
 	return sum
+}
+
+// dovecotCPU says the CPU seconds Dovecot's processes used between a and
+// b: in all, then by program, the largest first.
+func dovecotCPU(a, b map[string]int64) string {
+	var total int64
+	type part struct {
+		name string
+		t    int64
+	}
+	var parts []part
+	for name, t := range b {
+		if d := t - a[name]; d > 0 {
+			total += d
+			parts = append(parts, part{name, d})
+		}
+	}
+	slices.SortFunc(parts, func(x, y part) int { return cmp.Compare(y.t, x.t) })
+	var out []string
+	for _, p := range parts[:min(4, len(parts))] {
+		out = append(out, fmt.Sprintf("%s %.1f", p.name, float64(p.t)/100))
+	}
+	return fmt.Sprintf("%.1f s (%s)", float64(total)/100, strings.Join(out, ", "))
 }
 
 // diskStats sums what /proc/diskstats says of the machine's whole disks:
@@ -579,10 +605,9 @@ func (d *loadDriver) cpuSince(c cpuTimes) string {
 	}
 	pbem, self := float64(now.pbem-c.pbem)/100, float64(now.self-c.self)/100
 	if d.dv != nil {
-		dv := float64(now.dovecot-c.dovecot) / 100
-		return fmt.Sprintf("; CPU: pbem serve %.1f s (%.0f%% of a core), Dovecot %.1f s, the driver and its relay %.1f s, in %.1f s on %d cores; "+
+		return fmt.Sprintf("; CPU: pbem serve %.1f s (%.0f%% of a core), Dovecot %s, the driver and its relay %.1f s, in %.1f s on %d cores; "+
 			"the machine's disk: %d writes, %d flushes, busy %.0f%% of the time; replies %.1f KB on average",
-			pbem, 100*pbem/wall, dv, self, wall, runtime.NumCPU(), now.disk.writes-c.disk.writes, now.disk.flushes-c.disk.flushes,
+			pbem, 100*pbem/wall, dovecotCPU(c.dovecot, now.dovecot), self, wall, runtime.NumCPU(), now.disk.writes-c.disk.writes, now.disk.flushes-c.disk.flushes,
 			float64(now.disk.busyMS-c.disk.busyMS)/10/wall, d.dv.meanReply()/1024)
 	}
 	return fmt.Sprintf("; CPU: pbem serve %.1f s (%.0f%% of a core), the driver and the mail servers %.1f s, in %.1f s on %d cores",
