@@ -20,11 +20,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/emersion/go-smtp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"pbem/archive"
 	"pbem/archive/pgtest"
+	"pbem/mail/dovecottest"
 	"pbem/mail/embedded"
 	"pbem/referee"
 )
@@ -32,39 +34,58 @@ import (
 // failover is two `pbem serve` processes, built from this package, on one
 // PostgreSQL store (a private pgtest cluster) and one mailbox: the
 // embedded mail servers, run by the test and configured in both as a mail
-// server of their own (so the replies' copies in the referee's mailbox are
-// what tells a new leader which replies its predecessor sent).
+// server of their own, or (onDovecot) a private Dovecot with an SMTP relay
+// that delivers into it over LMTP, as a club deploys pbem; the replies'
+// copies in the referee's mailbox (smtp.copies) are what tells a new
+// leader which replies its predecessor sent.
 type failover struct {
 	t       *testing.T
 	cluster *pgtest.Cluster
 	url     string // the store, as the test reads it
-	mails   *embedded.Servers
 	bin     string
 	inst    []*soakServer
 	names   []string
+
+	// the mail servers
+	imapAddr, smtpAddr, domain string
+	password                   func(addr string) string
 }
 
 // newFailover starts the cluster and the mail servers and builds pbem; the
 // instances are configured (urls[i] is instance i's store address) but
 // not started.
-func newFailover(t *testing.T, storeURL func(c *pgtest.Cluster, url string) []string) *failover {
+func newFailover(t *testing.T, onDovecot bool, storeURL func(c *pgtest.Cluster, url string) []string) *failover {
 	if testing.Short() {
 		t.Skip("builds pbem and runs two instances on PostgreSQL")
 	}
 	f := &failover{t: t, names: []string{"alice", "bob", "carol", "dave"}}
+	var ref string
+	if onDovecot {
+		dv := dovecottest.Start(t, append([]string{"referee"}, f.names...)...)
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		relay := smtp.NewServer(authRelay{dv})
+		relay.Domain, relay.AllowInsecureAuth = "localhost", true
+		go relay.Serve(ln)
+		t.Cleanup(func() { relay.Close() })
+		f.imapAddr, f.smtpAddr, f.domain, f.password = dv.IMAPAddr, ln.Addr().String(), dovecottest.Domain, dv.Password
+		ref = "referee@" + dovecottest.Domain
+	} else {
+		mails, err := embedded.Start(&embedded.Options{Players: f.names, MaxMessages: -1, MaxBytes: -1,
+			Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		require.NoError(t, err)
+		t.Cleanup(func() { mails.Close() })
+		f.imapAddr, f.smtpAddr, f.domain = mails.IMAPAddr(), mails.SMTPAddr(), mails.Domain()
+		f.password = func(addr string) string { pw, _ := mails.Password(addr); return pw }
+		ref = mails.RefereeAddress()
+	}
 	f.cluster = pgtest.Start(t)
 	f.url = f.cluster.URL(t)
-	var err error
-	f.mails, err = embedded.Start(&embedded.Options{Players: f.names, MaxMessages: -1, MaxBytes: -1,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	require.NoError(t, err)
-	t.Cleanup(func() { f.mails.Close() })
 	dir := t.TempDir()
 	f.bin = filepath.Join(dir, "pbem")
 	out, err := exec.Command("go", "build", "-o", f.bin, ".").CombinedOutput()
 	require.NoError(t, err, "go build: %s", out)
-	ref := f.mails.RefereeAddress()
-	pw, _ := f.mails.Password(ref)
+	pw := f.password(ref)
 	for i, u := range storeURL(f.cluster, f.url) {
 		data := filepath.Join(dir, fmt.Sprintf("data%d", i))
 		cfg := fmt.Sprintf(`data_dir: %s
@@ -85,7 +106,7 @@ smtp:
   copies: on
 log:
   level: info
-`, data, u, ref, f.mails.IMAPAddr(), ref, f.mails.SMTPAddr(), ref)
+`, data, u, ref, f.imapAddr, ref, f.smtpAddr, ref)
 		cfgPath := filepath.Join(dir, fmt.Sprintf("pbem%d.yaml", i))
 		require.NoError(t, os.WriteFile(cfgPath, []byte(cfg), 0o600))
 		s := &soakServer{t: t, bin: f.bin, data: data, log: filepath.Join(dir, fmt.Sprintf("serve%d.log", i)),
@@ -100,7 +121,8 @@ log:
 
 // player is a player's mail client on the test's servers.
 func (f *failover) player(name string) *player {
-	return &player{addr: name + "@" + f.mails.Domain(), pass: name, imapAddr: f.mails.IMAPAddr(), smtpAddr: f.mails.SMTPAddr()}
+	addr := name + "@" + f.domain
+	return &player{addr: addr, pass: f.password(addr), imapAddr: f.imapAddr, smtpAddr: f.smtpAddr}
 }
 
 // leaderState is what an instance's /healthz says of the leadership.
@@ -230,8 +252,14 @@ func (f *failover) check(st *archive.Store, gs []*soakGame) (doubled, replies, a
 // PBEM_FAILOVER_GAMES (8), PBEM_FAILOVER_MOVES (60 plies in all),
 // PBEM_FAILOVER_KILLS (5) and PBEM_FAILOVER_SEED (1) set its size; the
 // full run is 24 games, 300 moves, 20 kills.
-func TestFailoverKill9(t *testing.T) {
-	f := newFailover(t, func(_ *pgtest.Cluster, url string) []string { return []string{url, url} })
+func TestFailoverKill9(t *testing.T) { failoverKill9(t, false) }
+
+// TestFailoverKill9Dovecot is TestFailoverKill9 on a real Dovecot with an
+// SMTP relay that delivers into it: the mailbox as a club deploys it.
+func TestFailoverKill9Dovecot(t *testing.T) { failoverKill9(t, true) }
+
+func failoverKill9(t *testing.T, onDovecot bool) {
+	f := newFailover(t, onDovecot, func(_ *pgtest.Cluster, url string) []string { return []string{url, url} })
 	games := soakInt(t, "PBEM_FAILOVER_GAMES", 8)
 	moves := soakInt(t, "PBEM_FAILOVER_MOVES", 60)
 	kills := soakInt(t, "PBEM_FAILOVER_KILLS", 5)
@@ -443,9 +471,15 @@ func (p *pgProxy) setCut(cut bool) {
 // applied twice. Then the new leader is paused (SIGSTOP) past its lease:
 // the former one takes over, and the paused one, woken, stands down, its
 // late commits refused by the fence.
-func TestFailoverPartition(t *testing.T) {
+func TestFailoverPartition(t *testing.T) { failoverPartition(t, false) }
+
+// TestFailoverPartitionDovecot is TestFailoverPartition on a real Dovecot
+// with an SMTP relay that delivers into it.
+func TestFailoverPartitionDovecot(t *testing.T) { failoverPartition(t, true) }
+
+func failoverPartition(t *testing.T, onDovecot bool) {
 	var proxy *pgProxy
-	f := newFailover(t, func(c *pgtest.Cluster, url string) []string {
+	f := newFailover(t, onDovecot, func(c *pgtest.Cluster, url string) []string {
 		proxy = newPGProxy(t, "127.0.0.1:"+strconv.Itoa(c.Port))
 		proxied := strings.Replace(url, "127.0.0.1:"+strconv.Itoa(c.Port), proxy.ln.Addr().String(), 1)
 		require.NotEqual(t, url, proxied)
