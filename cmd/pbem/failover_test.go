@@ -256,7 +256,16 @@ func TestFailoverKill9(t *testing.T) { failoverKill9(t, false) }
 
 // TestFailoverKill9Dovecot is TestFailoverKill9 on a real Dovecot with an
 // SMTP relay that delivers into it: the mailbox as a club deploys it.
-func TestFailoverKill9Dovecot(t *testing.T) { failoverKill9(t, true) }
+// Shorter in a normal run (4 games, 32 plies, 3 kills); the PBEM_FAILOVER_*
+// variables set a longer one.
+func TestFailoverKill9Dovecot(t *testing.T) {
+	for k, v := range map[string]string{"PBEM_FAILOVER_GAMES": "4", "PBEM_FAILOVER_MOVES": "32", "PBEM_FAILOVER_KILLS": "3"} {
+		if os.Getenv(k) == "" {
+			t.Setenv(k, v)
+		}
+	}
+	failoverKill9(t, true)
+}
 
 func failoverKill9(t *testing.T, onDovecot bool) {
 	f := newFailover(t, onDovecot, func(_ *pgtest.Cluster, url string) []string { return []string{url, url} })
