@@ -13,7 +13,7 @@ import (
 // participle < notation < notation/<game>; engine, notation, archive <
 // referee, but engine and archive/score (the one scoring, pure) only <
 // referee/tournament (pure rules of pairing and standings); mail/envelope
-// (plain types shared by reference: addresses, inline parts, the
+// (plain types shared by reference: the outgoing mail, addresses, inline parts, the
 // Auto-Submitted values; standard library only) < mail, archive; SQLite, pgx (PostgreSQL) and confusables (TR39 skeletons of names) < archive; go-imap, go-smtp, go-message, golang.org/x/net/html and publicsuffix < mail;
 // klauspost/compress < engine/picture; everything < cmd. The standard library is always allowed. Test files are
 // not checked.
