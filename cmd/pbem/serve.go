@@ -715,12 +715,6 @@ func (o outbox) Failed(ctx context.Context, id, lastErr string) error {
 	return o.check(o.s.Failed(ctx, id, lastErr))
 }
 
-var (
-	_ mail.FailedOutbox    = outbox{}
-	_ mail.NextDueOutbox   = outbox{}
-	_ mail.BatchSentOutbox = outbox{}
-)
-
 func b2i(b bool) int {
 	if b {
 		return 1
