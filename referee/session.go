@@ -15,6 +15,7 @@ import (
 
 	"pbem/archive"
 	"pbem/engine"
+	"pbem/internal/english"
 	"pbem/notation"
 )
 
@@ -188,7 +189,7 @@ func (s *session) run() error {
 	if size := max(q.Size, len(q.Body)); size > s.r.opts.MaxBody {
 		s.mine.label = "message too large"
 		s.mine.add("Your message (%d bytes) is larger than the %s the referee reads, so it was not read. Send commands in a short plain-text mail.",
-			size, byteSize(s.r.opts.MaxBody))
+			size, english.ByteSize(int64(s.r.opts.MaxBody)))
 		return nil
 	}
 	all, err := s.commandLines()
@@ -240,7 +241,7 @@ func (s *session) run() error {
 		if rest := len(lines) - i - 1; rest == 1 {
 			s.mine.add("The command after it was not read.")
 		} else if rest > 1 {
-			s.mine.add("The %s after it were not read.", plural(rest, "command"))
+			s.mine.add("The %s after it were not read.", english.Plural(rest, "command"))
 		}
 		if len(ifs) > 0 {
 			s.mine.add("Your conditional lines were not read either (they start from the position your commands leave): send them again with the commands corrected.")
@@ -1111,34 +1112,9 @@ func (g *game) comment(text string) {
 	g.Record = notation.Format(g.b.Game())
 }
 
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	switch {
-	case strings.HasSuffix(what, "ply"):
-		what = strings.TrimSuffix(what, "y") + "ie"
-	case strings.HasSuffix(what, "address"):
-		what += "e"
-	}
-	return strconv.Itoa(n) + " " + what + "s"
-}
-
 func upperFirst(s string) string {
 	if s == "" {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
-}
-
-func byteSize(n int) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return plural(n, "byte")
 }
