@@ -43,10 +43,10 @@ type Outbox interface {
 	Failed(ctx context.Context, id string, lastErr string) error
 }
 
-// Never is the time [Sender] gives for the next attempt of a reply it has
-// given up on (recorded with [Outbox.Failed]): a date so far ahead that no
-// schedule waits for it.
-var Never = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
+// never is the time failed gives for the next attempt of a reply the
+// Sender has given up on (recorded with [Outbox.Failed]): a date so far
+// ahead that no schedule waits for it.
+var never = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
 
 // SenderOptions configures a [Sender]. Addr is required; other zero fields
 // take the defaults given.
@@ -464,7 +464,7 @@ func (s *Sender) SendDue(ctx context.Context) (next time.Time, err error) {
 }
 
 // failed records a failed attempt and returns when the reply is due again
-// (Never if the Sender gave up on it).
+// (never if the Sender gave up on it).
 func (s *Sender) failed(ctx context.Context, o *Outgoing, sendErr error) (time.Time, error) {
 	perm := SMTPPermanent(sendErr)
 	msg := sendErr.Error()
@@ -473,9 +473,9 @@ func (s *Sender) failed(ctx context.Context, o *Outgoing, sendErr error) (time.T
 		log.Error("giving up on reply after permanent errors")
 		s.opts.Metrics.Failed.Add(1)
 		if err := s.outbox.Failed(ctx, o.ID, msg); err != nil {
-			return Never, fmt.Errorf("mail: outbox: %w", err)
+			return never, fmt.Errorf("mail: outbox: %w", err)
 		}
-		return Never, nil
+		return never, nil
 	}
 	at := s.opts.Now().Add(backoff(o.Attempts, s.opts.BackoffMin, s.opts.BackoffMax))
 	log.Warn("reply not delivered; will retry", "permanent", perm, "at", at)
