@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"pbem/archive/score"
+	"pbem/internal/english"
 	"pbem/notation"
 )
 
@@ -203,14 +204,6 @@ func (s *Store) Crosstable(ctx context.Context, lookup notation.Lookup, event st
 	return t, nil
 }
 
-// plural is "1 game", "2 games".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
-}
-
 // WriteText writes the crosstable as an aligned plain-text table: a title
 // line, a blank line, a header, then one row per player with its rank, name,
 // results against each column's player (columns are numbered as the rows;
@@ -245,7 +238,7 @@ func (t *Crosstable) WriteText(w io.Writer) error {
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s, %s\n\n", t.Event, plural(n, "player"), plural(t.Games, "game"))
+	fmt.Fprintf(&b, "%s: %s, %s\n\n", t.Event, english.Plural(n, "player"), english.Plural(t.Games, "game"))
 	for _, r := range table {
 		var line strings.Builder
 		for j, c := range r {

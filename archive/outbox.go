@@ -58,7 +58,7 @@ func putOutgoing(ctx context.Context, w *wtx, o *Outgoing, at time.Time, id *str
 	if next.IsZero() {
 		next = at
 	}
-	auto := o.Auto
+	auto := o.AutoSubmitted
 	if auto == "" {
 		auto = AutoReplied
 	}
@@ -151,7 +151,7 @@ func scanOutgoing(rows *sql.Rows) (Outgoing, error) {
 	var from, to, cc, replyTo, refs string
 	var inline []byte
 	if err := rows.Scan(&id, &o.MessageID, &o.GameID, &from, &to, &cc, &replyTo, &o.Subject, &date, &o.InReplyTo,
-		&refs, &o.Text, &o.Status, &o.Attempts, &next, &o.LastError, &o.Auto, &o.HTML, &inline, &o.Calendar, &o.Unsubscribe); err != nil {
+		&refs, &o.Text, &o.Status, &o.Attempts, &next, &o.LastError, &o.AutoSubmitted, &o.HTML, &inline, &o.Calendar, &o.Unsubscribe); err != nil {
 		return o, err
 	}
 	if len(inline) > 0 {

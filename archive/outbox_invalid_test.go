@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"pbem/mail/envelope"
 )
 
 // TestOutboxDuplicateIsInvalidChange: a change with two mails of one
@@ -29,7 +31,7 @@ func TestOutboxDuplicateIsInvalidChange(t *testing.T) {
 		err = s.Commit(ctx, &Change{MessageID: "m3", Outbox: []*Outgoing{mail("b", "y@y")}})
 		require.ErrorIs(t, err, ErrInvalidChange)
 
-		err = s.Commit(ctx, &Change{MessageID: "m4", Outbox: []*Outgoing{{MessageID: "c"}}})
+		err = s.Commit(ctx, &Change{MessageID: "m4", Outbox: []*Outgoing{{Outgoing: envelope.Outgoing{MessageID: "c"}}}})
 		require.ErrorIs(t, err, ErrInvalidChange, "a mail without a recipient")
 	})
 }

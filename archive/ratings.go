@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"pbem/archive/score"
+	"pbem/internal/english"
 	"pbem/notation"
 )
 
@@ -191,7 +192,7 @@ func WriteRatingsText(w io.Writer, lists []*Ratings) error {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		fmt.Fprintf(&b, "%s: %s, %s\n\n", rl.Game, plural(len(rl.Players), "player"), plural(rl.Games, "rated game"))
+		fmt.Fprintf(&b, "%s: %s, %s\n\n", rl.Game, english.Plural(len(rl.Players), "player"), english.Plural(rl.Games, "rated game"))
 		table := [][]string{{"#", "Player", "Rating", "Games"}}
 		for j, r := range rl.Players {
 			table = append(table, []string{strconv.Itoa(j + 1), r.Name, strconv.FormatFloat(math.Round(r.Rating), 'f', 0, 64), strconv.Itoa(r.Games)})

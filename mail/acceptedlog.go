@@ -64,23 +64,18 @@ func (s *Sender) markSent(ctx context.Context, id string) error {
 	return s.marks.do(ctx, id)
 }
 
-// markSentBatch records ids in the Outbox, in one call when it is a
-// [BatchSentOutbox]. A failure is returned; the ids stay remembered as
-// accepted (never sent again by this process).
+// markSentBatch records ids in the Outbox, in one call ([Outbox.Sent] for
+// one, [Outbox.SentBatch] for more). A failure is returned; the ids stay
+// remembered as accepted (never sent again by this process).
 func (s *Sender) markSentBatch(ctx context.Context, ids []string) error {
-	if len(ids) == 0 {
-		return nil
-	}
 	var err error
-	if b, ok := s.outbox.(BatchSentOutbox); ok && len(ids) > 1 {
-		err = b.SentBatch(ctx, ids)
-	} else {
-		for _, id := range ids {
-			if err = s.outbox.Sent(ctx, id); err != nil {
-				break
-			}
-			s.forget(id)
-		}
+	switch len(ids) {
+	case 0:
+		return nil
+	case 1:
+		err = s.outbox.Sent(ctx, ids[0])
+	default:
+		err = s.outbox.SentBatch(ctx, ids)
 	}
 	if err != nil {
 		s.log.Warn("recording replies as sent failed; they are remembered and not sent again", "replies", len(ids), "err", err)

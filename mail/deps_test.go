@@ -12,13 +12,15 @@ import (
 
 // TestImports enforces the layering in ARCHITECTURE.md: mail and its
 // subpackages know nothing of games, so they import no pbem package but
-// their own, and no third-party module but go-imap, go-smtp, go-sasl,
+// their own and pbem/internal/english (a leaf of English phrases, a byte
+// size for people), and no third-party module but go-imap, go-smtp, go-sasl,
 // go-message, golang.org/x/net/html (reading HTML mail),
 // golang.org/x/net/publicsuffix (aligning domains of Authentication-Results)
 // and (in tests) testify.
 func TestImports(t *testing.T) {
 	allowed := []string{
 		"pbem/mail",
+		"pbem/internal/english",
 		"github.com/emersion/go-imap/v2",
 		"github.com/emersion/go-smtp",
 		"github.com/emersion/go-sasl",

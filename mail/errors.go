@@ -3,6 +3,8 @@ package mail
 import (
 	"errors"
 	"fmt"
+
+	"pbem/internal/english"
 )
 
 // Permanent marks err as permanent: retrying the same input will fail the
@@ -60,11 +62,11 @@ func ForSender(err error) string {
 	r := pe.Reason
 	switch {
 	case scan(r, "message of %d bytes is larger than %d bytes", &n, &limit):
-		return fmt.Sprintf("your message is %s, larger than %s, the most the referee reads; send your commands in a short plain-text mail", sizeText(n), sizeText(limit))
+		return fmt.Sprintf("your message is %s, larger than %s, the most the referee reads; send your commands in a short plain-text mail", english.ByteSize(n), english.ByteSize(limit))
 	case scan(r, "message larger than %d bytes", &n):
-		return fmt.Sprintf("your message is larger than %s, the most the referee reads; send your commands in a short plain-text mail", sizeText(n))
+		return fmt.Sprintf("your message is larger than %s, the most the referee reads; send your commands in a short plain-text mail", english.ByteSize(n))
 	case scan(r, "text longer than %d bytes", &n):
-		return fmt.Sprintf("the text of your message is longer than %s, the most the referee reads; send your commands in a short plain-text mail", sizeText(n))
+		return fmt.Sprintf("the text of your message is longer than %s, the most the referee reads; send your commands in a short plain-text mail", english.ByteSize(n))
 	case scan(r, "more than %d MIME parts", &n):
 		return fmt.Sprintf("your message has more than %d parts (attachments); send your commands in a plain-text mail without attachments", n)
 	case scan(r, "MIME parts nested deeper than %d", &n):
@@ -87,17 +89,4 @@ func scan(s, format string, ns ...*int64) bool {
 	}
 	k, _ := fmt.Sscanf(s+" .", format+" %s", append(args, &rest)...)
 	return k == len(ns)+1 && rest == "."
-}
-
-// sizeText writes a byte count for people: 1 MiB, 10 MiB, 500 KiB, 999 bytes.
-func sizeText(n int64) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
 }

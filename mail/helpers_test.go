@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -220,11 +221,12 @@ type store struct {
 }
 
 type row struct {
-	o      mail.Outgoing
-	at     time.Time
-	sent   bool
-	failed bool
-	errs   []string
+	o       mail.Outgoing
+	at      time.Time
+	sent    bool
+	failed  bool
+	errs    []string // of the Retry calls
+	failErr string   // of the Failed call
 }
 
 type retryCall struct {
@@ -302,6 +304,39 @@ func (s *store) Sent(_ context.Context, id string) error {
 	return nil
 }
 
+// SentBatch records ids as sent in one "transaction": it fails whole, as
+// Sent does, while failSent says so; an id no longer in the outbox is
+// skipped.
+func (s *store) SentBatch(_ context.Context, ids []string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sentCalls++
+	if s.failSent > 0 {
+		s.failSent--
+		return fmt.Errorf("database is locked")
+	}
+	for _, r := range s.outbox {
+		if slices.Contains(ids, r.o.ID) {
+			r.sent = true
+		}
+	}
+	return nil
+}
+
+// NextDue is the earliest next attempt of a reply still to be delivered,
+// as the application's database tells it.
+func (s *store) NextDue(context.Context) (time.Time, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var next time.Time
+	for _, r := range s.outbox {
+		if !r.sent && !r.failed && (next.IsZero() || r.at.Before(next)) {
+			next = r.at
+		}
+	}
+	return next, !next.IsZero(), nil
+}
+
 func (s *store) Retry(_ context.Context, id string, at time.Time, lastErr string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -333,13 +368,11 @@ func (s *store) retryCount() int {
 	return len(s.retries)
 }
 
-// failingStore adds Failed, making it a mail.FailedOutbox.
-type failingStore struct{ *store }
-
-func (s failingStore) Failed(_ context.Context, id string, lastErr string) error {
+func (s *store) Failed(_ context.Context, id string, lastErr string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.row(id).failed = true
+	r := s.row(id)
+	r.failed, r.failErr = true, lastErr
 	s.failed = append(s.failed, id)
 	return nil
 }

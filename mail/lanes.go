@@ -234,7 +234,7 @@ func (l *lane) run() {
 			return
 		}
 		l.progress = true
-		if at != Never && (l.next.IsZero() || at.Before(l.next)) {
+		if at != never && (l.next.IsZero() || at.Before(l.next)) {
 			l.next = at
 		}
 		var smtpErr *smtp.SMTPError

@@ -20,49 +20,33 @@ type Outbox interface {
 	// Due returns up to limit replies whose next attempt is at or before
 	// now, oldest first, with Attempts set.
 	Due(ctx context.Context, now time.Time, limit int) ([]Outgoing, error)
+	// NextDue returns the earliest next attempt of any reply still to be
+	// delivered (ok is false when none waits). The Sender wakes when that
+	// reply falls due, whoever scheduled it: a retry set by a process that
+	// has since stopped, or by another Sender, goes out on time instead of
+	// at the next poll.
+	NextDue(ctx context.Context) (at time.Time, ok bool, err error)
 	// Sent records that the SMTP server accepted the reply: it is never
 	// returned by Due again.
 	Sent(ctx context.Context, id string) error
+	// SentBatch records several replies as sent at once (one transaction,
+	// one sync to disk). The Sender records the replies the server
+	// accepted in batches, each batch as soon as the one before is
+	// stored. A reply that no longer exists is skipped, not an error.
+	SentBatch(ctx context.Context, ids []string) error
 	// Retry records a failed attempt: the store increments Attempts, keeps
-	// lastErr, and returns the reply from Due again from at on. When the
-	// Sender gives up on a reply and the Outbox has no Failed method, at is
-	// [Never].
+	// lastErr, and returns the reply from Due again from at on.
 	Retry(ctx context.Context, id string, at time.Time, lastErr string) error
-}
-
-// FailedOutbox is an optional extension of [Outbox]. When the Sender gives
-// up on a reply after repeated permanent errors it calls Failed instead of
-// Retry(…, Never, …), if the Outbox has it.
-type FailedOutbox interface {
-	Outbox
+	// Failed records that the Sender gave up on the reply after repeated
+	// permanent errors: it is never returned by Due again, and is kept
+	// for a person to look at.
 	Failed(ctx context.Context, id string, lastErr string) error
 }
 
-// NextDueOutbox is an optional extension of [Outbox]. NextDue returns the
-// earliest next attempt of any reply still to be delivered (ok is false when
-// none waits). The Sender then wakes when that reply falls due, whoever
-// scheduled it: a retry set by a process that has since stopped, or by
-// another Sender, goes out on time instead of at the next poll.
-type NextDueOutbox interface {
-	Outbox
-	NextDue(ctx context.Context) (at time.Time, ok bool, err error)
-}
-
-// BatchSentOutbox is an optional extension of [Outbox]: SentBatch records
-// several replies as sent at once (one transaction, one sync to disk). The
-// Sender then records the replies the server accepted in batches, each
-// batch as soon as the one before is stored. A reply that no longer exists
-// is skipped, not an error.
-type BatchSentOutbox interface {
-	Outbox
-	SentBatch(ctx context.Context, ids []string) error
-}
-
-// Never is the retry time given to [Outbox.Retry] for a reply the Sender has
-// given up on (when the Outbox is not a [FailedOutbox]): a date so far ahead
-// that Due never returns the reply again, while the row is kept for a person
-// to look at.
-var Never = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
+// never is the time failed gives for the next attempt of a reply the
+// Sender has given up on (recorded with [Outbox.Failed]): a date so far
+// ahead that no schedule waits for it.
+var never = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
 
 // SenderOptions configures a [Sender]. Addr is required; other zero fields
 // take the defaults given.
@@ -300,8 +284,8 @@ func (s *Sender) Wake() {
 
 // Run delivers due replies until ctx is done, then returns ctx.Err(). It
 // checks the outbox when woken, every PollInterval, when the earliest retry
-// it scheduled falls due and, with a [NextDueOutbox], when the earliest
-// reply in the outbox falls due.
+// it scheduled falls due and when the earliest reply in the outbox falls
+// due ([Outbox.NextDue]).
 func (s *Sender) Run(ctx context.Context) error {
 	defer s.closeIdle(0)
 	for {
@@ -309,10 +293,10 @@ func (s *Sender) Run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if nd, ok := s.outbox.(NextDueOutbox); ok && err == nil {
+		if err == nil {
 			var at time.Time
 			var found bool
-			at, found, err = nd.NextDue(ctx)
+			at, found, err = s.outbox.NextDue(ctx)
 			if now := s.opts.Now(); found && !at.After(now) {
 				// Due did not return it just now (a reply queued since
 				// comes with a Wake): look again after a pause, not in
@@ -480,7 +464,7 @@ func (s *Sender) SendDue(ctx context.Context) (next time.Time, err error) {
 }
 
 // failed records a failed attempt and returns when the reply is due again
-// (Never if the Sender gave up on it).
+// (never if the Sender gave up on it).
 func (s *Sender) failed(ctx context.Context, o *Outgoing, sendErr error) (time.Time, error) {
 	perm := SMTPPermanent(sendErr)
 	msg := sendErr.Error()
@@ -488,16 +472,10 @@ func (s *Sender) failed(ctx context.Context, o *Outgoing, sendErr error) (time.T
 	if perm && o.Attempts+1 >= s.opts.MaxPermanentAttempts {
 		log.Error("giving up on reply after permanent errors")
 		s.opts.Metrics.Failed.Add(1)
-		var err error
-		if f, ok := s.outbox.(FailedOutbox); ok {
-			err = f.Failed(ctx, o.ID, msg)
-		} else {
-			err = s.outbox.Retry(ctx, o.ID, Never, msg)
+		if err := s.outbox.Failed(ctx, o.ID, msg); err != nil {
+			return never, fmt.Errorf("mail: outbox: %w", err)
 		}
-		if err != nil {
-			return Never, fmt.Errorf("mail: outbox: %w", err)
-		}
-		return Never, nil
+		return never, nil
 	}
 	at := s.opts.Now().Add(backoff(o.Attempts, s.opts.BackoffMin, s.opts.BackoffMax))
 	log.Warn("reply not delivered; will retry", "permanent", perm, "at", at)

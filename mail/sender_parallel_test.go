@@ -15,26 +15,6 @@ import (
 	"pbem/mail"
 )
 
-// batchStore is the test outbox with SentBatch: it records the size of each
-// batch it was given.
-type batchStore struct {
-	*store
-	bmu     sync.Mutex
-	batches []int
-}
-
-func (b *batchStore) SentBatch(ctx context.Context, ids []string) error {
-	b.bmu.Lock()
-	b.batches = append(b.batches, len(ids))
-	b.bmu.Unlock()
-	for _, id := range ids {
-		if err := b.store.Sent(ctx, id); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // TestSenderConnections: several connections deliver a batch; the replies
 // to one recipient arrive in the outbox's order, a reply to two recipients
 // included, and each is sent once and recorded as sent.
@@ -42,7 +22,7 @@ func TestSenderConnections(t *testing.T) {
 	for _, log := range []bool{false, true} {
 		t.Run(fmt.Sprintf("accepted log %v", log), func(t *testing.T) {
 			s := startServers(t, nil)
-			st := &batchStore{store: newStore()}
+			st := newStore()
 			players := []string{"alice", "bob", "carol"}
 			var ids []string
 			for i := range 12 {

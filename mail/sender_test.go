@@ -73,7 +73,7 @@ func TestSenderStartTLSAndAuth(t *testing.T) {
 
 	// A wrong password is an SMTP 535: permanent, so it is retried a few
 	// times only.
-	st2 := failingStore{newStore()}
+	st2 := newStore()
 	snd = newSender(t, s, st2, &mail.SenderOptions{Username: "referee@pbem.local", Password: "wrong", MaxPermanentAttempts: 1})
 	id = st2.queue("bob@pbem.local", "hello")
 	_, err = snd.SendDue(context.Background())
@@ -134,12 +134,11 @@ func TestSenderSMTPDown(t *testing.T) {
 }
 
 // The server answers 5xx: the reply is tried MaxPermanentAttempts times,
-// then given up on, through Failed when the outbox has it and otherwise
-// through Retry with mail.Never.
+// then given up on through Failed.
 func TestSenderPermanentFailure(t *testing.T) {
 	s := startServers(t, nil)
-	t.Run("FailedOutbox", func(t *testing.T) {
-		st := failingStore{newStore()}
+	t.Run("Failed", func(t *testing.T) {
+		st := newStore()
 		m := &mail.Metrics{}
 		snd := newSender(t, s, st, &mail.SenderOptions{MaxPermanentAttempts: 2, Metrics: m})
 		id := st.queue("nobody@example.org", "hello")
@@ -155,17 +154,6 @@ func TestSenderPermanentFailure(t *testing.T) {
 		assert.Contains(t, st.row(id).errs[0], "550")
 		assert.True(t, st.isSent(ok), "a good reply after a refused one still goes out")
 		assert.Equal(t, int64(1), m.Failed.Load())
-	})
-	t.Run("Never", func(t *testing.T) {
-		st := newStore()
-		snd := newSender(t, s, st, &mail.SenderOptions{MaxPermanentAttempts: 1})
-		st.queue("nobody@example.org", "hello")
-		_, err := snd.SendDue(context.Background())
-		require.NoError(t, err)
-		require.Len(t, st.retries, 1)
-		assert.Equal(t, mail.Never, st.retries[0].at)
-		due, _ := st.Due(context.Background(), time.Now().AddDate(100, 0, 0), 10)
-		assert.Empty(t, due)
 	})
 }
 
@@ -250,28 +238,12 @@ func TestMetricsPrometheus(t *testing.T) {
 	}
 }
 
-// nextDueStore is a store that can tell its earliest next attempt, as the
-// application's database does.
-type nextDueStore struct{ *store }
-
-func (s nextDueStore) NextDue(context.Context) (time.Time, bool, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var next time.Time
-	for _, r := range s.outbox {
-		if !r.sent && !r.failed && (next.IsZero() || r.at.Before(next)) {
-			next = r.at
-		}
-	}
-	return next, !next.IsZero(), nil
-}
-
 // A reply whose retry was scheduled by an earlier process (or whose send
 // time lies ahead) goes out when it falls due, not at the next poll: the
 // poll is an hour here, and nothing wakes the Sender.
 func TestSenderWakesAtNextDue(t *testing.T) {
 	s := startServers(t, nil)
-	st := nextDueStore{newStore()}
+	st := newStore()
 	id := st.queue("alice@pbem.local", "Your move.")
 	due := time.Now().Add(300 * time.Millisecond)
 	st.mu.Lock()
@@ -288,7 +260,7 @@ func TestSenderWakesAtNextDue(t *testing.T) {
 // long before the poll (an hour here) would have found it.
 func TestSenderShortOutage(t *testing.T) {
 	port := freePort(t)
-	st := nextDueStore{newStore()}
+	st := newStore()
 	snd, err := mail.NewSender(st, &mail.SenderOptions{
 		Addr: "127.0.0.1:" + strconv.Itoa(port), Security: mail.SecurityPlain,
 		Username: "referee@pbem.local", Password: "referee",
@@ -492,7 +464,7 @@ func TestSenderDirect(t *testing.T) {
 	eventually(t, 5*time.Second, func() bool {
 		st.mu.Lock()
 		defer st.mu.Unlock()
-		return slices.ContainsFunc(st.retries, func(r retryCall) bool { return r.id == bad && r.at == mail.Never })
+		return slices.Contains(st.failed, bad)
 	}, "a recipient the server has not is not given up")
 	pw, _ := s.Password("alice")
 	got := fetchAll(t, s.IMAPAddr(), "alice@pbem.local", pw, "INBOX")
@@ -501,8 +473,7 @@ func TestSenderDirect(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "Your move.\n-- \npbem\n", in.Text)
 	assert.Equal(t, st.row(id).o.MessageID, in.MessageID)
-	assert.NotEmpty(t, st.row(bad).errs)
-	assert.Contains(t, st.row(bad).errs[len(st.row(bad).errs)-1], "no mailbox")
+	assert.Contains(t, st.row(bad).failErr, "no mailbox")
 
 	// a reply alice holds already (its note lost) is recorded, not sent
 	first := st.row(id).o.MessageID

@@ -4,10 +4,10 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"pbem/engine"
+	"pbem/internal/english"
 )
 
 // Suggestion is a legal ply close to one that was written.
@@ -462,14 +462,14 @@ func (c *checker) repair(pr *Problem, plies []*Ply, i int, lines []*engine.Line,
 		if k, alt, ok := c.earlier(plies, i, lines, main); ok {
 			// The error may be an earlier ply that was legal but not
 			// the one meant: no repair is sure.
-			pr.Msg += fmt.Sprintf(" with %s the remaining %s legal, but so are they with ply %d as %s; none is chosen", best.Ply, plural(len(rest), "ply is", "plies are"), pr.Ply-i+k, alt)
+			pr.Msg += fmt.Sprintf(" with %s the remaining %s legal, but so are they with ply %d as %s; none is chosen", best.Ply, english.Count(len(rest), "ply is", "plies are"), pr.Ply-i+k, alt)
 			return best, true
 		}
 		pr.Repair = best.Ply
 		if len(rest) == 0 {
 			pr.Msg += " only " + best.Ply + " ends the game as its result says"
 		} else {
-			pr.Msg += " with " + best.Ply + " the remaining " + plural(len(rest), "ply is", "plies are") + " legal"
+			pr.Msg += " with " + best.Ply + " the remaining " + english.Count(len(rest), "ply is", "plies are") + " legal"
 		}
 		return best, true
 	case fits > 1:
@@ -481,7 +481,7 @@ func (c *checker) repair(pr *Problem, plies []*Ply, i int, lines []*engine.Line,
 	if far.reach <= 0 || ties > 1 {
 		return candidate{}, false
 	}
-	pr.Msg += " with " + far.Ply + " the next " + plural(far.reach, "ply is", "plies are") + " legal; checking goes on from there"
+	pr.Msg += " with " + far.Ply + " the next " + english.Count(far.reach, "ply is", "plies are") + " legal; checking goes on from there"
 	return far, true
 }
 
@@ -596,7 +596,7 @@ func (c *checker) confirm(fixes []lineFix, plies []*Ply, lines []*engine.Line, m
 		if len(later) > 1 {
 			repairs = "the repairs"
 		}
-		f.pr.Msg += fmt.Sprintf("; with %s and %s after it the remaining %s legal", f.cand.Ply, repairs, plural(len(plies)-f.i-1, "ply is", "plies are"))
+		f.pr.Msg += fmt.Sprintf("; with %s and %s after it the remaining %s legal", f.cand.Ply, repairs, english.Count(len(plies)-f.i-1, "ply is", "plies are"))
 	}
 }
 
@@ -660,13 +660,6 @@ func orList(s []string) string {
 		return strings.Join(s, "")
 	}
 	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
 }
 
 // FixComment is the comment Fix puts after a ply it repaired, with the

@@ -11,6 +11,7 @@ import (
 
 	"pbem/archive"
 	"pbem/engine"
+	"pbem/internal/english"
 	"pbem/notation"
 )
 
@@ -117,7 +118,7 @@ func (s *session) botLimits(people []Address) error {
 		}
 	}
 	if limit := s.r.opts.MaxBotGames; n >= limit {
-		return mistake(nil, "", "you started %s with the referee's computer player that are under way or invited, as many as one address may (%d): finish, resign or decline one of them first, or invite a person", plural(n, "game"), limit)
+		return mistake(nil, "", "you started %s with the referee's computer player that are under way or invited, as many as one address may (%d): finish, resign or decline one of them first, or invite a person", english.Plural(n, "game"), limit)
 	}
 	all := map[int64]bool{}
 	for level := 0; level <= MaxBotLevel; level++ {
@@ -139,7 +140,7 @@ func (s *session) botLimits(people []Address) error {
 		}
 	}
 	if limit := s.r.opts.MaxBotGamesTotal; total >= limit {
-		return mistake(nil, "", "the referee's computer player is in %s under way or invited, as many as it plays at once (%d): try again when some have ended, or invite a person", plural(total, "game"), limit)
+		return mistake(nil, "", "the referee's computer player is in %s under way or invited, as many as it plays at once (%d): try again when some have ended, or invite a person", english.Plural(total, "game"), limit)
 	}
 	return nil
 }

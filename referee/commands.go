@@ -10,6 +10,7 @@ import (
 
 	"pbem/archive"
 	"pbem/engine"
+	"pbem/internal/english"
 	"pbem/notation"
 )
 
@@ -670,7 +671,7 @@ func (s *session) undoCmd(c *cmd) error {
 	g.Offers = append(g.Offers, archive.Offer{Kind: "undo", By: seat, Ply: g.plies()})
 	what := fmt.Sprintf("ply %d (%s)", last+1, g.plyTexts(last)[0])
 	if after := g.plies() - last - 1; after > 0 {
-		what += fmt.Sprintf(" and the %s after it", plural(after, "ply"))
+		what += fmt.Sprintf(" and the %s after it", english.Plural(after, "ply"))
 	}
 	s.tell(g, false, "%s asks to take back %s: reply \"accept undo\" or \"decline undo\". A ply declines it.", g.who(seat), what)
 	s.mine.add("You asked %s to let you take back %s.", g.others(seat, nil), what)
@@ -1245,7 +1246,7 @@ func (s *session) previewCmd(c *cmd) error {
 		if err != nil {
 			return err
 		}
-		s.mine.add("The line is kept with your notes on game #%d (%s; only you ever see them).", g.ID, plural(n, "note"))
+		s.mine.add("The line is kept with your notes on game #%d (%s; only you ever see them).", g.ID, english.Plural(n, "note"))
 	}
 	return nil
 }

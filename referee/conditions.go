@@ -9,6 +9,7 @@ import (
 
 	"pbem/archive"
 	"pbem/engine"
+	"pbem/internal/english"
 	"pbem/notation"
 )
 
@@ -264,7 +265,7 @@ func (s *session) conditionLines(g *game, lines []string) error {
 			plies, err = g.playOut(seat, c)
 		}
 		if err == nil && total+len(plies) > MaxConditionPlies {
-			err = fmt.Errorf("its %s would make more than the %d plies a seat's conditional lines may hold in a game", plural(len(plies), "ply"), MaxConditionPlies)
+			err = fmt.Errorf("its %s would make more than the %d plies a seat's conditional lines may hold in a game", english.Plural(len(plies), "ply"), MaxConditionPlies)
 		}
 		if err == nil {
 			if k, mine, theirs := conflict(plies, kept, g.ownPlies(seat, plies)); k >= 0 {
@@ -293,7 +294,7 @@ func (s *session) conditionLines(g *game, lines []string) error {
 		s.mine.add("Kept for game #%d, replacing any conditional lines you had (only you can see them; \"conditions clear\" removes them):", g.ID)
 		s.mine.addPre(s.listConditions(g, seat))
 	default:
-		s.mine.add("The other %s kept for game #%d, replacing any you had (only you can see them):", plural(len(kept), "line"), g.ID)
+		s.mine.add("The other %s kept for game #%d, replacing any you had (only you can see them):", english.Plural(len(kept), "line"), g.ID)
 		s.mine.addPre(s.listConditions(g, seat))
 	}
 	s.mine.show(g)
@@ -388,7 +389,7 @@ func (s *session) conditionsCmd(c *cmd) error {
 		n := len(t.Lines)
 		g.setConditions(seat, nil)
 		s.touch(g)
-		s.mine.add("Your %s in game #%d %s removed.", plural(n, "conditional line"), g.ID, map[bool]string{true: "is", false: "are"}[n == 1])
+		s.mine.add("Your %s in game #%d %s removed.", english.Plural(n, "conditional line"), g.ID, map[bool]string{true: "is", false: "are"}[n == 1])
 	case t == nil:
 		s.mine.add("You have no conditional lines in game #%d. Write them in a reply to its mail, one a line: if THEIRPLY then YOURPLY [THEIRPLY YOURPLY ...].", g.ID)
 	default:

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"pbem/archive"
+	"pbem/internal/english"
 )
 
 // defaultDigestHour is the hour of a digest asked for without one, in
@@ -168,7 +169,7 @@ func (r *Referee) digestChange(ctx context.Context, p *archive.Player, now time.
 		}
 		return 0
 	})
-	d := &draft{to: p.Address, seat: -1, kind: "digest", label: "your move in " + plural(len(waiting), "game")}
+	d := &draft{to: p.Address, seat: -1, kind: "digest", label: "your move in " + english.Plural(len(waiting), "game")}
 	waits := "1 game waits"
 	if len(waiting) > 1 {
 		waits = fmt.Sprintf("%d games wait", len(waiting))

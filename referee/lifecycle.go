@@ -9,6 +9,7 @@ import (
 
 	"pbem/archive"
 	"pbem/engine"
+	"pbem/internal/english"
 	"pbem/notation"
 )
 
@@ -81,7 +82,7 @@ func (s *session) newGame(c *cmd) error {
 		return mistake(nil, newForm, "name at least one other player")
 	}
 	if playersSet && o.Players != n {
-		return mistake(nil, newForm, "the option players=%d does not match the %d players named (you and %s)", o.Players, n, plural(n-1, "address"))
+		return mistake(nil, newForm, "the option players=%d does not match the %d players named (you and %s)", o.Players, n, english.Plural(n-1, "address"))
 	}
 	eo := engine.Options{Players: o.Players, Board: o.Board}
 	sides, err := rules.Sides(eo)
@@ -91,10 +92,10 @@ func (s *session) newGame(c *cmd) error {
 		sides, err = rules.Sides(eo)
 	}
 	if err != nil {
-		return mistake(nil, newForm, "%v (you named %s)", err, plural(n-1, "other player"))
+		return mistake(nil, newForm, "%v (you named %s)", err, english.Plural(n-1, "other player"))
 	}
 	if len(sides) != n {
-		return mistake(nil, newForm, "the game %s is for %d players (%s), but you named %s", rules.ID(), len(sides), strings.Join(sides, ", "), plural(n-1, "other player"))
+		return mistake(nil, newForm, "the game %s is for %d players (%s), but you named %s", rules.ID(), len(sides), strings.Join(sides, ", "), english.Plural(n-1, "other player"))
 	}
 	if _, err := rules.Start(eo); err != nil {
 		return mistake(nil, newForm, "%v", err)
@@ -232,7 +233,7 @@ func controlText(o archive.GameOptions) string {
 			t += ", at most " + spanText(o.Max)
 		}
 	} else {
-		t = fmt.Sprintf("%s per move", plural(o.Days, "day"))
+		t = fmt.Sprintf("%s per move", english.Plural(o.Days, "day"))
 	}
 	if o.Weekends == "off" {
 		t += ", weekends off"
@@ -248,13 +249,13 @@ func spanText(sec int64) string {
 	d := time.Duration(sec) * time.Second
 	var parts []string
 	if n := int(d / (24 * time.Hour)); n > 0 {
-		parts = append(parts, plural(n, "day"))
+		parts = append(parts, english.Plural(n, "day"))
 	}
 	if n := int(d % (24 * time.Hour) / time.Hour); n > 0 {
-		parts = append(parts, plural(n, "hour"))
+		parts = append(parts, english.Plural(n, "hour"))
 	}
 	if n := int(d % time.Hour / time.Minute); n > 0 || len(parts) == 0 {
-		parts = append(parts, plural(n, "minute"))
+		parts = append(parts, english.Plural(n, "minute"))
 	}
 	return strings.Join(parts, " ")
 }
@@ -618,7 +619,7 @@ func (s *session) vacationCmd(c *cmd) error {
 	limit := s.r.opts.VacationDays
 	if left := limit - p.VacationDays; n > left {
 		return mistake(nil, fmt.Sprintf("vacation N with N at most %d", left),
-			"you have %s of vacation left in %d (%d a year)", plural(left, "day"), year, limit)
+			"you have %s of vacation left in %d (%d a year)", english.Plural(left, "day"), year, limit)
 	}
 	if s.from.Name != "" {
 		p.Address.Name = s.from.Name
@@ -657,7 +658,7 @@ func (s *session) vacationCmd(c *cmd) error {
 		s.tell(g, false, "%s is on vacation until %s: their clocks stop until then.", g.who(seat), stamp(p.VacationUntil))
 	}
 	text := fmt.Sprintf("Your vacation lasts until %s. You have %s of vacation left in %d.",
-		stamp(p.VacationUntil), plural(limit-p.VacationDays, "day"), year)
+		stamp(p.VacationUntil), english.Plural(limit-p.VacationDays, "day"), year)
 	if len(paused) > 0 {
 		text += " Your clocks stop in game " + strings.Join(paused, ", ") + "."
 	}

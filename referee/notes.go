@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"pbem/archive"
+	"pbem/internal/english"
 )
 
 // Bounds of the notes one player keeps on one game.
@@ -72,7 +73,7 @@ func (s *session) noteCmd(c *cmd) error {
 	if err != nil {
 		return err
 	}
-	s.mine.add("Your note on game #%d is kept (%s; only you ever see them).", g.ID, plural(n, "note"))
+	s.mine.add("Your note on game #%d is kept (%s; only you ever see them).", g.ID, english.Plural(n, "note"))
 	s.mine.show(g)
 	return nil
 }
@@ -93,8 +94,8 @@ func (s *session) keepNote(g *game, text string) (int, error) {
 		size += len(n.Text)
 	}
 	if size > MaxNotesBytes {
-		return 0, mistake(nil, fmt.Sprintf("at most %s of notes per player per game", byteSize(MaxNotesBytes)),
-			"this note (%s) would bring your notes on game #%d to %s; it was not kept", byteSize(len(text)), g.ID, byteSize(size))
+		return 0, mistake(nil, fmt.Sprintf("at most %s of notes per player per game", english.ByteSize(int64(MaxNotesBytes))),
+			"this note (%s) would bring your notes on game #%d to %s; it was not kept", english.ByteSize(int64(len(text))), g.ID, english.ByteSize(int64(size)))
 	}
 	s.notes = append(s.notes, &archive.Note{GameID: g.ID, Addr: s.from.Addr, At: s.now, Ply: g.plies(), Text: text})
 	return len(have) + 1, nil
@@ -118,7 +119,7 @@ func (s *session) notesCmd(c *cmd) error {
 		s.mine.add("You keep no notes on game #%d. To keep one: note %d TEXT.", g.ID, g.ID)
 		return nil
 	}
-	s.mine.add("Your notes on game #%d (%s; only you see them):", g.ID, plural(len(have), "note"))
+	s.mine.add("Your notes on game #%d (%s; only you see them):", g.ID, english.Plural(len(have), "note"))
 	s.mine.addPre(formatNotes(have, 0))
 	return nil
 }

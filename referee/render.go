@@ -8,6 +8,7 @@ import (
 
 	"pbem/archive"
 	"pbem/engine"
+	"pbem/internal/english"
 	"pbem/notation"
 )
 
@@ -53,15 +54,15 @@ func duration(d time.Duration) string {
 	dd, h, m := int(d/(24*time.Hour)), int(d%(24*time.Hour)/time.Hour), int(d%time.Hour/time.Minute)
 	switch {
 	case dd > 0 && h > 0:
-		return plural(dd, "day") + " " + plural(h, "hour")
+		return english.Plural(dd, "day") + " " + english.Plural(h, "hour")
 	case dd > 0:
-		return plural(dd, "day")
+		return english.Plural(dd, "day")
 	case h > 0 && m > 0:
-		return plural(h, "hour") + " " + plural(m, "minute")
+		return english.Plural(h, "hour") + " " + english.Plural(m, "minute")
 	case h > 0:
-		return plural(h, "hour")
+		return english.Plural(h, "hour")
 	}
-	return plural(m, "minute")
+	return english.Plural(m, "minute")
 }
 
 // names is "A vs B vs C".
@@ -132,7 +133,7 @@ func (s *session) block(g *game, seat int, heading bool) string {
 	b.WriteString(strings.TrimRight(g.state().Render(seat), "\n"))
 	b.WriteString("\n\n")
 	if g.Status == archive.Over {
-		fmt.Fprintf(&b, "%s\n\n", wrap(fmt.Sprintf("Game over after %s. Result %s.", plural(g.plies(), "ply"), s.resultText(g))))
+		fmt.Fprintf(&b, "%s\n\n", wrap(fmt.Sprintf("Game over after %s. Result %s.", english.Plural(g.plies(), "ply"), s.resultText(g))))
 		b.WriteString(strings.TrimRight(g.Record, "\n"))
 		return b.String()
 	}

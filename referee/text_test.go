@@ -169,9 +169,6 @@ func TestDuration(t *testing.T) {
 			t.Errorf("duration(%v) = %q, want %q", d, got, want)
 		}
 	}
-	if got := plural(2, "ply"); got != "2 plies" {
-		t.Errorf("plural(2, ply) = %q", got)
-	}
 }
 
 func TestSubjectTagAndPlusAddress(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 
 	"pbem/archive"
 	"pbem/engine"
+	"pbem/internal/english"
 	"pbem/notation"
 	"pbem/referee/tournament"
 )
@@ -388,7 +389,7 @@ func settings(t *archive.Tournament) string {
 		w = append(w, f.String())
 	}
 	if t.Rounds > 0 {
-		w = append(w, plural(t.Rounds, "round"))
+		w = append(w, english.Plural(t.Rounds, "round"))
 	}
 	w = append(w, controlText(archive.GameOptions{Days: t.Days, Control: t.Control}))
 	if t.Control.NoVacation {
@@ -400,7 +401,7 @@ func settings(t *archive.Tournament) string {
 		w = append(w, "unrated")
 	}
 	if f == tournament.Swiss && t.ByesAllowed != DefaultByes {
-		w = append(w, plural(t.ByesAllowed, "half-point bye")+" a player")
+		w = append(w, english.Plural(t.ByesAllowed, "half-point bye")+" a player")
 	}
 	if f == tournament.Swiss && t.Accelerated {
 		w = append(w, "accelerated")
@@ -529,10 +530,10 @@ func (s *session) joinCmd(c *cmd) error {
 		}
 		n := joined(t)
 		s.tourReply(t, "joined", fmt.Sprintf("You joined tournament T%d, %s: %s. %s joined so far; the director starts the first round, and then your games come by mail. \"digest daily\" in a reply to this mail sends you the standings once a day instead of after each result.",
-			t.ID, t.Name, settings(t), plural(n, "player")))
+			t.ID, t.Name, settings(t), english.Plural(n, "player")))
 		if s.from.Addr != normAddr(t.Director.Addr) {
 			s.tour.mails = append(s.tour.mails, s.tourMail(t, t.Director, "joined "+s.from.Addr, "entries",
-				fmt.Sprintf("%s joined tournament T%d, %s: %s so far.", inviter(s.from), t.ID, t.Name, plural(n, "player"))))
+				fmt.Sprintf("%s joined tournament T%d, %s: %s so far.", inviter(s.from), t.ID, t.Name, english.Plural(n, "player"))))
 		}
 		return nil
 	}
@@ -629,10 +630,10 @@ func (s *session) tournamentInvite(t *archive.Tournament, addrs []string) error 
 		if limit == "" {
 			switch {
 			case s.tour.invites >= o.InvitesPerMessage:
-				limit = fmt.Sprintf("one message invites at most %s; invite them in another message", plural(o.InvitesPerMessage, "address"))
+				limit = fmt.Sprintf("one message invites at most %s; invite them in another message", english.Plural(o.InvitesPerMessage, "address"))
 			case win.Count >= o.InvitesPerWindow:
 				limit = fmt.Sprintf("a director invites at most %s within %s; invite them after %s",
-					plural(o.InvitesPerWindow, "address"), duration(o.RateWindow), stamp(win.WindowStart.Add(o.RateWindow)))
+					english.Plural(o.InvitesPerWindow, "address"), duration(o.RateWindow), stamp(win.WindowStart.Add(o.RateWindow)))
 			case full(t) != nil || len(t.Players)-joined(t) >= MaxPending && t.Player(addr) < 0:
 				limit = fmt.Sprintf("tournament T%d takes no more entries now", t.ID)
 			}
@@ -700,7 +701,7 @@ func (s *session) tournamentStart(t *archive.Tournament, rest []string) error {
 		return mistake(nil, "", "tournament T%d has %d players, more than the %d it may have: some must withdraw first", t.ID, len(in), most)
 	}
 	if len(in) < least {
-		return mistake(nil, fmt.Sprintf("tournament start T%d once %d players have joined", t.ID, least), "only %s joined tournament T%d", plural(len(in), "player"), t.ID)
+		return mistake(nil, fmt.Sprintf("tournament start T%d once %d players have joined", t.ID, least), "only %s joined tournament T%d", english.Plural(len(in), "player"), t.ID)
 	}
 	old := t.Players
 	t.Players = in
@@ -715,7 +716,7 @@ func (s *session) tournamentStart(t *archive.Tournament, rest []string) error {
 	for _, p := range t.Players {
 		names = append(names, fmt.Sprintf("%s <%s>", playerName(p), p.Address.Addr))
 	}
-	s.tourReply(t, "started", fmt.Sprintf("Tournament T%d, %s, starts with %s: %s.", t.ID, t.Name, plural(len(in), "player"), joinAnd(names)))
+	s.tourReply(t, "started", fmt.Sprintf("Tournament T%d, %s, starts with %s: %s.", t.ID, t.Name, english.Plural(len(in), "player"), joinAnd(names)))
 	return s.advance(t)
 }
 
@@ -974,7 +975,7 @@ func (s *session) tournamentStandings(t *archive.Tournament) error {
 				names = append(names, playerName(p))
 			}
 		}
-		text := fmt.Sprintf("Tournament T%d, %s (%s), has not started; %s joined: %s.", t.ID, t.Name, settings(t), plural(len(names), "player"), joinAnd(names))
+		text := fmt.Sprintf("Tournament T%d, %s (%s), has not started; %s joined: %s.", t.ID, t.Name, settings(t), english.Plural(len(names), "player"), joinAnd(names))
 		s.tourReply(t, "standings", text)
 		return nil
 	}
@@ -1103,7 +1104,7 @@ func (s *session) tournamentWithdraw(t *archive.Tournament, rest []string) error
 		s.tell(g, true, "%s: the game is forfeited.", why)
 		s.finish(g, engine.Outcome{Over: true, Rank: slices.Clone(f.Ranks), Reason: why}, "forfeit", why)
 	}
-	s.tourReply(t, "withdrawn", fmt.Sprintf("You withdrew from tournament T%d, %s: %s forfeited.", t.ID, t.Name, plural(len(forfeits), "game")))
+	s.tourReply(t, "withdrawn", fmt.Sprintf("You withdrew from tournament T%d, %s: %s forfeited.", t.ID, t.Name, english.Plural(len(forfeits), "game")))
 	return s.advance(t)
 }
 
@@ -1174,18 +1175,13 @@ func (s *session) tourMail(t *archive.Tournament, to Address, kind, label string
 		to.Name = ""
 	}
 	thread := fmt.Sprintf("pbem.t%d.tournament@%s", t.ID, r.domain)
-	o := &archive.Outgoing{
-		From:       r.Address(),
-		To:         []Address{{Name: to.Name, Addr: addr}},
-		Subject:    subject,
-		Date:       s.now,
-		MessageID:  s.uniqueID(fmt.Sprintf("pbem.t%d", t.ID), s.key, "tournament "+kind, addr, strconv.FormatInt(t.ID, 10)),
-		InReplyTo:  thread,
-		References: []string{thread},
-		Auto:       archive.AutoReplied,
-	}
+	o := new(archive.Outgoing) // the mail's fields are those of its embedded envelope.Outgoing
+	o.From, o.To, o.Subject, o.Date = r.Address(), []Address{{Name: to.Name, Addr: addr}}, subject, s.now
+	o.MessageID = s.uniqueID(fmt.Sprintf("pbem.t%d", t.ID), s.key, "tournament "+kind, addr, strconv.FormatInt(t.ID, 10))
+	o.InReplyTo, o.References = thread, []string{thread}
+	o.AutoSubmitted = archive.AutoReplied
 	if s.req == nil {
-		o.Auto = archive.AutoGenerated
+		o.AutoSubmitted = archive.AutoGenerated
 	}
 	var body strings.Builder
 	for i, p := range paras {
@@ -1406,8 +1402,8 @@ func (s *session) tournamentBye(t *archive.Tournament, rest []string) error {
 			}
 		}
 		if asked >= t.ByesAllowed {
-			return mistake(nil, fmt.Sprintf("at most %s a player in tournament T%d; \"tournament bye T%d %d zero\" misses the round for no point", plural(t.ByesAllowed, "half-point bye"), t.ID, t.ID, round),
-				"you have asked for %s already", plural(asked, "half-point bye"))
+			return mistake(nil, fmt.Sprintf("at most %s a player in tournament T%d; \"tournament bye T%d %d zero\" misses the round for no point", english.Plural(t.ByesAllowed, "half-point bye"), t.ID, t.ID, round),
+				"you have asked for %s already", english.Plural(asked, "half-point bye"))
 		}
 	}
 	t.Byes = append(t.Byes, archive.TournamentBye{Round: round, Player: addr, Kind: kind})
@@ -1488,7 +1484,7 @@ func (s *session) byeRound(t *archive.Tournament, i int, arg, form string) (int,
 		}
 	}
 	if left-1 < 2 && t.Status == archive.Running {
-		return 0, mistake(nil, "", "round %d of tournament T%d would have %s to pair: at least two must play it", round, t.ID, plural(left-1, "player"))
+		return 0, mistake(nil, "", "round %d of tournament T%d would have %s to pair: at least two must play it", round, t.ID, english.Plural(left-1, "player"))
 	}
 	return round, nil
 }

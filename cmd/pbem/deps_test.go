@@ -13,10 +13,11 @@ import (
 // participle < notation < notation/<game>; engine, notation, archive <
 // referee, but engine and archive/score (the one scoring, pure) only <
 // referee/tournament (pure rules of pairing and standings); mail/envelope
-// (plain types shared by reference: addresses, inline parts, the
+// (plain types shared by reference: the outgoing mail, addresses, inline parts, the
 // Auto-Submitted values; standard library only) < mail, archive; SQLite, pgx (PostgreSQL) and confusables (TR39 skeletons of names) < archive; go-imap, go-smtp, go-message, golang.org/x/net/html and publicsuffix < mail;
-// klauspost/compress < engine/picture; everything < cmd. The standard library is always allowed. Test files are
-// not checked.
+// klauspost/compress < engine/picture; everything < cmd. The standard library is always allowed, and so is
+// internal/english (English phrases several packages say alike; standard library only) but in engine and
+// mail/envelope, which import nothing of pbem. Test files are not checked.
 func allowed(pkg, imp string) bool {
 	game := func(p, parent string) (string, bool) {
 		rest, ok := strings.CutPrefix(p, parent+"/")
@@ -25,6 +26,9 @@ func allowed(pkg, imp string) bool {
 	isStd := !strings.Contains(strings.SplitN(imp, "/", 2)[0], ".") && !strings.HasPrefix(imp, "pbem")
 	if isStd {
 		return true
+	}
+	if imp == "pbem/internal/english" { // a leaf of English phrases
+		return pkg != "pbem/engine" && pkg != "pbem/mail/envelope" // these import nothing of pbem
 	}
 	participle := strings.HasPrefix(imp, "github.com/alecthomas/participle/")
 	switch {
@@ -56,6 +60,8 @@ func allowed(pkg, imp string) bool {
 		return imp == "pbem/engine" || imp == "pbem/engine/picture" || imp == "pbem/notation" || imp == "pbem/archive"
 	case pkg == "pbem/mail/envelope":
 		return false // a leaf: the types mail and the store share
+	case pkg == "pbem/internal/english":
+		return false // a leaf: every package may import it
 	case pkg == "pbem/archive/pgtest": // test support: a private PostgreSQL cluster
 		return strings.HasPrefix(imp, "github.com/jackc/pgx/v5")
 	case pkg == "pbem/archive/archivetest": // test support: a fresh store of each backend
@@ -164,6 +170,13 @@ func TestAllowedRules(t *testing.T) {
 		{"pbem/mail/envelope", "pbem/mail", false},
 		{"pbem/mail/envelope", "net/mail", true},
 		{"pbem/archive/web", "pbem/mail/envelope", false},
+		{"pbem/engine/ziggurat", "pbem/internal/english", true},
+		{"pbem/notation", "pbem/internal/english", true},
+		{"pbem/mail", "pbem/internal/english", true},
+		{"pbem/mail/envelope", "pbem/internal/english", false},
+		{"pbem/engine", "pbem/internal/english", false},
+		{"pbem/internal/english", "pbem/engine", false},
+		{"pbem/internal/english", "strconv", true},
 	} {
 		if got := allowed(c.pkg, c.imp); got != c.want {
 			t.Errorf("allowed(%s, %s) = %v, want %v", c.pkg, c.imp, got, c.want)

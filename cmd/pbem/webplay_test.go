@@ -108,7 +108,7 @@ func (r *apiRig) drain() {
 	due, err := r.s.store.Due(ctx, time.Now().Add(24*time.Hour), 1000)
 	require.NoError(r.t, err)
 	for _, o := range due {
-		require.NotEmpty(r.t, o.Auto, "every mail is Auto-Submitted")
+		require.NotEmpty(r.t, o.AutoSubmitted, "every mail is Auto-Submitted")
 		r.mails[o.To[0].Addr] = append(r.mails[o.To[0].Addr], o)
 		require.NoError(r.t, r.s.store.Sent(ctx, o.ID))
 	}

@@ -2,6 +2,7 @@ package ziggurat
 
 import (
 	"pbem/engine"
+	"pbem/internal/english"
 )
 
 // explain says why generation does not list m. It runs only on the failure
@@ -74,7 +75,7 @@ func (s *State) explainZig(m Move) error {
 	}
 	dist := abs(df)
 	if dist > int(size) {
-		return engine.Illegal("%s slides at most %s", article(size), plural(int(size), "square"))
+		return engine.Illegal("%s slides at most %s", article(size), english.Plural(int(size), "square"))
 	}
 	if q := s.firstOccupied(m.From, sign(df), sign(dr), dist); q != NoSquare {
 		return engine.Illegal("a zig slides only over empty squares (%s is occupied)", q)
@@ -126,7 +127,7 @@ func (s *State) explainKeep(m Move) error {
 	st := s.At(m.From)
 	dist, reach := abs(df+dr), int(st.Smallest())
 	if dist > reach {
-		return engine.Illegal("this Keep slides at most %s (its smallest piece is %s)", plural(reach, "square"), article(st.Smallest()))
+		return engine.Illegal("this Keep slides at most %s (its smallest piece is %s)", english.Plural(reach, "square"), article(st.Smallest()))
 	}
 	if q := s.firstOccupied(m.From, sign(df), sign(dr), dist); q != NoSquare {
 		return engine.Illegal("a Keep slides only over empty squares (%s is occupied)", q)
@@ -147,7 +148,7 @@ func (s *State) explainExit(m Move) error {
 	}
 	dist := edgeDistance(me, m.From.Rank())
 	if dist > int(size) {
-		return engine.Illegal("the %s on %s cannot reach beyond rank %d (it slides at most %s)", size, m.From, far, plural(int(size), "square"))
+		return engine.Illegal("the %s on %s cannot reach beyond rank %d (it slides at most %s)", size, m.From, far, english.Plural(int(size), "square"))
 	}
 	// Both forward diagonals fail: each leaves files a-f or is blocked (at
 	// most one can leave the files, as a zig exits within 3 squares).

@@ -723,10 +723,3 @@ func Of(s engine.State) (*State, error) {
 func article(u Unit) string {
 	return "a " + u.String()
 }
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
