@@ -13,8 +13,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"pbem/mail/envelope"
 )
 
 var t0 = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
@@ -45,7 +43,7 @@ func newGame(t *testing.T, s *Store) *Game {
 }
 
 func mail(id string, to string) *Outgoing {
-	return &Outgoing{Outgoing: envelope.Outgoing{
+	return &Outgoing{Mail: Mail{
 		From: Address{Name: "referee", Addr: "referee@x"}, To: []Address{{Name: "", Addr: to}}, Subject: "s " + id, Date: t0,
 		MessageID: id, InReplyTo: "in@x", References: []string{"thread@x", "in@x"}, Text: "body " + id,
 	}}

@@ -6,8 +6,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"pbem/mail/envelope"
 )
 
 // TestOutboxDuplicateIsInvalidChange: a change with two mails of one
@@ -31,7 +29,7 @@ func TestOutboxDuplicateIsInvalidChange(t *testing.T) {
 		err = s.Commit(ctx, &Change{MessageID: "m3", Outbox: []*Outgoing{mail("b", "y@y")}})
 		require.ErrorIs(t, err, ErrInvalidChange)
 
-		err = s.Commit(ctx, &Change{MessageID: "m4", Outbox: []*Outgoing{{Outgoing: envelope.Outgoing{MessageID: "c"}}}})
+		err = s.Commit(ctx, &Change{MessageID: "m4", Outbox: []*Outgoing{{Mail: Mail{MessageID: "c"}}}})
 		require.ErrorIs(t, err, ErrInvalidChange, "a mail without a recipient")
 	})
 }

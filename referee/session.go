@@ -781,8 +781,11 @@ func (s *session) compose(d *draft) *archive.Outgoing {
 		g = d.blocks[0]
 		seat = g.seatOf(d.to.Addr)
 	}
-	o := new(archive.Outgoing) // the mail's fields are those of its embedded envelope.Outgoing
-	o.From, o.To, o.Date = r.Address(), []Address{{Name: d.to.Name, Addr: d.to.Addr}}, s.now
+	o := &archive.Outgoing{Mail: archive.Mail{
+		From: r.Address(),
+		To:   []Address{{Name: d.to.Name, Addr: d.to.Addr}},
+		Date: s.now,
+	}}
 	// Whoever does not play a game reads its players' names, never their
 	// addresses (docs/OPERATING.md: what a stranger can see).
 	var hidden []*game

@@ -87,7 +87,7 @@ func TestHealthzReportsAnOutage(t *testing.T) {
 	// The mail servers go away; a reply queued ten minutes ago cannot leave.
 	s.mails.Close()
 	ctx := context.Background()
-	require.NoError(t, s.store.Commit(ctx, &archive.Change{MessageID: "queued-before", Outbox: []*archive.Outgoing{{Outgoing: mail.Outgoing{
+	require.NoError(t, s.store.Commit(ctx, &archive.Change{MessageID: "queued-before", Outbox: []*archive.Outgoing{{Mail: mail.Outgoing{
 		MessageID: "<old@pbem.local>", From: archive.Address{Addr: "referee@pbem.local"},
 		To: []archive.Address{{Addr: "alice@pbem.local"}}, Subject: "x", Text: "x", Date: time.Now().Add(-10 * time.Minute),
 	}}}}))

@@ -6,9 +6,9 @@
 // imports nothing but the standard library, so that both can import it
 // without an arrow up from mail to the application or from the store to
 // mail; each names these types through aliases (mail.Address and
-// archive.Address are the one Address, mail.Outgoing is Outgoing) or
-// embeds them (archive.Outgoing, the outbox row, is an Outgoing with its
-// game and delivery state).
+// archive.Address are the one Address, mail.Outgoing and archive.Mail are
+// Outgoing) or embeds them (archive.Outgoing, the outbox row, is an
+// Outgoing with its game and delivery state).
 package envelope
 
 import (
