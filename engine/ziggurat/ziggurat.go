@@ -10,8 +10,8 @@ package ziggurat
 import (
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"math/bits"
+	"math/rand/v2"
 
 	"pbem/engine"
 )
@@ -418,6 +418,7 @@ func (Rules) Start(o engine.Options) (engine.State, error) {
 			s.reserve[side][size] = 1
 		}
 	}
+	s.index()
 	s.judge()
 	return s, nil
 }
@@ -476,6 +477,7 @@ func build(p Setup) (*State, error) {
 		return nil, fmt.Errorf("ziggurat: %d passes in a row", p.Passes)
 	}
 	s.toMove, s.passes = uint8(p.ToMove), uint8(p.Passes)
+	s.index()
 	s.judge()
 	return s, nil
 }
@@ -488,6 +490,68 @@ type State struct {
 	toMove  uint8
 	passes  uint8 // passes played in a row just before this position
 	end     ending
+	// Kept up to date square by square as moves change the board (see
+	// index): held counts, in four bits at 4*(4*side+size), side's pieces
+	// of each size in units side owns (lostSizes); zob is the XOR of
+	// squareHash over the board (Hash).
+	held uint32
+	zob  uint64
+}
+
+// index computes held and zob from the whole board.
+func (s *State) index() {
+	s.held, s.zob = 0, 0
+	for i, st := range s.board {
+		s.held += holdOf(st)
+		s.zob ^= squareHash(i, st)
+	}
+}
+
+// set puts st on board index i, keeping held and zob.
+func (s *State) set(i int, st Stack) {
+	old := s.board[i]
+	s.held += holdOf(st) - holdOf(old)
+	s.zob ^= squareHash(i, old) ^ squareHash(i, st)
+	s.board[i] = st
+}
+
+// holdOf is what st adds to held: one at 4*(4*owner+size) for each piece
+// of the owner's in it, the top included.
+func holdOf(st Stack) uint32 {
+	if st < 8 { // empty or a zig: the piece's value is 4*side+size
+		if st == 0 {
+			return 0
+		}
+		return 1 << (4 * uint(st))
+	}
+	n := st.Len()
+	owner := st.At(n - 1).Side()
+	var h uint32
+	for i := range n {
+		if p := st.At(i); p.Side() == owner && p.Size() >= Worker && p.Size() <= Queen {
+			h += 1 << (4 * uint(p))
+		}
+	}
+	return h
+}
+
+// squareHash is the share of st on board index i in zob: 0 for an empty
+// square.
+func squareHash(i int, st Stack) uint64 {
+	if st == 0 {
+		return 0
+	}
+	return mix(uint64(i)<<16 | uint64(st) ^ hashSeed)
+}
+
+// mix is the finalizer of splitmix64: each bit of x moves about half of
+// the bits of the result.
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
 }
 
 // ending is the outcome, decided when the position is made.
@@ -587,19 +651,10 @@ func (s *State) lostSizes() [2]Unit {
 	if need == 0 {
 		return lost
 	}
-	// The scan stops once every needed size is seen held.
-	var held uint8
-	for _, st := range s.board {
-		if st == 0 {
-			continue
-		}
-		if held |= heldBy[st]; held&need == need {
-			return lost
-		}
-	}
 	for side := range 2 {
 		for size := Worker; size <= Queen; size++ {
-			if bit := uint8(1) << (4*side + int(size)); need&bit != 0 && held&bit == 0 {
+			f := 4*side + int(size)
+			if need&(1<<f) != 0 && s.held>>(4*f)&15 == 0 {
 				lost[side] = size
 				break
 			}
@@ -607,23 +662,6 @@ func (s *State) lostSizes() [2]Unit {
 	}
 	return lost
 }
-
-// heldBy says, for every stack, the sizes its owner holds in it: bit
-// 4*side+size for each piece of the owner's (the top's side), top included.
-var heldBy = func() *[1 << 16]uint8 {
-	var t [1 << 16]uint8
-	for v := 1; v < len(t); v++ {
-		st := Stack(v)
-		n := st.Len()
-		owner := st.At(n - 1).Side()
-		for i := range n {
-			if p := st.At(i); p.Side() == owner && p.Size() >= Worker && p.Size() <= Queen {
-				t[v] |= 1 << (4*owner + int(p.Size()))
-			}
-		}
-	}
-	return &t
-}()
 
 // Key implements engine.State: the board, reserves, exited pieces and the
 // side to move. The count of passes just made is not part of the position
@@ -635,15 +673,27 @@ func (s *State) Key() string {
 	return string(b[:])
 }
 
-// Hash implements engine.Hasher: the hash of Key's bytes, without building
-// the string.
+// Hash implements engine.Hasher: a Zobrist hash of the board (kept up to
+// date by each move) mixed with the hash of the reserves, exited pieces
+// and side to move, the rest of Key.
 func (s *State) Hash() uint64 {
-	var b [2*NumSquares + 4]byte
-	s.key(&b)
-	return maphash.Bytes(hashSeed, b[:])
+	var rest uint64
+	for side := range 2 {
+		for size := Worker; size <= Queen; size++ {
+			rest |= uint64(s.reserve[side][size]) << (8*side + 2*int(size))
+			if s.exited[side][size] {
+				rest |= 1 << (16 + 4*side + int(size))
+			}
+		}
+	}
+	rest |= uint64(s.toMove) << 24
+	// Complemented: squareHash's inputs keep hashSeed's high bits and
+	// these flip them, so that the two never mix the same number.
+	return s.zob ^ mix(^(rest ^ hashSeed))
 }
 
-var hashSeed = maphash.MakeSeed()
+// hashSeed makes hashes differ from one run to the next.
+var hashSeed = rand.Uint64()
 
 // key writes Key into b.
 func (s *State) key(b *[2*NumSquares + 4]byte) {
