@@ -292,3 +292,46 @@ func BenchmarkOutcome(b *testing.B) {
 		_ = s.Outcome()
 	}
 }
+
+// TestSidesOn: sidesOn, which reads the cells eight at a time, names the
+// sides with a piece on the board as a square-by-square count does, in
+// every position of random games and in positions with one side's pieces
+// removed square by square.
+func TestSidesOn(t *testing.T) {
+	ref := func(s *State) uint8 {
+		var on uint8
+		for _, p := range s.cell {
+			if p != NoPiece {
+				on |= 1 << p.Side()
+			}
+		}
+		return on
+	}
+	for g := range 40 {
+		r := rand.New(rand.NewPCG(5, uint64(g)))
+		s := StartState()
+		for ply := 0; ply < 200 && !s.Outcome().Over; ply++ {
+			if got, want := s.sidesOn(), ref(s); got != want {
+				t.Fatalf("game %d ply %d: sidesOn = %b, want %b\n%s", g, ply, got, want, s.Render(White))
+			}
+			for _, up := range []bool{true, false} {
+				w := *s
+				for i := range w.cell {
+					q := i
+					if !up {
+						q = NumSquares - 1 - i
+					}
+					w.cell[q] = NoPiece
+					if got, want := w.sidesOn(), ref(&w); got != want {
+						t.Fatalf("game %d ply %d, cleared to %v: sidesOn = %b, want %b", g, ply, Square(q), got, want)
+					}
+				}
+			}
+			next, err := s.Play(s.RandomMove(r).(Move))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s = next
+		}
+	}
+}
