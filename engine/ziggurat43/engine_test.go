@@ -259,7 +259,8 @@ func refLegal(s *State) []Move {
 
 // TestReferenceGenerator compares Legal with refLegal, and Apply with Legal
 // for every move between two cells, along random playouts: Apply accepts a
-// move iff Legal lists it, and every refusal has a rule of its own.
+// move iff Legal lists it, and every refusal has a rule of its own; a side
+// has a move (hasMove) iff Legal lists one.
 func TestReferenceGenerator(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	var all []Move
@@ -282,6 +283,9 @@ func TestReferenceGenerator(t *testing.T) {
 				if boxed[i] != engine.Move(legal[i]) {
 					t.Fatalf("Legal()[%d] = %v, LegalMoves()[%d] = %v", i, boxed[i], i, legal[i])
 				}
+			}
+			if _, over := s.ended(); !over && s.hasMove() != (len(legal) > 0) {
+				t.Fatalf("game %d ply %d: hasMove() = %v with %d legal moves\n%s", game, ply, s.hasMove(), len(legal), s.Render(-1))
 			}
 			ref := refLegal(s)
 			key := func(a, b Move) int { return strings.Compare(a.String(), b.String()) }

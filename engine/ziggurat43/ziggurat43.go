@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math/rand/v2"
+	"slices"
 
 	"pbem/engine"
 )
@@ -385,35 +386,102 @@ func (s *State) LegalMoves() []Move {
 	return nil
 }
 
-// hasMove reports whether the side to move has a legal move.
+// hasMove reports whether the side to move has a legal move: whether
+// pieceMoves would list one for any of its pieces, stopping at the first.
 func (s *State) hasMove() bool {
-	var buf [maxPieceMoves]Move
+	side := int(s.toMove)
 	for _, q := range cells {
-		if p := s.board[q]; p != Empty && p.Side() == int(s.toMove) && len(s.pieceMoves(q, buf[:0])) > 0 {
+		if p := s.board[q]; p != Empty && p.Side() == side && s.pieceHasMove(q, p, side) {
 			return true
 		}
 	}
 	return false
 }
 
-// legal reports whether m is generated in s.
+// pieceHasMove reports whether pieceMoves lists a move of the piece p of
+// side on from.
+func (s *State) pieceHasMove(from Square, p Piece, side int) bool {
+	var targets []Square
+	switch p.Kind() {
+	case King:
+		targets = kingSteps[from]
+	case Horse:
+		targets = horseLeaps[from]
+	case Chariot:
+		targets = chariotMoves[from]
+	case Spearman:
+		targets = spearSteps[side][from]
+	case Archer:
+		for _, t := range archerSteps[from] {
+			if s.board[t] == Empty {
+				return true
+			}
+		}
+		for _, ray := range diagonals[from] {
+			for _, t := range ray {
+				if q := s.board[t]; q != Empty {
+					if q.Side() != side {
+						return true
+					}
+					break
+				}
+			}
+		}
+		return false
+	}
+	for _, t := range targets {
+		if q := s.board[t]; q == Empty || q.Side() != side {
+			return true
+		}
+	}
+	return false
+}
+
+// legal reports whether m is generated in s: it reads only what pieceMoves
+// reads to list m.
 func (s *State) legal(m Move) bool {
 	if !m.From.IsCell() || !m.To.IsCell() {
 		return false
 	}
-	if p := s.board[m.From]; p == Empty || p.Side() != int(s.toMove) {
+	side := int(s.toMove)
+	p := s.board[m.From]
+	if p == Empty || p.Side() != side {
 		return false
 	}
 	if _, over := s.ended(); over {
 		return false
 	}
-	var buf [maxPieceMoves]Move
-	for _, x := range s.pieceMoves(m.From, buf[:0]) {
-		if x == m {
-			return true
+	var targets []Square
+	switch p.Kind() {
+	case King:
+		targets = kingSteps[m.From]
+	case Horse:
+		targets = horseLeaps[m.From]
+	case Chariot:
+		targets = chariotMoves[m.From]
+	case Spearman:
+		targets = spearSteps[side][m.From]
+	case Archer:
+		if !m.Shot {
+			return slices.Contains(archerSteps[m.From], m.To) && s.board[m.To] == Empty
 		}
+		for _, ray := range diagonals[m.From] {
+			for _, t := range ray {
+				if q := s.board[t]; q != Empty {
+					if t == m.To {
+						return q.Side() != side
+					}
+					break
+				}
+			}
+		}
+		return false
 	}
-	return false
+	if m.Shot || !slices.Contains(targets, m.To) {
+		return false
+	}
+	q := s.board[m.To]
+	return q == Empty || q.Side() != side
 }
 
 // Validate returns nil when m is legal in s, else an engine.Illegal error
