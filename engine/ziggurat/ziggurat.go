@@ -639,6 +639,13 @@ func (s *State) judge() {
 // of (NoUnit for none): not exited, none in reserve, and every piece of it
 // inside a stack topped by the opponent.
 func (s *State) lostSizes() [2]Unit {
+	var lost [2]Unit
+	// Bit 0 of each count of held: set when both sides hold some of every
+	// size (counts are at most 3), and then nothing is lost.
+	const every = 1<<(4*1) | 1<<(4*2) | 1<<(4*3) | 1<<(4*5) | 1<<(4*6) | 1<<(4*7)
+	if (s.held|s.held>>1)&every == every {
+		return lost
+	}
 	var need uint8 // bit 4*side+size: a size the side needs held
 	for side := range 2 {
 		for size := Worker; size <= Queen; size++ {
@@ -647,7 +654,6 @@ func (s *State) lostSizes() [2]Unit {
 			}
 		}
 	}
-	var lost [2]Unit
 	if need == 0 {
 		return lost
 	}
