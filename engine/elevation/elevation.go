@@ -408,20 +408,13 @@ func (s *State) Outcome() engine.Outcome {
 }
 
 // sidesOn returns bit 1<<side for each side with a piece on the board. It
-// reads the cells eight at a time: a piece's byte is not zero, and its bit
-// 2 (blackBit) is its side.
+// reads the cells eight at a time (see sideBytes).
 func (s *State) sidesOn() uint8 {
-	const (
-		low7 = 0x7f7f7f7f7f7f7f7f
-		high = 0x8080808080808080
-		side = 0x0404040404040404 // blackBit of every byte
-	)
 	var white, black uint64
 	for i := 0; i < NumSquares; i += 8 {
-		w := cells(&s.cell, i)
-		some := ((w & low7) + low7 | w) & high // the high bit of each byte not zero
-		black |= w & side
-		white |= some &^ (w & side << 5)
+		wh, bl := sideBytes(cells(&s.cell, i))
+		white |= wh
+		black |= bl
 	}
 	var on uint8
 	if white != 0 {
@@ -431,6 +424,20 @@ func (s *State) sidesOn() uint8 {
 		on |= 1 << Black
 	}
 	return on
+}
+
+// sideBytes returns, for eight cells read by cells, the high bit of each
+// byte that holds a White piece and of each that holds a Black one: a
+// piece's byte is not zero, and its bit 2 (blackBit) is its side.
+func sideBytes(w uint64) (white, black uint64) {
+	const (
+		low7 = 0x7f7f7f7f7f7f7f7f
+		high = 0x8080808080808080
+		side = 0x0404040404040404 // blackBit of every byte
+	)
+	some := ((w & low7) + low7 | w) & high // the high bit of each byte not zero
+	black = (w & side) << 5
+	return some &^ black, black
 }
 
 func (s *State) count(side uint8) int {

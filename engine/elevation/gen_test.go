@@ -293,10 +293,34 @@ func BenchmarkOutcome(b *testing.B) {
 	}
 }
 
-// TestSidesOn: sidesOn, which reads the cells eight at a time, names the
-// sides with a piece on the board as a square-by-square count does, in
-// every position of random games and in positions with one side's pieces
-// removed square by square.
+// refHasTurn is hasTurn visiting the squares one by one.
+func refHasTurn(s *State) bool {
+	c := Piece(s.toMove) * blackBit
+	for p := Square(0); p < NumSquares; p++ {
+		t := s.cell[p]
+		if t == NoPiece || t&blackBit != c {
+			continue
+		}
+		climb := Climb
+		if t.Kind() == Dragon {
+			climb = DragonClimb
+		}
+		for i := 0; i < int(nAdj[p]); i++ {
+			if s.canStep(p, adj[p][i], climb, c) {
+				return true
+			}
+		}
+		if s.anyDig(p, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestSidesOn: sidesOn and hasTurn, which read the cells eight at a time,
+// agree with square-by-square readings in every position of random games
+// and in positions with pieces removed square by square (from a1 up and
+// from f6 down), for either side to move.
 func TestSidesOn(t *testing.T) {
 	ref := func(s *State) uint8 {
 		var on uint8
@@ -324,6 +348,12 @@ func TestSidesOn(t *testing.T) {
 					w.cell[q] = NoPiece
 					if got, want := w.sidesOn(), ref(&w); got != want {
 						t.Fatalf("game %d ply %d, cleared to %v: sidesOn = %b, want %b", g, ply, Square(q), got, want)
+					}
+					for range 2 {
+						w.toMove ^= 1
+						if got, want := w.hasTurn(), refHasTurn(&w); got != want {
+							t.Fatalf("game %d ply %d, cleared to %v, %s to move: hasTurn = %v, want %v", g, ply, Square(q), sideNames[w.toMove], got, want)
+						}
 					}
 				}
 			}
