@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 
@@ -272,10 +273,17 @@ func (s *State) ended() (engine.Outcome, bool) {
 	return engine.Ongoing, false
 }
 
+// over reports whether ended reports an end.
+func (s *State) over() bool {
+	k := s.kings
+	return k[0] == NoSquare || k[1] == NoSquare || k[0] == Temple || k[1] == Temple
+}
+
 // Outcome reports a captured Priest-King, a Priest-King on the temple, or a
 // side to move without a legal move.
 func (s *State) Outcome() engine.Outcome {
-	if o, over := s.ended(); over {
+	if s.over() {
+		o, _ := s.ended()
 		return o
 	}
 	if !s.hasMove() {
@@ -340,7 +348,7 @@ const maxMoves = 8 + 8 + 2*8 + 3*8 + 5*3
 // appendLegal appends the legal moves to buf, by square of the moving piece
 // (a1, b1, ... along each rank), then in the order of the move tables.
 func (s *State) appendLegal(buf []Move) []Move {
-	if _, over := s.ended(); over {
+	if s.over() {
 		return buf
 	}
 	for _, q := range cells {
@@ -390,9 +398,33 @@ func (s *State) LegalMoves() []Move {
 // pieceMoves would list one for any of its pieces, stopping at the first.
 func (s *State) hasMove() bool {
 	side := int(s.toMove)
-	for _, q := range cells {
-		if p := s.board[q]; p != Empty && p.Side() == side && s.pieceHasMove(q, p, side) {
-			return true
+	// The pieces of the side to move, found eight squares at a time (only
+	// cells hold pieces: see Check), in the order of cells.
+	const (
+		low7 = 0x7f7f7f7f7f7f7f7f
+		high = 0x8080808080808080
+		gold = 0x0808080808080808 // goldBit of every byte
+	)
+	for i := 0; i < NumSquares; i += 8 {
+		var w uint64
+		if b := s.board[i:]; len(b) >= 8 {
+			w = uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+				uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+		} else {
+			for j, p := range b {
+				w |= uint64(p) << (8 * j)
+			}
+		}
+		some := ((w & low7) + low7 | w) & high // the high bit of each byte not zero
+		own := (w & gold) << 4                 // the high bit of each Gold piece's byte
+		if side == Red {
+			own = some &^ own
+		}
+		for ; own != 0; own &= own - 1 {
+			q := Square(i + bits.TrailingZeros64(own)/8)
+			if s.pieceHasMove(q, s.board[q], side) {
+				return true
+			}
 		}
 	}
 	return false
@@ -445,10 +477,7 @@ func (s *State) legal(m Move) bool {
 	}
 	side := int(s.toMove)
 	p := s.board[m.From]
-	if p == Empty || p.Side() != side {
-		return false
-	}
-	if _, over := s.ended(); over {
+	if p == Empty || p.Side() != side || s.over() {
 		return false
 	}
 	var targets []Square
