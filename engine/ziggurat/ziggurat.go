@@ -490,28 +490,23 @@ type State struct {
 	toMove  uint8
 	passes  uint8 // passes played in a row just before this position
 	end     ending
-	// Kept up to date square by square as moves change the board (see
-	// index): held counts, in four bits at 4*(4*side+size), side's pieces
-	// of each size in units side owns (lostSizes); zob is the XOR of
-	// squareHash over the board (Hash).
+	// held counts, in four bits at 4*(4*side+size), side's pieces of each
+	// size in units side owns (lostSizes), kept up to date square by
+	// square as moves change the board (see index).
 	held uint32
-	zob  uint64
 }
 
-// index computes held and zob from the whole board.
+// index computes held from the whole board.
 func (s *State) index() {
-	s.held, s.zob = 0, 0
-	for i, st := range s.board {
+	s.held = 0
+	for _, st := range s.board {
 		s.held += holdOf(st)
-		s.zob ^= squareHash(i, st)
 	}
 }
 
-// set puts st on board index i, keeping held and zob.
+// set puts st on board index i, keeping held.
 func (s *State) set(i int, st Stack) {
-	old := s.board[i]
-	s.held += holdOf(st) - holdOf(old)
-	s.zob ^= squareHash(i, old) ^ squareHash(i, st)
+	s.held += holdOf(st) - holdOf(s.board[i])
 	s.board[i] = st
 }
 
@@ -535,23 +530,10 @@ func holdOf(st Stack) uint32 {
 	return h
 }
 
-// squareHash is the share of st on board index i in zob: 0 for an empty
-// square.
-func squareHash(i int, st Stack) uint64 {
-	if st == 0 {
-		return 0
-	}
-	return mix(uint64(i)<<16 | uint64(st) ^ hashSeed)
-}
-
-// mix is the finalizer of splitmix64: each bit of x moves about half of
-// the bits of the result.
-func mix(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	return x ^ x>>31
+// mum folds the 128-bit product of a and b into 64 bits.
+func mum(a, b uint64) uint64 {
+	hi, lo := bits.Mul64(a, b)
+	return hi ^ lo
 }
 
 // ending is the outcome, decided when the position is made.
@@ -679,9 +661,10 @@ func (s *State) Key() string {
 	return string(b[:])
 }
 
-// Hash implements engine.Hasher: a Zobrist hash of the board (kept up to
-// date by each move) mixed with the hash of the reserves, exited pieces
-// and side to move, the rest of Key.
+// Hash implements engine.Hasher: a hash of what Key spells out (the board
+// read four squares at a time, then the reserves, exited pieces and side
+// to move), without building the string. Each pair of words is mixed by a
+// full 128-bit product with seeds drawn for the run, as wyhash does.
 func (s *State) Hash() uint64 {
 	var rest uint64
 	for side := range 2 {
@@ -693,13 +676,26 @@ func (s *State) Hash() uint64 {
 		}
 	}
 	rest |= uint64(s.toMove) << 24
-	// Complemented: squareHash's inputs keep hashSeed's high bits and
-	// these flip them, so that the two never mix the same number.
-	return s.zob ^ mix(^(rest ^ hashSeed))
+	b, k := &s.board, &hashSeeds
+	x := mum(stacks(b, 0)^k[0], stacks(b, 4)^k[1]) ^ mum(stacks(b, 8)^k[2], stacks(b, 12)^k[3]) ^
+		mum(stacks(b, 16)^k[4], stacks(b, 20)^k[5]) ^ mum(stacks(b, 24)^k[6], stacks(b, 28)^k[7]) ^
+		mum(stacks(b, 32)^k[8], rest^k[9])
+	return mum(x^k[10], k[11])
 }
 
-// hashSeed makes hashes differ from one run to the next.
-var hashSeed = rand.Uint64()
+// stacks reads the four stacks of b from i as one number.
+func stacks(b *[NumSquares]Stack, i int) uint64 {
+	w := b[i : i+4]
+	return uint64(w[0]) | uint64(w[1])<<16 | uint64(w[2])<<32 | uint64(w[3])<<48
+}
+
+// hashSeeds make hashes differ from one run to the next.
+var hashSeeds = func() (k [12]uint64) {
+	for i := range k {
+		k[i] = rand.Uint64() | 1
+	}
+	return k
+}()
 
 // key writes Key into b.
 func (s *State) key(b *[2*NumSquares + 4]byte) {
