@@ -530,12 +530,6 @@ func holdOf(st Stack) uint32 {
 	return h
 }
 
-// mum folds the 128-bit product of a and b into 64 bits.
-func mum(a, b uint64) uint64 {
-	hi, lo := bits.Mul64(a, b)
-	return hi ^ lo
-}
-
 // ending is the outcome, decided when the position is made.
 type ending struct {
 	how  uint8 // endNone, endExit, endLost, endPasses
@@ -687,6 +681,12 @@ func (s *State) Hash() uint64 {
 func stacks(b *[NumSquares]Stack, i int) uint64 {
 	w := b[i : i+4]
 	return uint64(w[0]) | uint64(w[1])<<16 | uint64(w[2])<<32 | uint64(w[3])<<48
+}
+
+// mum folds the 128-bit product of a and b into 64 bits.
+func mum(a, b uint64) uint64 {
+	hi, lo := bits.Mul64(a, b)
+	return hi ^ lo
 }
 
 // hashSeeds make hashes differ from one run to the next.
