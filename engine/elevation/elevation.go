@@ -10,8 +10,10 @@
 package elevation
 
 import (
+	"encoding/binary"
 	"fmt"
-	"hash/maphash"
+	"math/bits"
+	"math/rand/v2"
 	"strings"
 
 	"pbem/engine"
@@ -338,15 +340,46 @@ func (s *State) Key() string {
 	return string(b[:])
 }
 
-// Hash implements engine.Hasher: the hash of Key's bytes, without building
-// the string.
+// Hash implements engine.Hasher: a hash of Key's bytes read eight at a
+// time (the heights, the pieces and the side to move), without building
+// the string. Each pair of words is mixed by a full 128-bit product with
+// seeds drawn for the run, as wyhash does.
 func (s *State) Hash() uint64 {
-	var b [2*NumSquares + 1]byte
-	s.key(&b)
-	return maphash.Bytes(hashSeed, b[:])
+	h, c := &s.h, &s.cell
+	tail := uint64(binary.LittleEndian.Uint32(h[32:])) | cells(c, 32)<<32
+	k := &hashSeeds
+	x := mum(binary.LittleEndian.Uint64(h[0:])^k[0], binary.LittleEndian.Uint64(h[8:])^k[1]) ^
+		mum(binary.LittleEndian.Uint64(h[16:])^k[2], binary.LittleEndian.Uint64(h[24:])^k[3]) ^
+		mum(cells(c, 0)^k[4], cells(c, 8)^k[5]) ^
+		mum(cells(c, 16)^k[6], cells(c, 24)^k[7]) ^
+		mum(tail^k[8], uint64(s.toMove)^k[9])
+	return mum(x^k[10], k[11])
 }
 
-var hashSeed = maphash.MakeSeed()
+// cells reads the pieces of c from i, eight of them or up to the end, as a
+// little-endian number.
+func cells(c *[NumSquares]Piece, i int) uint64 {
+	if b := c[i:]; len(b) >= 8 {
+		return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+	}
+	b := c[NumSquares-4:] // the last four (NumSquares is 4 past a multiple of 8)
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24
+}
+
+// mum folds the 128-bit product of a and b into 64 bits.
+func mum(a, b uint64) uint64 {
+	hi, lo := bits.Mul64(a, b)
+	return hi ^ lo
+}
+
+// hashSeeds make hashes differ from one run to the next.
+var hashSeeds = func() (k [12]uint64) {
+	for i := range k {
+		k[i] = rand.Uint64() | 1
+	}
+	return k
+}()
 
 // key writes Key into b.
 func (s *State) key(b *[2*NumSquares + 1]byte) {
@@ -361,10 +394,11 @@ func (s *State) key(b *[2*NumSquares + 1]byte) {
 // loses.
 func (s *State) Outcome() engine.Outcome {
 	c := s.toMove
-	if !s.has(c) {
+	on := s.sidesOn()
+	if on&(1<<c) == 0 {
 		return engine.Win(2, int(c^1), "no pieces")
 	}
-	if !s.has(c ^ 1) {
+	if on&(1<<(c^1)) == 0 {
 		return engine.Win(2, int(c), "no pieces")
 	}
 	if !s.hasTurn() {
@@ -373,15 +407,37 @@ func (s *State) Outcome() engine.Outcome {
 	return engine.Ongoing
 }
 
-// has reports whether side has a piece on the board (count > 0, stopping
-// at the first).
-func (s *State) has(side uint8) bool {
-	for _, p := range s.cell {
-		if p != NoPiece && uint8(p.Side()) == side {
-			return true
-		}
+// sidesOn returns bit 1<<side for each side with a piece on the board. It
+// reads the cells eight at a time (see sideBytes).
+func (s *State) sidesOn() uint8 {
+	var white, black uint64
+	for i := 0; i < NumSquares; i += 8 {
+		wh, bl := sideBytes(cells(&s.cell, i))
+		white |= wh
+		black |= bl
 	}
-	return false
+	var on uint8
+	if white != 0 {
+		on |= 1 << White
+	}
+	if black != 0 {
+		on |= 1 << Black
+	}
+	return on
+}
+
+// sideBytes returns, for eight cells read by cells, the high bit of each
+// byte that holds a White piece and of each that holds a Black one: a
+// piece's byte is not zero, and its bit 2 (blackBit) is its side.
+func sideBytes(w uint64) (white, black uint64) {
+	const (
+		low7 = 0x7f7f7f7f7f7f7f7f
+		high = 0x8080808080808080
+		side = 0x0404040404040404 // blackBit of every byte
+	)
+	some := ((w & low7) + low7 | w) & high // the high bit of each byte not zero
+	black = (w & side) << 5
+	return some &^ black, black
 }
 
 func (s *State) count(side uint8) int {

@@ -1,6 +1,7 @@
 package elevation
 
 import (
+	"math/bits"
 	"math/rand/v2"
 	"sync"
 
@@ -434,22 +435,27 @@ func (s *State) anyDouble(p Square, c Piece) bool {
 // a dig or a step has one (complete, or else a single action).
 func (s *State) hasTurn() bool {
 	c := Piece(s.toMove) * blackBit
-	for p := Square(0); p < NumSquares; p++ {
-		t := s.cell[p]
-		if t == NoPiece || t&blackBit != c {
-			continue
+	// The pieces of the side to move, found eight cells at a time.
+	for i := 0; i < NumSquares; i += 8 {
+		white, black := sideBytes(cells(&s.cell, i))
+		own := white
+		if c != 0 {
+			own = black
 		}
-		climb := Climb
-		if t.Kind() == Dragon {
-			climb = DragonClimb
-		}
-		for i := 0; i < int(nAdj[p]); i++ {
-			if s.canStep(p, adj[p][i], climb, c) {
+		for ; own != 0; own &= own - 1 {
+			p := Square(i + bits.TrailingZeros64(own)/8)
+			climb := Climb
+			if s.cell[p].Kind() == Dragon {
+				climb = DragonClimb
+			}
+			for i := 0; i < int(nAdj[p]); i++ {
+				if s.canStep(p, adj[p][i], climb, c) {
+					return true
+				}
+			}
+			if s.anyDig(p, c) {
 				return true
 			}
-		}
-		if s.anyDig(p, c) {
-			return true
 		}
 	}
 	return false

@@ -292,3 +292,76 @@ func BenchmarkOutcome(b *testing.B) {
 		_ = s.Outcome()
 	}
 }
+
+// refHasTurn is hasTurn visiting the squares one by one.
+func refHasTurn(s *State) bool {
+	c := Piece(s.toMove) * blackBit
+	for p := Square(0); p < NumSquares; p++ {
+		t := s.cell[p]
+		if t == NoPiece || t&blackBit != c {
+			continue
+		}
+		climb := Climb
+		if t.Kind() == Dragon {
+			climb = DragonClimb
+		}
+		for i := 0; i < int(nAdj[p]); i++ {
+			if s.canStep(p, adj[p][i], climb, c) {
+				return true
+			}
+		}
+		if s.anyDig(p, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestSidesOn: sidesOn and hasTurn, which read the cells eight at a time,
+// agree with square-by-square readings in every position of random games
+// and in positions with pieces removed square by square (from a1 up and
+// from f6 down), for either side to move.
+func TestSidesOn(t *testing.T) {
+	ref := func(s *State) uint8 {
+		var on uint8
+		for _, p := range s.cell {
+			if p != NoPiece {
+				on |= 1 << p.Side()
+			}
+		}
+		return on
+	}
+	for g := range 40 {
+		r := rand.New(rand.NewPCG(5, uint64(g)))
+		s := StartState()
+		for ply := 0; ply < 200 && !s.Outcome().Over; ply++ {
+			if got, want := s.sidesOn(), ref(s); got != want {
+				t.Fatalf("game %d ply %d: sidesOn = %b, want %b\n%s", g, ply, got, want, s.Render(White))
+			}
+			for _, up := range []bool{true, false} {
+				w := *s
+				for i := range w.cell {
+					q := i
+					if !up {
+						q = NumSquares - 1 - i
+					}
+					w.cell[q] = NoPiece
+					if got, want := w.sidesOn(), ref(&w); got != want {
+						t.Fatalf("game %d ply %d, cleared to %v: sidesOn = %b, want %b", g, ply, Square(q), got, want)
+					}
+					for range 2 {
+						w.toMove ^= 1
+						if got, want := w.hasTurn(), refHasTurn(&w); got != want {
+							t.Fatalf("game %d ply %d, cleared to %v, %s to move: hasTurn = %v, want %v", g, ply, Square(q), sideNames[w.toMove], got, want)
+						}
+					}
+				}
+			}
+			next, err := s.Play(s.RandomMove(r).(Move))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s = next
+		}
+	}
+}

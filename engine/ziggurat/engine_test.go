@@ -340,9 +340,10 @@ func refLostSizes(s *State) [2]Unit {
 	return lost
 }
 
-// TestLostSizesByTable: the table-driven lostSizes agrees with the rule read
-// piece by piece in every position of many random games, and the games
-// reach positions where a size is lost.
+// TestLostSizesByTable: lostSizes, read from the counts each move keeps,
+// agrees with the rule read piece by piece in every position of many
+// random games, and the games reach positions where a size is lost. The
+// counts kept move by move equal those computed afresh.
 func TestLostSizesByTable(t *testing.T) {
 	losses := 0
 	for g := range 300 {
@@ -351,6 +352,10 @@ func TestLostSizesByTable(t *testing.T) {
 		for ply := 0; ply < 300 && !s.Outcome().Over; ply++ {
 			if got, want := s.lostSizes(), refLostSizes(s); got != want {
 				t.Fatalf("game %d ply %d: lostSizes = %v, the rule says %v\n%s", g, ply, got, want, s.Render(-1))
+			}
+			fresh := *s
+			if fresh.index(); fresh.held != s.held {
+				t.Fatalf("game %d ply %d: kept held %x, afresh %x\n%s", g, ply, s.held, fresh.held, s.Render(-1))
 			}
 			listed := s.Moves()
 			next, err := s.Play(listed[r.IntN(len(listed))])

@@ -372,27 +372,109 @@ func (s *State) PickLegal(r *rand.Rand) (engine.Move, int) {
 	return box(ms[r.IntN(len(ms))]), len(ms)
 }
 
-// isLegal reports whether generation lists m.
+// isLegal reports whether generation lists m. It reads the board along
+// m's own path only, as generation would for that target (TestLegalIsTheTruth
+// offers it every move of every shape against the list).
 func (s *State) isLegal(m Move) bool {
-	var buf [16]Move
-	var ms []Move
+	me := int(s.toMove)
 	switch m.Kind {
 	case Pass:
 		return m == Move{} && !s.hasMove()
+	case Place:
+		return m.From == NoSquare && m.To.Valid() && m.To.Rank() == homeRank[me] && setup[m.To.File()] == m.Unit &&
+			s.reserve[me][m.Unit] > 0 && s.board[m.To.idx()] == 0
 	case Step, Exit:
-		if !m.From.Valid() {
+	default:
+		return false
+	}
+	if !m.From.Valid() {
+		return false
+	}
+	i := m.From.idx()
+	st := s.board[i]
+	if st == 0 || st.Owner() != me {
+		return false
+	}
+	kind := st.Kind()
+	if m.Unit != kind {
+		return false
+	}
+	if m.Kind == Exit {
+		if m.To != NoSquare {
 			return false
 		}
-		ms = s.unitMoves(m.From.idx(), buf[:0])
-	case Place:
-		ms = s.placements(buf[:0])
+		if kind.IsZig() {
+			return s.zigExit(i, kind, me)
+		}
+		return m.From.Rank() == homeRank[1-me] && !s.exited[me][st.Top().Size()]
 	}
-	for _, x := range ms {
-		if x == m {
-			return true
+	if !m.To.Valid() {
+		return false
+	}
+	j := m.To.idx()
+	df, dr := offset(m.From, m.To)
+	switch kind {
+	case Tower:
+		for _, l := range leaps[i] {
+			if int(l.to) == j {
+				if s.board[l.orth] != 0 && s.board[l.diag] != 0 {
+					return false
+				}
+				t := s.board[j]
+				return t == 0 || towerCaptures(st, t, me)
+			}
+		}
+		return false
+	case Keep:
+		if (df == 0) == (dr == 0) {
+			return false
+		}
+		k := abs(df) + abs(dr)
+		if k > int(st.Smallest()) {
+			return false
+		}
+		var d int // orthDX, orthDY: up, down, right, left
+		switch {
+		case dr > 0:
+			d = 0
+		case dr < 0:
+			d = 1
+		case df > 0:
+			d = 2
+		default:
+			d = 3
+		}
+		r := &orthRays[i][d]
+		for q := range k {
+			if s.board[r.sq[q]] != 0 {
+				return false
+			}
+		}
+		return true
+	}
+	// A zig: a diagonal slide of at most its size over empty squares,
+	// onto an empty square forward or a capture either way.
+	k := abs(df)
+	if k == 0 || abs(dr) != k || k > int(kind) {
+		return false
+	}
+	d := 0 // diagDX, diagDY: (+1,+1) (-1,+1) (+1,-1) (-1,-1)
+	if df < 0 {
+		d |= 1
+	}
+	if dr < 0 {
+		d |= 2
+	}
+	r := &diagRays[i][d]
+	for q := range k - 1 {
+		if s.board[r.sq[q]] != 0 {
+			return false
 		}
 	}
-	return false
+	if t := s.board[j]; t != 0 {
+		return zigCaptures(kind, t, me)
+	}
+	return diagDY[d] == forward[me]
 }
 
 // Apply implements engine.State. A move is accepted iff Legal lists it; a
@@ -426,22 +508,22 @@ func (s *State) Play(m Move) (*State, error) {
 	case Step:
 		from, to := m.From.idx(), m.To.idx()
 		mv, t := n.board[from], n.board[to]
-		n.board[from] = 0
+		n.set(from, 0)
 		switch {
 		case t == 0:
-			n.board[to] = mv
+			n.set(to, mv)
 		case mv.Len() == 1:
-			n.board[to] = t.push(mv.At(0)) // a zig lands on top
+			n.set(to, t.push(mv.At(0))) // a zig lands on top
 		default:
-			n.board[to] = mv.pushBottom(t.At(0)) // a Tower takes the zig under it
+			n.set(to, mv.pushBottom(t.At(0))) // a Tower takes the zig under it
 		}
 	case Exit:
 		from := m.From.idx()
 		st := n.board[from]
 		n.exited[me][st.Top().Size()] = true
-		n.board[from] = st.pop()
+		n.set(from, st.pop())
 	case Place:
-		n.board[m.To.idx()] = StackOf(MakePiece(me, m.Unit))
+		n.set(m.To.idx(), StackOf(MakePiece(me, m.Unit)))
 		n.reserve[me][m.Unit]--
 	}
 	n.toMove ^= 1

@@ -10,8 +10,8 @@ package ziggurat
 import (
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"math/bits"
+	"math/rand/v2"
 
 	"pbem/engine"
 )
@@ -418,6 +418,7 @@ func (Rules) Start(o engine.Options) (engine.State, error) {
 			s.reserve[side][size] = 1
 		}
 	}
+	s.index()
 	s.judge()
 	return s, nil
 }
@@ -476,6 +477,7 @@ func build(p Setup) (*State, error) {
 		return nil, fmt.Errorf("ziggurat: %d passes in a row", p.Passes)
 	}
 	s.toMove, s.passes = uint8(p.ToMove), uint8(p.Passes)
+	s.index()
 	s.judge()
 	return s, nil
 }
@@ -488,6 +490,44 @@ type State struct {
 	toMove  uint8
 	passes  uint8 // passes played in a row just before this position
 	end     ending
+	// held counts, in four bits at 4*(4*side+size), side's pieces of each
+	// size in units side owns (lostSizes), kept up to date square by
+	// square as moves change the board (see index).
+	held uint32
+}
+
+// index computes held from the whole board.
+func (s *State) index() {
+	s.held = 0
+	for _, st := range s.board {
+		s.held += holdOf(st)
+	}
+}
+
+// set puts st on board index i, keeping held.
+func (s *State) set(i int, st Stack) {
+	s.held += holdOf(st) - holdOf(s.board[i])
+	s.board[i] = st
+}
+
+// holdOf is what st adds to held: one at 4*(4*owner+size) for each piece
+// of the owner's in it, the top included.
+func holdOf(st Stack) uint32 {
+	if st < 8 { // empty or a zig: the piece's value is 4*side+size
+		if st == 0 {
+			return 0
+		}
+		return 1 << (4 * uint(st))
+	}
+	n := st.Len()
+	owner := st.At(n - 1).Side()
+	var h uint32
+	for i := range n {
+		if p := st.At(i); p.Side() == owner && p.Size() >= Worker && p.Size() <= Queen {
+			h += 1 << (4 * uint(p))
+		}
+	}
+	return h
 }
 
 // ending is the outcome, decided when the position is made.
@@ -575,6 +615,13 @@ func (s *State) judge() {
 // of (NoUnit for none): not exited, none in reserve, and every piece of it
 // inside a stack topped by the opponent.
 func (s *State) lostSizes() [2]Unit {
+	var lost [2]Unit
+	// Bit 0 of each count of held: set when both sides hold some of every
+	// size (counts are at most 3), and then nothing is lost.
+	const every = 1<<(4*1) | 1<<(4*2) | 1<<(4*3) | 1<<(4*5) | 1<<(4*6) | 1<<(4*7)
+	if (s.held|s.held>>1)&every == every {
+		return lost
+	}
 	var need uint8 // bit 4*side+size: a size the side needs held
 	for side := range 2 {
 		for size := Worker; size <= Queen; size++ {
@@ -583,23 +630,13 @@ func (s *State) lostSizes() [2]Unit {
 			}
 		}
 	}
-	var lost [2]Unit
 	if need == 0 {
 		return lost
 	}
-	// The scan stops once every needed size is seen held.
-	var held uint8
-	for _, st := range s.board {
-		if st == 0 {
-			continue
-		}
-		if held |= heldBy[st]; held&need == need {
-			return lost
-		}
-	}
 	for side := range 2 {
 		for size := Worker; size <= Queen; size++ {
-			if bit := uint8(1) << (4*side + int(size)); need&bit != 0 && held&bit == 0 {
+			f := 4*side + int(size)
+			if need&(1<<f) != 0 && s.held>>(4*f)&15 == 0 {
 				lost[side] = size
 				break
 			}
@@ -607,23 +644,6 @@ func (s *State) lostSizes() [2]Unit {
 	}
 	return lost
 }
-
-// heldBy says, for every stack, the sizes its owner holds in it: bit
-// 4*side+size for each piece of the owner's (the top's side), top included.
-var heldBy = func() *[1 << 16]uint8 {
-	var t [1 << 16]uint8
-	for v := 1; v < len(t); v++ {
-		st := Stack(v)
-		n := st.Len()
-		owner := st.At(n - 1).Side()
-		for i := range n {
-			if p := st.At(i); p.Side() == owner && p.Size() >= Worker && p.Size() <= Queen {
-				t[v] |= 1 << (4*owner + int(p.Size()))
-			}
-		}
-	}
-	return &t
-}()
 
 // Key implements engine.State: the board, reserves, exited pieces and the
 // side to move. The count of passes just made is not part of the position
@@ -635,15 +655,47 @@ func (s *State) Key() string {
 	return string(b[:])
 }
 
-// Hash implements engine.Hasher: the hash of Key's bytes, without building
-// the string.
+// Hash implements engine.Hasher: a hash of what Key spells out (the board
+// read four squares at a time, then the reserves, exited pieces and side
+// to move), without building the string. Each pair of words is mixed by a
+// full 128-bit product with seeds drawn for the run, as wyhash does.
 func (s *State) Hash() uint64 {
-	var b [2*NumSquares + 4]byte
-	s.key(&b)
-	return maphash.Bytes(hashSeed, b[:])
+	var rest uint64
+	for side := range 2 {
+		for size := Worker; size <= Queen; size++ {
+			rest |= uint64(s.reserve[side][size]) << (8*side + 2*int(size))
+			if s.exited[side][size] {
+				rest |= 1 << (16 + 4*side + int(size))
+			}
+		}
+	}
+	rest |= uint64(s.toMove) << 24
+	b, k := &s.board, &hashSeeds
+	x := mum(stacks(b, 0)^k[0], stacks(b, 4)^k[1]) ^ mum(stacks(b, 8)^k[2], stacks(b, 12)^k[3]) ^
+		mum(stacks(b, 16)^k[4], stacks(b, 20)^k[5]) ^ mum(stacks(b, 24)^k[6], stacks(b, 28)^k[7]) ^
+		mum(stacks(b, 32)^k[8], rest^k[9])
+	return mum(x^k[10], k[11])
 }
 
-var hashSeed = maphash.MakeSeed()
+// stacks reads the four stacks of b from i as one number.
+func stacks(b *[NumSquares]Stack, i int) uint64 {
+	w := b[i : i+4]
+	return uint64(w[0]) | uint64(w[1])<<16 | uint64(w[2])<<32 | uint64(w[3])<<48
+}
+
+// mum folds the 128-bit product of a and b into 64 bits.
+func mum(a, b uint64) uint64 {
+	hi, lo := bits.Mul64(a, b)
+	return hi ^ lo
+}
+
+// hashSeeds make hashes differ from one run to the next.
+var hashSeeds = func() (k [12]uint64) {
+	for i := range k {
+		k[i] = rand.Uint64() | 1
+	}
+	return k
+}()
 
 // key writes Key into b.
 func (s *State) key(b *[2*NumSquares + 4]byte) {

@@ -259,7 +259,8 @@ func refLegal(s *State) []Move {
 
 // TestReferenceGenerator compares Legal with refLegal, and Apply with Legal
 // for every move between two cells, along random playouts: Apply accepts a
-// move iff Legal lists it, and every refusal has a rule of its own.
+// move iff Legal lists it, and every refusal has a rule of its own; a side
+// has a move (hasMove) iff Legal lists one.
 func TestReferenceGenerator(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	var all []Move
@@ -282,6 +283,9 @@ func TestReferenceGenerator(t *testing.T) {
 				if boxed[i] != engine.Move(legal[i]) {
 					t.Fatalf("Legal()[%d] = %v, LegalMoves()[%d] = %v", i, boxed[i], i, legal[i])
 				}
+			}
+			if _, over := s.ended(); !over && s.hasMove() != (len(legal) > 0) {
+				t.Fatalf("game %d ply %d: hasMove() = %v with %d legal moves\n%s", game, ply, s.hasMove(), len(legal), s.Render(-1))
 			}
 			ref := refLegal(s)
 			key := func(a, b Move) int { return strings.Compare(a.String(), b.String()) }
@@ -380,5 +384,44 @@ func BenchmarkPerft3(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		perft(b, s, 3)
+	}
+}
+
+// TestHasMove: hasMove, which finds the mover's pieces eight squares at a
+// time, agrees with asking pieceMoves cell by cell, in the positions of
+// random playouts and in those positions with their pieces removed one
+// cell at a time (from a1 up and from g5 down), for either side to move.
+func TestHasMove(t *testing.T) {
+	ref := func(s *State) bool {
+		for _, q := range cells {
+			if p := s.board[q]; p != Empty && p.Side() == int(s.toMove) && len(s.pieceMoves(q, nil)) > 0 {
+				return true
+			}
+		}
+		return false
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	for game := range 20 {
+		s := StartState()
+		for ply := 0; ply < 200 && !s.Outcome().Over; ply++ {
+			for _, up := range []bool{true, false} {
+				w := *s
+				for i := range cells {
+					q := cells[i]
+					if !up {
+						q = cells[NumCells-1-i]
+					}
+					w.board[q] = Empty
+					for range 2 {
+						w.toMove ^= 1
+						if got, want := w.hasMove(), ref(&w); got != want {
+							t.Fatalf("game %d ply %d, cleared to %v, side %d: hasMove = %v, want %v", game, ply, q, w.toMove, got, want)
+						}
+					}
+				}
+			}
+			legal := s.LegalMoves()
+			s = s.play(legal[r.IntN(len(legal))])
+		}
 	}
 }

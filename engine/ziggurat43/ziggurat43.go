@@ -10,7 +10,9 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"math/bits"
 	"math/rand/v2"
+	"slices"
 
 	"pbem/engine"
 )
@@ -271,10 +273,17 @@ func (s *State) ended() (engine.Outcome, bool) {
 	return engine.Ongoing, false
 }
 
+// over reports whether ended reports an end.
+func (s *State) over() bool {
+	k := s.kings
+	return k[0] == NoSquare || k[1] == NoSquare || k[0] == Temple || k[1] == Temple
+}
+
 // Outcome reports a captured Priest-King, a Priest-King on the temple, or a
 // side to move without a legal move.
 func (s *State) Outcome() engine.Outcome {
-	if o, over := s.ended(); over {
+	if s.over() {
+		o, _ := s.ended()
 		return o
 	}
 	if !s.hasMove() {
@@ -339,7 +348,7 @@ const maxMoves = 8 + 8 + 2*8 + 3*8 + 5*3
 // appendLegal appends the legal moves to buf, by square of the moving piece
 // (a1, b1, ... along each rank), then in the order of the move tables.
 func (s *State) appendLegal(buf []Move) []Move {
-	if _, over := s.ended(); over {
+	if s.over() {
 		return buf
 	}
 	for _, q := range cells {
@@ -385,35 +394,123 @@ func (s *State) LegalMoves() []Move {
 	return nil
 }
 
-// hasMove reports whether the side to move has a legal move.
+// hasMove reports whether the side to move has a legal move: whether
+// pieceMoves would list one for any of its pieces, stopping at the first.
 func (s *State) hasMove() bool {
-	var buf [maxPieceMoves]Move
-	for _, q := range cells {
-		if p := s.board[q]; p != Empty && p.Side() == int(s.toMove) && len(s.pieceMoves(q, buf[:0])) > 0 {
+	side := int(s.toMove)
+	// The pieces of the side to move, found eight squares at a time (only
+	// cells hold pieces: see Check), in the order of cells.
+	const (
+		low7 = 0x7f7f7f7f7f7f7f7f
+		high = 0x8080808080808080
+		gold = 0x0808080808080808 // goldBit of every byte
+	)
+	for i := 0; i < NumSquares; i += 8 {
+		var w uint64
+		if b := s.board[i:]; len(b) >= 8 {
+			w = uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+				uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+		} else {
+			for j, p := range b {
+				w |= uint64(p) << (8 * j)
+			}
+		}
+		some := ((w & low7) + low7 | w) & high // the high bit of each byte not zero
+		own := (w & gold) << 4                 // the high bit of each Gold piece's byte
+		if side == Red {
+			own = some &^ own
+		}
+		for ; own != 0; own &= own - 1 {
+			q := Square(i + bits.TrailingZeros64(own)/8)
+			if s.pieceHasMove(q, s.board[q], side) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// pieceHasMove reports whether pieceMoves lists a move of the piece p of
+// side on from.
+func (s *State) pieceHasMove(from Square, p Piece, side int) bool {
+	var targets []Square
+	switch p.Kind() {
+	case King:
+		targets = kingSteps[from]
+	case Horse:
+		targets = horseLeaps[from]
+	case Chariot:
+		targets = chariotMoves[from]
+	case Spearman:
+		targets = spearSteps[side][from]
+	case Archer:
+		for _, t := range archerSteps[from] {
+			if s.board[t] == Empty {
+				return true
+			}
+		}
+		for _, ray := range diagonals[from] {
+			for _, t := range ray {
+				if q := s.board[t]; q != Empty {
+					if q.Side() != side {
+						return true
+					}
+					break
+				}
+			}
+		}
+		return false
+	}
+	for _, t := range targets {
+		if q := s.board[t]; q == Empty || q.Side() != side {
 			return true
 		}
 	}
 	return false
 }
 
-// legal reports whether m is generated in s.
+// legal reports whether m is generated in s: it reads only what pieceMoves
+// reads to list m.
 func (s *State) legal(m Move) bool {
 	if !m.From.IsCell() || !m.To.IsCell() {
 		return false
 	}
-	if p := s.board[m.From]; p == Empty || p.Side() != int(s.toMove) {
+	side := int(s.toMove)
+	p := s.board[m.From]
+	if p == Empty || p.Side() != side || s.over() {
 		return false
 	}
-	if _, over := s.ended(); over {
-		return false
-	}
-	var buf [maxPieceMoves]Move
-	for _, x := range s.pieceMoves(m.From, buf[:0]) {
-		if x == m {
-			return true
+	var targets []Square
+	switch p.Kind() {
+	case King:
+		targets = kingSteps[m.From]
+	case Horse:
+		targets = horseLeaps[m.From]
+	case Chariot:
+		targets = chariotMoves[m.From]
+	case Spearman:
+		targets = spearSteps[side][m.From]
+	case Archer:
+		if !m.Shot {
+			return slices.Contains(archerSteps[m.From], m.To) && s.board[m.To] == Empty
 		}
+		for _, ray := range diagonals[m.From] {
+			for _, t := range ray {
+				if q := s.board[t]; q != Empty {
+					if t == m.To {
+						return q.Side() != side
+					}
+					break
+				}
+			}
+		}
+		return false
 	}
-	return false
+	if m.Shot || !slices.Contains(targets, m.To) {
+		return false
+	}
+	q := s.board[m.To]
+	return q == Empty || q.Side() != side
 }
 
 // Validate returns nil when m is legal in s, else an engine.Illegal error

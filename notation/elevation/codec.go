@@ -63,6 +63,12 @@ func newSquare(text string) square {
 	return square{name: name, sq: q, ok: ok}
 }
 
+// plainSquare is newSquare for a square already in lower case (fastSquare's).
+func plainSquare(name string) square {
+	q, ok := game.ParseSquare(name)
+	return square{name: name, sq: q, ok: ok}
+}
+
 // action is one parsed action.
 type action struct {
 	dig     bool
@@ -157,7 +163,7 @@ func parseFast(text string, p *parsed) bool {
 	if !fastSquare(text, i) || i+2 >= len(text) || text[i+2] != ':' {
 		return false
 	}
-	p.at = newSquare(text[i : i+2])
+	p.at = plainSquare(text[i : i+2])
 	i += 3
 	for {
 		var a action
@@ -166,10 +172,10 @@ func parseFast(text string, p *parsed) bool {
 			if i+5 > len(text) || text[i+2] != '>' || !fastSquare(text, i+3) {
 				return false
 			}
-			a = action{dig: true, from: newSquare(text[i : i+2]), to: newSquare(text[i+3 : i+5])}
+			a = action{dig: true, from: plainSquare(text[i : i+2]), to: plainSquare(text[i+3 : i+5])}
 			i += 5
 		case i < len(text) && (text[i] == '-' || text[i] == 'x') && fastSquare(text, i+1):
-			a = action{capture: text[i] == 'x', to: newSquare(text[i+1 : i+3])}
+			a = action{capture: text[i] == 'x', to: plainSquare(text[i+1 : i+3])}
 			i += 3
 		default:
 			return false

@@ -99,6 +99,56 @@ func (c *Codec) Rules() engine.Rules { return ziggurat.Rules{} }
 // parse returns the parsed ply, from the cache when the text was seen.
 func (c *Codec) parse(text string) (*ply, error) { return c.cache.Get(text, parse) }
 
+// parseFast reads a ply of the plain shape (`Qa1-d4`, `Qd4xb6`,
+// `Qc4-off`, `W@d1`, `pass`: an upper-case piece letter or none, squares
+// of a lower-case letter and digits, - or x, no blanks) into p, as the
+// grammar would read it (FuzzFastMatchesGrammar keeps the two equal). It
+// reports false, leaving the rest to the grammar, for anything else.
+func parseFast(text string, p *ply) bool {
+	*p = ply{}
+	if text == "pass" {
+		return true
+	}
+	i := 0
+	if len(text) > 0 {
+		switch text[0] {
+		case 'Q', 'D', 'W', 'T', 'K':
+			p.unit = ziggurat.UnitOfLetter(text[0])
+			i = 1
+		}
+	}
+	if i < len(text) && text[i] == '@' {
+		if p.unit > ziggurat.Queen {
+			return false // a Tower or Keep placed: the grammar's error
+		}
+		if notation.SquareEnd(text, i+1) != len(text) {
+			return false
+		}
+		p.kind, p.to = ziggurat.Place, toSquare(text[i+1:])
+		return true
+	}
+	j := notation.SquareEnd(text, i)
+	if j < 0 || j+1 >= len(text) {
+		return false
+	}
+	switch text[j] {
+	case '-':
+		if text[j+1:] == "off" {
+			p.kind, p.from = ziggurat.Exit, toSquare(text[i:j])
+			return true
+		}
+	case 'x':
+		p.capture = true
+	default:
+		return false
+	}
+	if notation.SquareEnd(text, j+1) != len(text) {
+		return false
+	}
+	p.kind, p.from, p.to = ziggurat.Step, toSquare(text[i:j]), toSquare(text[j+1:])
+	return true
+}
+
 func parse(text string) (*ply, error) {
 	ast, err := parser.ParseString("", text)
 	if err != nil {
@@ -226,9 +276,12 @@ func (c *Codec) Decode(s engine.State, text string) (engine.Move, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := c.parse(text)
-	if err != nil {
-		return nil, err
+	var fp ply
+	p := &fp
+	if !parseFast(text, p) {
+		if p, err = c.parse(text); err != nil {
+			return nil, err
+		}
 	}
 	m := ziggurat.Move{Kind: p.kind, Unit: p.unit}
 	switch p.kind {
