@@ -50,7 +50,8 @@ func runCheck(c *cli, args []string) int {
 	}
 	var games, plies, errs int
 	ioErr := false
-	checker := &notation.Checker{Lookup: referee.Lookup, NoCanon: true}
+	// each keeps nothing of a game: its memory is reused.
+	checker := &notation.Checker{Lookup: referee.Lookup, NoCanon: true, Reuse: true}
 	for _, f := range files {
 		name, in, size, err := c.open(f)
 		if err != nil {
