@@ -42,7 +42,7 @@ func BenchmarkCheckCorpus(b *testing.B) {
 	b.ReportAllocs()
 	plies := 0
 	for b.Loop() {
-		c := &notation.Checker{Lookup: lookup, NoCanon: true, Reuse: true, Workers: 1}
+		c := &notation.Checker{Lookup: lookup, NoCanon: true, Reuse: true}
 		err := c.Run(file, bytes.NewReader(data), func(ch *notation.Checked) {
 			if ch.Game != nil {
 				plies += ch.Game.Plies

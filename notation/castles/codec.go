@@ -7,8 +7,10 @@ package castles
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2"
@@ -390,20 +392,12 @@ func (c *Codec) DecodePlay(es engine.State, text string) (engine.Move, engine.St
 		return nil, nil, err
 	}
 	m := castles.Move{Setup: s.InSetup()}
-	var nsteps, nplaces int
-	for _, a := range acts {
-		if a.kind == '@' {
-			nplaces++
-		} else {
-			nsteps++
-		}
-	}
-	if nsteps > 1 {
-		m.Steps = make([]castles.Step, 0, nsteps-1)
-	}
-	if nplaces > 0 {
-		m.Places = make([]castles.Square, 0, nplaces)
-	}
+	// The unit steps and placements, gathered here and copied into the
+	// move at the end (the move of a common turn is interned instead).
+	var stepBuf [maxActions]castles.Step
+	var placeBuf [maxActions]castles.Square
+	steps, places := stepBuf[:0], placeBuf[:0]
+	castled := false
 	// inOrder: the actions so far are in Play's order (phase 0: nothing
 	// yet, 1: the castle stepped, 2: units stepped, 3: units placed).
 	inOrder, phase := true, 0
@@ -418,17 +412,18 @@ func (c *Codec) DecodePlay(es engine.State, text string) (engine.Move, engine.St
 		switch {
 		case a.kind == '@':
 			err = t.Place(a.to)
-			m.Places = append(m.Places, a.to)
+			places = append(places, a.to)
 			phase = 3
 		case a.kind == 'C' || a.from == t.Castle():
 			capture, err = t.CastleStep(a.from, a.to)
 			castle = true
 			m.Castle = [2]castles.Square{a.from, a.to}
+			castled = true
 			inOrder = inOrder && i == 0
 			phase = 1
 		default:
 			capture, err = t.Step(a.from, a.to)
-			m.Steps = append(m.Steps, castles.Step{From: a.from, To: a.to})
+			steps = append(steps, castles.Step{From: a.from, To: a.to})
 			inOrder = inOrder && phase >= 1 && phase <= 2
 			phase = 2
 		}
@@ -439,23 +434,69 @@ func (c *Codec) DecodePlay(es engine.State, text string) (engine.Move, engine.St
 			return nil, nil, engine.Illegal(ErrNoCapture, actionText(a, castle))
 		}
 	}
-	if len(m.Steps) == 0 {
-		m.Steps = nil
-	}
 	if m.Setup {
-		inOrder = len(acts) == 1 && len(m.Places) == 1
+		inOrder = len(acts) == 1 && len(places) == 1
 	} else {
 		inOrder = inOrder && phase >= 1
 	}
+	em := moveOf(m, castled, steps, places)
 	if !inOrder {
-		return m, nil, nil
+		return em, nil, nil
 	}
 	next, err := t.End()
 	if err != nil {
-		return m, nil, nil // Apply says what is missing
+		return em, nil, nil // Apply says what is missing
 	}
-	return m, next, nil
+	return em, next, nil
 }
+
+// moveOf is m with its unit steps and placements (nil when none) as an
+// engine.Move: the move of a common turn (the setup placement, a castle
+// step alone or followed by one unit step or one placement) is the one
+// interned for it, the others are allocated.
+func moveOf(m castles.Move, castled bool, steps []castles.Step, places []castles.Square) engine.Move {
+	var slot *atomic.Pointer[engine.Move]
+	switch {
+	case m.Setup && !castled && len(steps) == 0 && len(places) == 1:
+		slot = &setupMoves[places[0]]
+	case !m.Setup && castled && len(steps) == 0 && len(places) <= 1:
+		extra := 0 // the castle step alone
+		if len(places) == 1 {
+			extra = 1 + int(places[0])
+		}
+		slot = &turnMoves[int(m.Castle[0])*castles.Cells+int(m.Castle[1])][extra]
+	}
+	if slot != nil {
+		if em := slot.Load(); em != nil {
+			return *em
+		}
+	}
+	if len(steps) > 0 {
+		m.Steps = slices.Clone(steps)
+	}
+	if len(places) > 0 {
+		m.Places = slices.Clone(places)
+	}
+	em := engine.Move(m)
+	if slot != nil {
+		p := new(engine.Move)
+		*p = em
+		slot.Store(p)
+	}
+	return em
+}
+
+// setupMoves and turnMoves hold the moves of the commonest turns once
+// they have been decoded, so that decoding them again allocates no move
+// (nearly half the turns of a long game are one of these): setupMoves by
+// the square placed on, turnMoves by the castle's step (from, to), then
+// nothing (0), a placement (1 + square) or a unit step (1 + Cells +
+// from*Cells + to). A move is never changed once made, so that the same
+// one may serve every game.
+var (
+	setupMoves [castles.Cells]atomic.Pointer[engine.Move]
+	turnMoves  [castles.Cells * castles.Cells][1 + castles.Cells]atomic.Pointer[engine.Move]
+)
 
 // actionText writes a step that captures nothing in canonical form.
 func actionText(a action, castle bool) string {
