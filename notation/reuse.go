@@ -21,9 +21,12 @@ type gameMem struct {
 
 // Caps on what a gameMem keeps for the next batch: a batch with a long
 // game gets its own larger arrays, which are then left to the collector.
+// A batch holds about batchTokens tokens: as many plies at most, a
+// quarter as many tags.
 const (
-	memPlies = 4 << 10
+	memPlies = 2 * batchTokens
 	memSlots = 2 * memPlies
+	memTags  = batchTokens / 2
 	memGames = 64
 )
 
@@ -91,7 +94,7 @@ func (m *gameMem) tagSlab(n int) []Tag {
 	if m == nil {
 		return make([]Tag, 0, n)
 	}
-	return take(&m.tags, n, memSlots)
+	return take(&m.tags, n, memTags)
 }
 
 // lineSlots returns room for n lines of a game.

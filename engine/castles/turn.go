@@ -345,21 +345,29 @@ func squaresOK(a, b Square) error {
 }
 
 // End closes the turn and returns the new position.
-func (t *Turn) End() (*State, error) {
-	switch t.phase {
-	case phaseSetup:
-		return nil, engine.Illegal(ruleSetupFirst)
-	case phaseCastle:
-		return nil, engine.Illegal(ruleCastleFirst)
-	}
-	return t.end(), nil
-}
+func (t *Turn) End() (*State, error) { return t.EndIn(new(State)) }
 
 func (t *Turn) end() *State {
 	n := t.s
 	n.setup = false
 	n.toMove ^= 1
 	return &n
+}
+
+// EndIn is End writing the new position to *n, which it returns (nil with
+// the error): a caller that keeps the position together with values of
+// its own allocates them at once.
+func (t *Turn) EndIn(n *State) (*State, error) {
+	switch t.phase {
+	case phaseSetup:
+		return nil, engine.Illegal(ruleSetupFirst)
+	case phaseCastle:
+		return nil, engine.Illegal(ruleCastleFirst)
+	}
+	*n = t.s
+	n.setup = false
+	n.toMove ^= 1
+	return n, nil
 }
 
 // Apply plays m.

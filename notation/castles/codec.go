@@ -439,22 +439,40 @@ func (c *Codec) DecodePlay(es engine.State, text string) (engine.Move, engine.St
 	} else {
 		inOrder = inOrder && phase >= 1
 	}
-	em := moveOf(m, castled, steps, places)
 	if !inOrder {
-		return em, nil, nil
+		return moveOf(nil, m, castled, steps, places), nil, nil
 	}
-	next, err := t.End()
+	// The position and the move's steps and placements are allocated
+	// together (the move of a turn with no step and at most one placement
+	// is interned).
+	var room *turnRoom
+	var next *castles.State
+	if len(steps) == 0 && len(places) <= 1 {
+		next, err = t.End()
+	} else {
+		room = new(turnRoom)
+		next, err = t.EndIn(&room.next)
+	}
 	if err != nil {
-		return em, nil, nil // Apply says what is missing
+		return moveOf(nil, m, castled, steps, places), nil, nil // Apply says what is missing
 	}
-	return em, next, nil
+	return moveOf(room, m, castled, steps, places), next, nil
+}
+
+// turnRoom holds a turn's position and the steps and placements of its
+// move in one allocation.
+type turnRoom struct {
+	next   castles.State
+	steps  [castles.Units]castles.Step
+	places [castles.Units]castles.Square
 }
 
 // moveOf is m with its unit steps and placements (nil when none) as an
 // engine.Move: the move of a common turn (the setup placement, a castle
-// step alone or followed by one unit step or one placement) is the one
-// interned for it, the others are allocated.
-func moveOf(m castles.Move, castled bool, steps []castles.Step, places []castles.Square) engine.Move {
+// step alone or followed by one placement) is the one interned for it;
+// the others' steps and placements are copied to room when it is not nil
+// and they fit, else allocated.
+func moveOf(room *turnRoom, m castles.Move, castled bool, steps []castles.Step, places []castles.Square) engine.Move {
 	var slot *atomic.Pointer[engine.Move]
 	switch {
 	case m.Setup && !castled && len(steps) == 0 && len(places) == 1:
@@ -471,10 +489,18 @@ func moveOf(m castles.Move, castled bool, steps []castles.Step, places []castles
 			return *em
 		}
 	}
-	if len(steps) > 0 {
+	switch {
+	case len(steps) == 0:
+	case room != nil && len(steps) <= len(room.steps):
+		m.Steps = room.steps[:copy(room.steps[:], steps)]
+	default:
 		m.Steps = slices.Clone(steps)
 	}
-	if len(places) > 0 {
+	switch {
+	case len(places) == 0:
+	case room != nil && len(places) <= len(room.places):
+		m.Places = room.places[:copy(room.places[:], places)]
+	default:
 		m.Places = slices.Clone(places)
 	}
 	em := engine.Move(m)
@@ -488,11 +514,10 @@ func moveOf(m castles.Move, castled bool, steps []castles.Step, places []castles
 
 // setupMoves and turnMoves hold the moves of the commonest turns once
 // they have been decoded, so that decoding them again allocates no move
-// (nearly half the turns of a long game are one of these): setupMoves by
-// the square placed on, turnMoves by the castle's step (from, to), then
-// nothing (0), a placement (1 + square) or a unit step (1 + Cells +
-// from*Cells + to). A move is never changed once made, so that the same
-// one may serve every game.
+// (about a quarter of the turns of a long game are one of these):
+// setupMoves by the square placed on, turnMoves by the castle's step
+// (from, to), then nothing (0) or a placement (1 + square). A move is
+// never changed once made, so that the same one may serve every game.
 var (
 	setupMoves [castles.Cells]atomic.Pointer[engine.Move]
 	turnMoves  [castles.Cells * castles.Cells][1 + castles.Cells]atomic.Pointer[engine.Move]
