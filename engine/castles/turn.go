@@ -59,8 +59,8 @@ type Turn struct {
 // Begin starts the turn of the side to move: for a normal turn it makes the
 // automatic scrap heap to supply transfer. It fails once the game is over.
 func (s *State) Begin() (Turn, error) {
-	if o := s.Outcome(); o.Over {
-		return Turn{}, engine.Illegal(ruleGameOver, o.Reason)
+	if s.over() {
+		return Turn{}, engine.Illegal(ruleGameOver, s.Outcome().Reason)
 	}
 	return s.begin(), nil
 }
