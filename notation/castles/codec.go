@@ -61,13 +61,27 @@ var actionParser = participle.MustBuild[actionAST](participle.Lexer(plyLexer{}))
 // action is one parsed action, independent of any position. Squares off
 // the board are noSquare and keep their text for the error.
 type action struct {
-	kind             byte // 'C' castle step (letter written), 's' step, '@' placement
-	from, to         castles.Square
-	fromText, toText string // lower case
-	capture          bool   // written with x
+	kind     byte // 'C' castle step (letter written), 's' step, '@' placement
+	from, to castles.Square
+	// offText is the text (lower case) of the first of from and to that
+	// is noSquare, for the error; the squares on the board are named by
+	// their canonical text, which is what was written, lower-cased.
+	offText string
+	capture bool // written with x
 }
 
 const noSquare castles.Square = -1
+
+// setSquares sets the squares of a, read from the texts given.
+func (a *action) setSquares(from castles.Square, fromText string, to castles.Square, toText string) {
+	a.from, a.to, a.offText = from, to, ""
+	switch {
+	case from == noSquare:
+		a.offText = fromText
+	case to == noSquare:
+		a.offText = toText
+	}
+}
 
 // Codec is the castles notation. It is safe for concurrent use.
 type Codec struct {
@@ -133,7 +147,7 @@ func fastPly(acts []action, text string) ([]action, bool) {
 			if !ok {
 				return acts, false
 			}
-			a = action{kind: '@', from: q, to: q, fromText: text[i+1 : i+3], toText: text[i+1 : i+3]}
+			a = action{kind: '@', from: q, to: q}
 			i += 3
 		} else {
 			a.kind = 's'
@@ -149,7 +163,7 @@ func fastPly(acts []action, text string) ([]action, bool) {
 			if !ok {
 				return acts, false
 			}
-			a.from, a.fromText, a.to, a.toText = from, text[i:i+2], to, text[i+3:i+5]
+			a.from, a.to = from, to
 			a.capture = text[i+2] == 'x'
 			i += 5
 		}
@@ -188,8 +202,8 @@ func fastAction(text string) (action, bool) {
 		}
 		var a action
 		a.kind = '@'
-		a.to, a.toText = lowerSquare(text[1:])
-		a.from, a.fromText = a.to, a.toText
+		q, t := lowerSquare(text[1:])
+		a.setSquares(q, t, q, t)
 		return a, true
 	}
 	a := action{kind: 's'}
@@ -205,8 +219,9 @@ func fastAction(text string) (action, bool) {
 	if k != len(text) {
 		return action{}, false
 	}
-	a.from, a.fromText = lowerSquare(text[i:j])
-	a.to, a.toText = lowerSquare(text[j+1 : k])
+	from, fromText := lowerSquare(text[i:j])
+	to, toText := lowerSquare(text[j+1 : k])
+	a.setSquares(from, fromText, to, toText)
 	a.capture = text[j] == 'x'
 	return a, true
 }
@@ -244,8 +259,8 @@ func toAction(a *actionAST) action {
 	var act action
 	if a.Place != nil {
 		act.kind = '@'
-		act.to, act.toText = toSquare(a.Place.At)
-		act.from, act.fromText = act.to, act.toText
+		q, t := toSquare(a.Place.At)
+		act.setSquares(q, t, q, t)
 		return act
 	}
 	st := a.Step
@@ -253,8 +268,9 @@ func toAction(a *actionAST) action {
 	if st.Castle != "" {
 		act.kind = 'C'
 	}
-	act.from, act.fromText = toSquare(st.From)
-	act.to, act.toText = toSquare(st.To)
+	from, fromText := toSquare(st.From)
+	to, toText := toSquare(st.To)
+	act.setSquares(from, fromText, to, toText)
 	act.capture = st.Sep != "-"
 	return act
 }
@@ -403,10 +419,10 @@ func (c *Codec) DecodePlay(es engine.State, text string) (engine.Move, engine.St
 	inOrder, phase := true, 0
 	for i, a := range acts {
 		if a.from == noSquare {
-			return nil, nil, engine.Illegal("no such square %s", a.fromText)
+			return nil, nil, engine.Illegal("no such square %s", a.offText)
 		}
 		if a.to == noSquare {
-			return nil, nil, engine.Illegal("no such square %s", a.toText)
+			return nil, nil, engine.Illegal("no such square %s", a.offText)
 		}
 		var capture, castle bool
 		switch {
@@ -529,7 +545,7 @@ func actionText(a action, castle bool) string {
 	if castle {
 		prefix = "C"
 	}
-	return prefix + a.fromText + "-" + a.toText
+	return prefix + a.from.String() + "-" + a.to.String()
 }
 
 // Encode writes m in its canonical form: the castle step with its letter
