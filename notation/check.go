@@ -192,10 +192,11 @@ func (r *Record) tag(name string) Tag {
 // ply of the main line all the same (Checked.Fix makes the repairs). It
 // fills in the canonical spelling of every ply checked. The returned Game
 // is nil when the game itself is unknown or its tags unusable.
-func Check(r *Record, lookup Lookup) (*Game, []*Problem) { return check(r, lookup, true) }
+func Check(r *Record, lookup Lookup) (*Game, []*Problem) { return check(nil, r, lookup, true) }
 
-// check is Check; canon: fill in the canonical spelling of every ply.
-func check(r *Record, lookup Lookup, canon bool) (*Game, []*Problem) {
+// check is Check; canon: fill in the canonical spelling of every ply. The
+// Game, the checker and their slices come from m (nil: allocated).
+func check(m *gameMem, r *Record, lookup Lookup, canon bool) (*Game, []*Problem) {
 	problems := duplicateTags(r)
 	id, ok := r.Tag("Game")
 	if !ok {
@@ -222,18 +223,19 @@ func check(r *Record, lookup Lookup, canon bool) (*Game, []*Problem) {
 		t := r.tag("Game")
 		return nil, append(problems, &Problem{File: r.File, Game: r.Index, Line: t.Pos.Line, Col: t.Pos.Col, Token: id, Msg: err.Error()})
 	}
-	g := &Game{Record: r, Codec: codec, Options: o, Sides: sides}
-	c := &checker{g: g, first: o.First, n: len(sides), canon: canon}
+	g := m.game()
+	g.Record, g.Codec, g.Options, g.Sides = r, codec, o, sides
+	c := m.checker()
+	c.g, c.first, c.n, c.canon, c.mem = g, o.First, len(sides), canon, m
 	if set, text, p := setUp(r, codec.Rules(), o); p != nil {
 		return nil, append(problems, p)
 	} else if set != nil {
 		start, g.Position, c.setUp = set, text, true
 	}
-	g.Lines = []*engine.Line{engine.NewLineFor(start, len(r.Main.Plies))}
 	c.mainBad = -1
-	main, ok := c.line(r.Main, g.Lines[0], 0, -1, 0, &g.Moves)
+	main, ok := c.line(r.Main, engine.NewLineFor(start, len(r.Main.Plies)), 0, -1, 0, &g.Moves)
 	problems = append(problems, c.problems...)
-	g.Lines = main // main[0] is g.Lines[0]
+	g.Lines = main // main[0] is the start
 	c.problems = nil
 	c.clocks(r)
 	problems = append(problems, c.problems...)
@@ -322,6 +324,7 @@ type checker struct {
 	mainBad int
 	// override: plies read as these texts instead of theirs (by reach).
 	override map[*Ply]string
+	mem      *gameMem // where the slices of lines and moves come from
 }
 
 func (c *checker) add(pos Pos, ply int, tok, format string, args ...any) *Problem {
@@ -359,11 +362,10 @@ func (c *checker) roundOf(prevRound, prev, mover int) (int, bool) {
 // each legal ply (at included first) and whether every ply was legal. Moves
 // of the main line are appended to moves when it is not nil.
 func (c *checker) line(l *Line, at *engine.Line, base, prevMover, prevRound int, moves *[]engine.Move) ([]*engine.Line, bool) {
-	lines := make([]*engine.Line, 1, len(l.Plies)+1)
-	lines[0] = at
+	lines := append(c.mem.lineSlots(len(l.Plies)+1), at)
 	var fixes []lineFix // the plies checking went on past
 	if moves != nil && *moves == nil {
-		*moves = make([]engine.Move, 0, len(l.Plies))
+		*moves = c.mem.moveSlots(len(l.Plies))
 	}
 	for i, p := range l.Plies {
 		ply := base + i + 1

@@ -13,17 +13,21 @@ import (
 // returns nil for anything else, including every game with a problem: the
 // grammar stays the definition and reports those (FuzzReaders keeps the two
 // equal).
-func readFast(file string, n int, toks []lexer.Token) *Record {
+func readFast(file string, n int, toks []lexer.Token) *Record { return readFastIn(nil, file, n, toks) }
+
+// readFastIn is readFast taking the record's memory from m (nil: allocated).
+func readFastIn(m *gameMem, file string, n int, toks []lexer.Token) *Record {
 	if len(toks) == 0 {
 		return nil
 	}
-	r := &Record{File: file, Index: n, Pos: toPos(toks[0].Pos)}
 	i := 0
 	for i+3 < len(toks) && toks[i].Type == tLBrack {
 		i += 4
 	}
+	r := m.record()
+	r.File, r.Index, r.Pos = file, n, toPos(toks[0].Pos)
 	if i > 0 {
-		r.Tags = make([]Tag, 0, i/4)
+		r.Tags = m.tagSlab(i / 4)
 	}
 	i = 0
 	for i+3 < len(toks) && toks[i].Type == tLBrack {
@@ -38,14 +42,14 @@ func readFast(file string, n int, toks []lexer.Token) *Record {
 		r.Tags = append(r.Tags, Tag{Name: name.Value, Value: v, Pos: toPos(toks[i].Pos)})
 		i += 4
 	}
-	f := fastReader{toks: toks, i: i}
+	f := fastReader{toks: toks, i: i, mem: m}
 	// The plies of the game, in a few allocations.
 	for _, t := range toks[i:] {
 		if t.Type == tWord {
 			f.words++
 		}
 	}
-	f.slab = make([]Ply, 0, min(f.words, plySlab))
+	f.slab = m.plySlab(min(f.words, plySlab))
 	main, ok := f.line(0)
 	if !ok || f.i+1 >= len(toks) || toks[f.i].Type != tResult || toks[f.i+1].Type != tEOF {
 		return nil
@@ -61,6 +65,7 @@ type fastReader struct {
 	words int   // plies of the game (words of its movetext)
 	used  int   // plies read
 	slab  []Ply // room for the next plies
+	mem   *gameMem
 }
 
 // plySlab is how many plies are allocated together: a game's plies are
@@ -71,9 +76,9 @@ const plySlab = 128
 // line reads elements up to a result (depth 0) or ")" (inside a
 // variation), which it leaves unread.
 func (f *fastReader) line(depth int) (*Line, bool) {
-	l := &Line{}
+	l := f.mem.line()
 	if depth == 0 && f.words > 0 {
-		l.Plies = make([]*Ply, 0, f.words)
+		l.Plies = f.mem.plyPtrs(f.words)
 	}
 	var last *Ply
 	var num *lexer.Token
@@ -87,7 +92,7 @@ func (f *fastReader) line(depth int) (*Line, bool) {
 			num = t
 		case tWord:
 			if len(f.slab) == cap(f.slab) {
-				f.slab = make([]Ply, 0, max(min(f.words-f.used, plySlab), 1))
+				f.slab = f.mem.plySlab(max(min(f.words-f.used, plySlab), 1))
 			}
 			f.used++
 			// Filled in place: the slab's room is zero already, and a

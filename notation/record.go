@@ -265,8 +265,14 @@ func (c *chunker) next() []lexer.Token {
 }
 
 func parseGame(file string, n int, toks []lexer.Token, invalid map[int]string) (*Record, *Problem) {
+	return parseGameIn(nil, file, n, toks, invalid)
+}
+
+// parseGameIn is parseGame taking the memory of a record read the fast way
+// from m (nil: allocated).
+func parseGameIn(m *gameMem, file string, n int, toks []lexer.Token, invalid map[int]string) (*Record, *Problem) {
 	if len(invalid) == 0 {
-		if r := readFast(file, n, toks); r != nil {
+		if r := readFastIn(m, file, n, toks); r != nil {
 			return r, nil
 		}
 	}

@@ -24,6 +24,11 @@ type Checker struct {
 	NoCanon bool
 	// Workers is the number of goroutines that check games (0: GOMAXPROCS).
 	Workers int
+	// Reuse lets Run reuse the memory of the games it hands to each once
+	// each has returned: each must then keep nothing of its Checked (its
+	// Record, Game and Problems) but strings. Checking a large file then
+	// allocates far less.
+	Reuse bool
 }
 
 // batchTokens is about how many tokens a batch of games holds: enough to
@@ -36,6 +41,7 @@ type batch struct {
 	slab  []lexer.Token // holds the games' tokens; reused once they are checked
 	out   []*Checked
 	done  chan struct{}
+	mem   *gameMem // the games' memory (Reuse), back to the workers after each
 }
 
 // slabTokens is the room of a batch's token slab: a batch closes once it
@@ -65,6 +71,11 @@ func (c *Checker) Run(file string, r io.Reader, each func(*Checked)) error {
 	// are dead once it is read, and reusing their room spares allocating
 	// and clearing it for every batch.
 	spare := make(chan []lexer.Token, 2*workers+2)
+	// The memory of the batches each has seen goes back to the workers.
+	var spareMem chan *gameMem
+	if c.Reuse {
+		spareMem = make(chan *gameMem, 2*workers+2)
+	}
 	var readErr error
 	go func() {
 		defer close(order)
@@ -77,9 +88,17 @@ func (c *Checker) Run(file string, r io.Reader, each func(*Checked)) error {
 	for range workers {
 		go func() {
 			for b := range work {
+				if c.Reuse {
+					select {
+					case b.mem = <-spareMem:
+						b.mem.reset()
+					default:
+						b.mem = new(gameMem)
+					}
+				}
 				b.out = make([]*Checked, len(b.games))
 				for i, g := range b.games {
-					b.out[i] = c.check(file, g)
+					b.out[i] = c.check(b.mem, file, g)
 				}
 				b.games = nil
 				if b.slab != nil {
@@ -97,6 +116,13 @@ func (c *Checker) Run(file string, r io.Reader, each func(*Checked)) error {
 		<-b.done
 		for _, ch := range b.out {
 			each(ch)
+		}
+		if b.mem != nil {
+			select {
+			case spareMem <- b.mem:
+			default:
+			}
+			b.mem, b.out = nil, nil
 		}
 	}
 	return readErr
@@ -155,7 +181,7 @@ func (c *Checker) cut(file string, r io.Reader, spare chan []lexer.Token, send f
 	return l.err
 }
 
-func (c *Checker) check(file string, g chunk) *Checked {
+func (c *Checker) check(m *gameMem, file string, g chunk) *Checked {
 	ch := &Checked{Index: g.n, Typography: g.typo}
 	if len(g.toks) > 0 {
 		ch.Start = g.toks[0].Pos.Offset
@@ -163,7 +189,7 @@ func (c *Checker) check(file string, g chunk) *Checked {
 	p := g.problem
 	var r *Record
 	if p == nil {
-		r, p = parseGame(file, g.n, g.toks, g.invalid)
+		r, p = parseGameIn(m, file, g.n, g.toks, g.invalid)
 	}
 	if p != nil {
 		ch.Problems = []*Problem{p}
@@ -172,7 +198,7 @@ func (c *Checker) check(file string, g chunk) *Checked {
 	}
 	ch.Record = r
 	ch.Offset = r.Pos.Offset
-	ch.Game, ch.Problems = check(r, c.Lookup, !c.NoCanon)
+	ch.Game, ch.Problems = check(m, r, c.Lookup, !c.NoCanon)
 	return ch
 }
 

@@ -20,10 +20,15 @@ import (
 // of games (under 10 MB), so a lazy collector costs little memory;
 // checkMemLimit caps what it may cost (the collector runs when the heap
 // nears it), so that the memory of `pbem check` stays flat whatever the
-// size of its input.
+// size of its input. checkReuseGCPercent is the setting of `pbem check`,
+// which reuses its games' memory (notation.Checker.Reuse) and so allocates
+// half as much: there the lazier setting saved fewer collections than its
+// larger heap cost in page faults (the castles corpus: 6% more CPU time,
+// 72 MB resident instead of 53).
 const (
-	checkGCPercent = 1000
-	checkMemLimit  = 64 << 20
+	checkGCPercent      = 1000
+	checkReuseGCPercent = 300
+	checkMemLimit       = 64 << 20
 )
 
 // progressMin is the input size from which `pbem check` shows a progress
@@ -44,13 +49,14 @@ func runCheck(c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "pbem check: --fix rewrites files; standard input (-) has none to rewrite (pbem fmt --fix writes the repaired records to standard output)\n")
 		return 2
 	}
-	defer debug.SetGCPercent(debug.SetGCPercent(checkGCPercent))
+	defer debug.SetGCPercent(debug.SetGCPercent(checkReuseGCPercent))
 	if limit := debug.SetMemoryLimit(-1); limit > checkMemLimit {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(checkMemLimit))
 	}
 	var games, plies, errs int
 	ioErr := false
-	checker := &notation.Checker{Lookup: referee.Lookup, NoCanon: true}
+	// each keeps nothing of a game: its memory is reused.
+	checker := &notation.Checker{Lookup: referee.Lookup, NoCanon: true, Reuse: true}
 	for _, f := range files {
 		name, in, size, err := c.open(f)
 		if err != nil {

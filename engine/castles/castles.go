@@ -154,21 +154,29 @@ written after that point. Threefold repetition of the whole position
 // Sides returns First and Second. Only the defaults are supported: 0 or 2
 // players, no board name, First opening the rounds.
 func (Rules) Sides(o engine.Options) ([]string, error) {
-	if o.Players != 0 && o.Players != 2 {
-		return nil, fmt.Errorf("castles: players must be 2, not %d", o.Players)
-	}
-	if o.Board != "" {
-		return nil, fmt.Errorf("castles: no board may be named (got %q)", o.Board)
-	}
-	if o.First != First {
-		return nil, fmt.Errorf("castles: First always opens the rounds (first must be 0, not %d)", o.First)
+	if err := checkOptions(o); err != nil {
+		return nil, err
 	}
 	return []string{"First", "Second"}, nil
 }
 
+// checkOptions refuses the options castles cannot be played with.
+func checkOptions(o engine.Options) error {
+	if o.Players != 0 && o.Players != 2 {
+		return fmt.Errorf("castles: players must be 2, not %d", o.Players)
+	}
+	if o.Board != "" {
+		return fmt.Errorf("castles: no board may be named (got %q)", o.Board)
+	}
+	if o.First != First {
+		return fmt.Errorf("castles: First always opens the rounds (first must be 0, not %d)", o.First)
+	}
+	return nil
+}
+
 // Start returns the initial position: Second to make the setup placement.
 func (r Rules) Start(o engine.Options) (engine.State, error) {
-	if _, err := r.Sides(o); err != nil {
+	if err := checkOptions(o); err != nil {
 		return nil, err
 	}
 	return NewState(), nil

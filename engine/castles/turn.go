@@ -59,8 +59,8 @@ type Turn struct {
 // Begin starts the turn of the side to move: for a normal turn it makes the
 // automatic scrap heap to supply transfer. It fails once the game is over.
 func (s *State) Begin() (Turn, error) {
-	if o := s.Outcome(); o.Over {
-		return Turn{}, engine.Illegal(ruleGameOver, o.Reason)
+	if s.over() {
+		return Turn{}, engine.Illegal(ruleGameOver, s.Outcome().Reason)
 	}
 	return s.begin(), nil
 }
@@ -345,21 +345,29 @@ func squaresOK(a, b Square) error {
 }
 
 // End closes the turn and returns the new position.
-func (t *Turn) End() (*State, error) {
-	switch t.phase {
-	case phaseSetup:
-		return nil, engine.Illegal(ruleSetupFirst)
-	case phaseCastle:
-		return nil, engine.Illegal(ruleCastleFirst)
-	}
-	return t.end(), nil
-}
+func (t *Turn) End() (*State, error) { return t.EndIn(new(State)) }
 
 func (t *Turn) end() *State {
 	n := t.s
 	n.setup = false
 	n.toMove ^= 1
 	return &n
+}
+
+// EndIn is End writing the new position to *n, which it returns (nil with
+// the error): a caller that keeps the position together with values of
+// its own allocates them at once.
+func (t *Turn) EndIn(n *State) (*State, error) {
+	switch t.phase {
+	case phaseSetup:
+		return nil, engine.Illegal(ruleSetupFirst)
+	case phaseCastle:
+		return nil, engine.Illegal(ruleCastleFirst)
+	}
+	*n = t.s
+	n.setup = false
+	n.toMove ^= 1
+	return n, nil
 }
 
 // Apply plays m.

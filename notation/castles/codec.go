@@ -7,8 +7,10 @@ package castles
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2"
@@ -59,13 +61,27 @@ var actionParser = participle.MustBuild[actionAST](participle.Lexer(plyLexer{}))
 // action is one parsed action, independent of any position. Squares off
 // the board are noSquare and keep their text for the error.
 type action struct {
-	kind             byte // 'C' castle step (letter written), 's' step, '@' placement
-	from, to         castles.Square
-	fromText, toText string // lower case
-	capture          bool   // written with x
+	kind     byte // 'C' castle step (letter written), 's' step, '@' placement
+	from, to castles.Square
+	// offText is the text (lower case) of the first of from and to that
+	// is noSquare, for the error; the squares on the board are named by
+	// their canonical text, which is what was written, lower-cased.
+	offText string
+	capture bool // written with x
 }
 
 const noSquare castles.Square = -1
+
+// setSquares sets the squares of a, read from the texts given.
+func (a *action) setSquares(from castles.Square, fromText string, to castles.Square, toText string) {
+	a.from, a.to, a.offText = from, to, ""
+	switch {
+	case from == noSquare:
+		a.offText = fromText
+	case to == noSquare:
+		a.offText = toText
+	}
+}
 
 // Codec is the castles notation. It is safe for concurrent use.
 type Codec struct {
@@ -131,7 +147,7 @@ func fastPly(acts []action, text string) ([]action, bool) {
 			if !ok {
 				return acts, false
 			}
-			a = action{kind: '@', from: q, to: q, fromText: text[i+1 : i+3], toText: text[i+1 : i+3]}
+			a = action{kind: '@', from: q, to: q}
 			i += 3
 		} else {
 			a.kind = 's'
@@ -147,7 +163,7 @@ func fastPly(acts []action, text string) ([]action, bool) {
 			if !ok {
 				return acts, false
 			}
-			a.from, a.fromText, a.to, a.toText = from, text[i:i+2], to, text[i+3:i+5]
+			a.from, a.to = from, to
 			a.capture = text[i+2] == 'x'
 			i += 5
 		}
@@ -186,8 +202,8 @@ func fastAction(text string) (action, bool) {
 		}
 		var a action
 		a.kind = '@'
-		a.to, a.toText = lowerSquare(text[1:])
-		a.from, a.fromText = a.to, a.toText
+		q, t := lowerSquare(text[1:])
+		a.setSquares(q, t, q, t)
 		return a, true
 	}
 	a := action{kind: 's'}
@@ -203,8 +219,9 @@ func fastAction(text string) (action, bool) {
 	if k != len(text) {
 		return action{}, false
 	}
-	a.from, a.fromText = lowerSquare(text[i:j])
-	a.to, a.toText = lowerSquare(text[j+1 : k])
+	from, fromText := lowerSquare(text[i:j])
+	to, toText := lowerSquare(text[j+1 : k])
+	a.setSquares(from, fromText, to, toText)
 	a.capture = text[j] == 'x'
 	return a, true
 }
@@ -242,8 +259,8 @@ func toAction(a *actionAST) action {
 	var act action
 	if a.Place != nil {
 		act.kind = '@'
-		act.to, act.toText = toSquare(a.Place.At)
-		act.from, act.fromText = act.to, act.toText
+		q, t := toSquare(a.Place.At)
+		act.setSquares(q, t, q, t)
 		return act
 	}
 	st := a.Step
@@ -251,8 +268,9 @@ func toAction(a *actionAST) action {
 	if st.Castle != "" {
 		act.kind = 'C'
 	}
-	act.from, act.fromText = toSquare(st.From)
-	act.to, act.toText = toSquare(st.To)
+	from, fromText := toSquare(st.From)
+	to, toText := toSquare(st.To)
+	act.setSquares(from, fromText, to, toText)
 	act.capture = st.Sep != "-"
 	return act
 }
@@ -390,45 +408,38 @@ func (c *Codec) DecodePlay(es engine.State, text string) (engine.Move, engine.St
 		return nil, nil, err
 	}
 	m := castles.Move{Setup: s.InSetup()}
-	var nsteps, nplaces int
-	for _, a := range acts {
-		if a.kind == '@' {
-			nplaces++
-		} else {
-			nsteps++
-		}
-	}
-	if nsteps > 1 {
-		m.Steps = make([]castles.Step, 0, nsteps-1)
-	}
-	if nplaces > 0 {
-		m.Places = make([]castles.Square, 0, nplaces)
-	}
+	// The unit steps and placements, gathered here and copied into the
+	// move at the end (the move of a common turn is interned instead).
+	var stepBuf [maxActions]castles.Step
+	var placeBuf [maxActions]castles.Square
+	steps, places := stepBuf[:0], placeBuf[:0]
+	castled := false
 	// inOrder: the actions so far are in Play's order (phase 0: nothing
 	// yet, 1: the castle stepped, 2: units stepped, 3: units placed).
 	inOrder, phase := true, 0
 	for i, a := range acts {
 		if a.from == noSquare {
-			return nil, nil, engine.Illegal("no such square %s", a.fromText)
+			return nil, nil, engine.Illegal("no such square %s", a.offText)
 		}
 		if a.to == noSquare {
-			return nil, nil, engine.Illegal("no such square %s", a.toText)
+			return nil, nil, engine.Illegal("no such square %s", a.offText)
 		}
 		var capture, castle bool
 		switch {
 		case a.kind == '@':
 			err = t.Place(a.to)
-			m.Places = append(m.Places, a.to)
+			places = append(places, a.to)
 			phase = 3
 		case a.kind == 'C' || a.from == t.Castle():
 			capture, err = t.CastleStep(a.from, a.to)
 			castle = true
 			m.Castle = [2]castles.Square{a.from, a.to}
+			castled = true
 			inOrder = inOrder && i == 0
 			phase = 1
 		default:
 			capture, err = t.Step(a.from, a.to)
-			m.Steps = append(m.Steps, castles.Step{From: a.from, To: a.to})
+			steps = append(steps, castles.Step{From: a.from, To: a.to})
 			inOrder = inOrder && phase >= 1 && phase <= 2
 			phase = 2
 		}
@@ -439,23 +450,94 @@ func (c *Codec) DecodePlay(es engine.State, text string) (engine.Move, engine.St
 			return nil, nil, engine.Illegal(ErrNoCapture, actionText(a, castle))
 		}
 	}
-	if len(m.Steps) == 0 {
-		m.Steps = nil
-	}
 	if m.Setup {
-		inOrder = len(acts) == 1 && len(m.Places) == 1
+		inOrder = len(acts) == 1 && len(places) == 1
 	} else {
 		inOrder = inOrder && phase >= 1
 	}
 	if !inOrder {
-		return m, nil, nil
+		return moveOf(nil, m, castled, steps, places), nil, nil
 	}
-	next, err := t.End()
+	// The position and the move's steps and placements are allocated
+	// together (the move of a turn with no step and at most one placement
+	// is interned).
+	var room *turnRoom
+	var next *castles.State
+	if len(steps) == 0 && len(places) <= 1 {
+		next, err = t.End()
+	} else {
+		room = new(turnRoom)
+		next, err = t.EndIn(&room.next)
+	}
 	if err != nil {
-		return m, nil, nil // Apply says what is missing
+		return moveOf(nil, m, castled, steps, places), nil, nil // Apply says what is missing
 	}
-	return m, next, nil
+	return moveOf(room, m, castled, steps, places), next, nil
 }
+
+// turnRoom holds a turn's position and the steps and placements of its
+// move in one allocation.
+type turnRoom struct {
+	next   castles.State
+	steps  [castles.Units]castles.Step
+	places [castles.Units]castles.Square
+}
+
+// moveOf is m with its unit steps and placements (nil when none) as an
+// engine.Move: the move of a common turn (the setup placement, a castle
+// step alone or followed by one placement) is the one interned for it;
+// the others' steps and placements are copied to room when it is not nil
+// and they fit, else allocated.
+func moveOf(room *turnRoom, m castles.Move, castled bool, steps []castles.Step, places []castles.Square) engine.Move {
+	var slot *atomic.Pointer[engine.Move]
+	switch {
+	case m.Setup && !castled && len(steps) == 0 && len(places) == 1:
+		slot = &setupMoves[places[0]]
+	case !m.Setup && castled && len(steps) == 0 && len(places) <= 1:
+		extra := 0 // the castle step alone
+		if len(places) == 1 {
+			extra = 1 + int(places[0])
+		}
+		slot = &turnMoves[int(m.Castle[0])*castles.Cells+int(m.Castle[1])][extra]
+	}
+	if slot != nil {
+		if em := slot.Load(); em != nil {
+			return *em
+		}
+	}
+	switch {
+	case len(steps) == 0:
+	case room != nil && len(steps) <= len(room.steps):
+		m.Steps = room.steps[:copy(room.steps[:], steps)]
+	default:
+		m.Steps = slices.Clone(steps)
+	}
+	switch {
+	case len(places) == 0:
+	case room != nil && len(places) <= len(room.places):
+		m.Places = room.places[:copy(room.places[:], places)]
+	default:
+		m.Places = slices.Clone(places)
+	}
+	em := engine.Move(m)
+	if slot != nil {
+		p := new(engine.Move)
+		*p = em
+		slot.Store(p)
+	}
+	return em
+}
+
+// setupMoves and turnMoves hold the moves of the commonest turns once
+// they have been decoded, so that decoding them again allocates no move
+// (about a quarter of the turns of a long game are one of these):
+// setupMoves by the square placed on, turnMoves by the castle's step
+// (from, to), then nothing (0) or a placement (1 + square). A move is
+// never changed once made, so that the same one may serve every game.
+var (
+	setupMoves [castles.Cells]atomic.Pointer[engine.Move]
+	turnMoves  [castles.Cells * castles.Cells][1 + castles.Cells]atomic.Pointer[engine.Move]
+)
 
 // actionText writes a step that captures nothing in canonical form.
 func actionText(a action, castle bool) string {
@@ -463,7 +545,7 @@ func actionText(a action, castle bool) string {
 	if castle {
 		prefix = "C"
 	}
-	return prefix + a.fromText + "-" + a.toText
+	return prefix + a.from.String() + "-" + a.to.String()
 }
 
 // Encode writes m in its canonical form: the castle step with its letter
