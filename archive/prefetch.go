@@ -172,12 +172,12 @@ func (s *Store) Prefetch(ctx context.Context, messageIDs, addrs, windows []strin
 	cond, args := s.inList("address", as)
 	reads = append(reads, prefetchRead{`SELECT ` + playerColumns + ` FROM players WHERE ` + cond, args, player(p.Players)})
 
-	// The active games of the addresses, and what is read of them.
+	// The active games of the addresses (as ActiveGamesOf finds them),
+	// and what is read of them.
 	seatsIn, seatsArgs := s.inList("address", as)
 	obsIn, obsArgs := s.inList("address", as)
-	activeCond := `status IN ('invited', 'playing') AND (
-	id IN (SELECT game_id FROM seats WHERE ` + seatsIn + `) OR
-	id IN (SELECT game_id FROM observers WHERE ` + obsIn + `))`
+	activeCond := `status IN ('invited', 'playing') AND
+	id IN (SELECT game_id FROM seats WHERE ` + seatsIn + ` UNION SELECT game_id FROM observers WHERE ` + obsIn + `)`
 	activeArgs := append(seatsArgs, obsArgs...)
 	with := `WITH active(id) AS (SELECT id FROM games WHERE ` + activeCond + `) `
 	others := map[string]*Player{}
