@@ -52,13 +52,15 @@ func (s *Store) Game(ctx context.Context, id int64) (*Game, error) {
 }
 
 // ActiveGamesOf returns the invited and playing games in which addr
-// (case-insensitive) has a seat or watches, by id.
+// (case-insensitive) has a seat or watches, by id. The games are found
+// from the address's seats and observers (their indexes), one UNION:
+// PostgreSQL plans two IN conditions joined by OR as a scan of every
+// game.
 func (s *Store) ActiveGamesOf(ctx context.Context, addr string) ([]*Game, error) {
 	a := strings.ToLower(addr)
 	return s.games(ctx, s.q(nil), `SELECT `+gameColumns+` FROM games
-WHERE status IN ('invited', 'playing') AND (
-	id IN (SELECT game_id FROM seats WHERE address = ?) OR
-	id IN (SELECT game_id FROM observers WHERE address = ?))
+WHERE status IN ('invited', 'playing') AND
+	id IN (SELECT game_id FROM seats WHERE address = ? UNION SELECT game_id FROM observers WHERE address = ?)
 ORDER BY id`, a, a)
 }
 
@@ -91,45 +93,12 @@ func (s *Store) games(ctx context.Context, q querier, query string, args ...any)
 	}
 	var gs []*Game
 	for rows.Next() {
-		var g Game
-		var opts, offers, conds string
-		var turnStart, deadline, due, created, updated int64
-		dest := []any{&g.ID, &g.Game, &g.Status, &opts, &offers, &conds, &g.Record, &turnStart, &deadline,
-			&g.Reminded, &due, &g.Thread, &created, &updated, &g.Version}
-		var seats, observers string
-		if joined {
-			dest = append(dest, &seats, &observers)
-		}
-		if err := rows.Scan(dest...); err != nil {
+		g, err := scanGame(rows.Scan, joined)
+		if err != nil {
 			rows.Close()
-			return nil, fmt.Errorf("archive: games: %w", err)
+			return nil, err
 		}
-		if joined {
-			if err := g.unmarshalPeople(seats, observers); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("archive: game %d: %w", g.ID, err)
-			}
-		}
-		if err := json.Unmarshal([]byte(opts), &g.Options); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("archive: game %d options: %w", g.ID, err)
-		}
-		if err := json.Unmarshal([]byte(offers), &g.Offers); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("archive: game %d offers: %w", g.ID, err)
-		}
-		if len(g.Offers) == 0 {
-			g.Offers = nil
-		}
-		if conds != "" {
-			if err := json.Unmarshal([]byte(conds), &g.Conditions); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("archive: game %d conditions: %w", g.ID, err)
-			}
-		}
-		g.TurnStart, g.Deadline, g.Due = fromUnix(turnStart), fromUnix(deadline), fromUnix(due)
-		g.Created, g.Updated = fromUnix(created), fromUnix(updated)
-		gs = append(gs, &g)
+		gs = append(gs, g)
 	}
 	if err := rows.Close(); err != nil {
 		return nil, fmt.Errorf("archive: games: %w", err)
@@ -146,6 +115,45 @@ func (s *Store) games(ctx context.Context, q querier, query string, args ...any)
 		}
 	}
 	return gs, nil
+}
+
+// scanGame reads a row of gameColumns (and, when joined, pgPeople's two
+// arrays) with scan.
+func scanGame(scan func(dest ...any) error, joined bool) (*Game, error) {
+	var g Game
+	var opts, offers, conds string
+	var turnStart, deadline, due, created, updated int64
+	dest := []any{&g.ID, &g.Game, &g.Status, &opts, &offers, &conds, &g.Record, &turnStart, &deadline,
+		&g.Reminded, &due, &g.Thread, &created, &updated, &g.Version}
+	var seats, observers string
+	if joined {
+		dest = append(dest, &seats, &observers)
+	}
+	if err := scan(dest...); err != nil {
+		return nil, fmt.Errorf("archive: games: %w", err)
+	}
+	if joined {
+		if err := g.unmarshalPeople(seats, observers); err != nil {
+			return nil, fmt.Errorf("archive: game %d: %w", g.ID, err)
+		}
+	}
+	if err := json.Unmarshal([]byte(opts), &g.Options); err != nil {
+		return nil, fmt.Errorf("archive: game %d options: %w", g.ID, err)
+	}
+	if err := json.Unmarshal([]byte(offers), &g.Offers); err != nil {
+		return nil, fmt.Errorf("archive: game %d offers: %w", g.ID, err)
+	}
+	if len(g.Offers) == 0 {
+		g.Offers = nil
+	}
+	if conds != "" {
+		if err := json.Unmarshal([]byte(conds), &g.Conditions); err != nil {
+			return nil, fmt.Errorf("archive: game %d conditions: %w", g.ID, err)
+		}
+	}
+	g.TurnStart, g.Deadline, g.Due = fromUnix(turnStart), fromUnix(deadline), fromUnix(due)
+	g.Created, g.Updated = fromUnix(created), fromUnix(updated)
+	return &g, nil
 }
 
 // unmarshalPeople sets the seats and observers of g from the JSON arrays

@@ -205,6 +205,9 @@ func (s *Store) SentBatch(ctx context.Context, ids []string) (missing []string, 
 	// Updates of existing rows only: no writer lock needed.
 	err = s.write(ctx, txMarks, func(w *wtx) error {
 		missing = missing[:0]
+		if w.b != nil {
+			return sentBatchPG(ctx, w, at, ids, &missing)
+		}
 		for _, id := range ids {
 			err := w.exec(ctx, `UPDATE outbox SET status = 'sent', sent_at = ? WHERE id = ?`, []any{at, id}, func(n int64, err error) error {
 				if err == nil && n == 0 {
@@ -225,6 +228,36 @@ func (s *Store) SentBatch(ctx context.Context, ids []string) (missing []string, 
 		missing = nil
 	}
 	return missing, nil
+}
+
+// sentBatchPG queues SentBatch's marks on PostgreSQL as one statement (an
+// UPDATE of every id at once, which returns the ids it found) instead of
+// one a mail: the server parses, plans and runs one statement a batch of
+// marks.
+func sentBatchPG(ctx context.Context, w *wtx, at int64, ids []string, missing *[]string) error {
+	nums := make([]int64, 0, len(ids))
+	for _, id := range ids {
+		if n, err := strconv.ParseInt(id, 10, 64); err == nil {
+			nums = append(nums, n)
+		}
+	}
+	return w.queryRow(ctx, `WITH marked AS (UPDATE outbox SET status = 'sent', sent_at = ? WHERE id = ANY(?) RETURNING id)
+SELECT COALESCE(array_agg(id), '{}') FROM marked`, []any{at, nums}, func(scan func(dest ...any) error) error {
+		var got []int64
+		if err := scan(&got); err != nil {
+			return err
+		}
+		found := make(map[int64]bool, len(got))
+		for _, n := range got {
+			found[n] = true
+		}
+		for _, id := range ids {
+			if n, err := strconv.ParseInt(id, 10, 64); err != nil || !found[n] {
+				*missing = append(*missing, id)
+			}
+		}
+		return nil
+	})
 }
 
 // Retry records a failed attempt (attempts + 1, the error) and makes the

@@ -141,6 +141,15 @@ func TestPostgresCommitRoundTrips(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"999999"}, missing)
 	assert.Equal(t, 2, rt.total(), "round trips of SentBatch of %d: %v", len(ids), rt.sql)
+	assert.Equal(t, 3, rt.batched, "statements of SentBatch of %d: BEGIN, the fence check and one UPDATE", len(ids))
+	for _, id := range ids[1:] {
+		var status string
+		require.NoError(t, s.db.QueryRow(`SELECT status FROM outbox WHERE id = ?`, id).Scan(&status))
+		assert.Equal(t, "sent", status, id)
+	}
+	missing, err = s.SentBatch(ctx, []string{ids[1], "x", ids[1], "999998"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"x", "999998"}, missing, "an id that is no number, and one that names no mail")
 
 	// A conflict: the batch, then ROLLBACK; nothing stored.
 	rt.reset()

@@ -56,12 +56,12 @@ func (r *Referee) HandleBatch(ctx context.Context, reqs []Request) []error {
 		if v.addresses {
 			flush()
 		}
-		ch, err := r.handle(ctx, v.store(), reqs[i])
+		ch, err := r.handle(v.context(ctx), v.store(), reqs[i])
 		if errors.Is(err, errFlush) {
 			// The request reads what the batch changed and the view
 			// cannot show (a tournament): commit the batch first.
 			flush()
-			ch, err = r.handle(ctx, v.store(), reqs[i])
+			ch, err = r.handle(v.context(ctx), v.store(), reqs[i])
 		}
 		errs[i] = err
 		if ch != nil {
@@ -100,6 +100,16 @@ func (v *view) prefetch(ctx context.Context, reqs []Request) {
 			v.preGames[g.ID] = g
 		}
 	}
+}
+
+// context is ctx for a request decided on v: with v's prefetch, which
+// answers the store's reads that go past the view (the blocked list, a
+// sender's main address) for the addresses it holds.
+func (v *view) context(ctx context.Context) context.Context {
+	if v.pre == nil {
+		return ctx
+	}
+	return archive.WithPrefetched(ctx, v.pre)
 }
 
 // errFlush is returned by a batch view for a read it cannot answer from the
@@ -212,6 +222,10 @@ func (v *view) Player(ctx context.Context, addr string) (*archive.Player, error)
 			c := *p
 			return &c, nil
 		}
+		if p, ok := v.pre.People[strings.ToLower(addr)]; ok {
+			c := *p
+			return &c, nil
+		}
 	}
 	return v.Store.Player(ctx, addr)
 }
@@ -284,9 +298,16 @@ func (v *view) Commit(ctx context.Context, c *archive.Change) error {
 // Notes are the store's notes of addr on a game and those the batch's
 // changes wrote.
 func (v *view) Notes(ctx context.Context, gameID int64, addr string) ([]*archive.Note, error) {
-	out, err := v.Store.Notes(ctx, gameID, addr)
-	if err != nil {
-		return nil, err
+	var out []*archive.Note
+	var ok bool
+	if v.pre != nil {
+		out, ok = v.pre.NotesOf(gameID, addr)
+	}
+	if !ok {
+		var err error
+		if out, err = v.Store.Notes(ctx, gameID, addr); err != nil {
+			return nil, err
+		}
 	}
 	for _, c := range v.changes {
 		for _, n := range c.Notes {

@@ -265,6 +265,11 @@ func (c *readCounter) Sender(ctx context.Context, addr string) (*archive.Sender,
 	return c.Store.Sender(ctx, addr)
 }
 
+func (c *readCounter) Notes(ctx context.Context, gameID int64, addr string) ([]*archive.Note, error) {
+	c.count("Notes")
+	return c.Store.Notes(ctx, gameID, addr)
+}
+
 func (c *readCounter) Prefetch(ctx context.Context, ids, addrs, windows []string) (*archive.Prefetched, error) {
 	p, err := c.Store.Prefetch(ctx, ids, addrs, windows)
 	c.mu.Lock()
@@ -279,8 +284,8 @@ func (c *readCounter) Prefetch(ctx context.Context, ids, addrs, windows []string
 
 // TestHandleBatchPrefetch: a batch reads its messages, its senders and
 // their games once, before it is decided, and not again request by request
-// (Seen, Game, ActiveGamesOf, Player, Sender; the blocked list and notes
-// are still read per request); it stores what the requests handled one by one do. (The
+// (Seen, Game, ActiveGamesOf, Player, Sender, Notes: the players and
+// notes of the senders' games come with the prefetch); it stores what the requests handled one by one do. (The
 // referees of the other batch tests prefetch too: they show that the
 // answers are the same.)
 func TestHandleBatchPrefetch(t *testing.T) {
