@@ -64,14 +64,8 @@ type AddressChange struct {
 func lowerAddr(a string) string { return strings.ToLower(strings.TrimSpace(a)) }
 
 // MainAddress is the address of the player whose added address addr is,
-// or addr (lower case) itself. A prefetch in ctx (WithPrefetched) that
-// holds addr answers for it.
+// or addr (lower case) itself.
 func (s *Store) MainAddress(ctx context.Context, addr string) (string, error) {
-	if pre := prefetchedIn(ctx); pre != nil {
-		if m, ok := pre.Main[lowerAddr(addr)]; ok {
-			return m, nil
-		}
-	}
 	var p string
 	err := s.q(nil).QueryRowContext(ctx, `SELECT player FROM player_addresses WHERE address = ?`, lowerAddr(addr)).Scan(&p)
 	if errors.Is(err, sql.ErrNoRows) {

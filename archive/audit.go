@@ -191,14 +191,8 @@ func (s *Store) Audits(ctx context.Context, gameID int64) ([]Audit, error) {
 
 // Blocked reports whether mail from addr is blocked: the address itself,
 // or its domain, is in the blocked list.
-// A prefetch in ctx (WithPrefetched) that holds addr answers for it.
 func (s *Store) Blocked(ctx context.Context, addr string) (bool, error) {
 	a := strings.ToLower(strings.TrimSpace(addr))
-	if p := prefetchedIn(ctx); p != nil {
-		if b, ok := p.Blocked[a]; ok {
-			return b, nil
-		}
-	}
 	_, domain, _ := strings.Cut(a, "@")
 	var n int
 	err := s.q(nil).QueryRowContext(ctx, `SELECT COUNT(*) FROM blocked WHERE pattern IN (?, ?)`, a, "@"+domain).Scan(&n)

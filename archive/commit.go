@@ -199,18 +199,29 @@ ON CONFLICT (address) DO UPDATE SET window_start = excluded.window_start, count 
 	return step("entries")
 }
 
+// Committed is what a commit at at makes of g: its version one higher,
+// updated at at, and created at at when it is new. A batch that holds
+// changes before it commits them (the referee's view) keeps its copies
+// the same way.
+func (g *Game) Committed(at time.Time) {
+	g.Version++
+	g.Updated = at
+	if g.Created.IsZero() {
+		g.Created = at
+	}
+}
+
+// Committed is what a commit makes of p: its version one higher.
+func (p *Player) Committed() { p.Version++ }
+
 // applied updates a committed change: versions, times and ids.
 func applied(c *Change, d *stored) {
 	at := d.at
 	for _, g := range c.Games {
-		g.Version++
-		g.Updated = at
-		if g.Created.IsZero() {
-			g.Created = at
-		}
+		g.Committed(at)
 	}
 	for _, p := range c.Players {
-		p.Version++
+		p.Committed()
 	}
 	for _, t := range c.Tournaments {
 		t.Version++

@@ -55,20 +55,6 @@ func (p *Prefetched) NotesOf(gameID int64, addr string) ([]*Note, bool) {
 	return out, true
 }
 
-type prefetchedKey struct{}
-
-// WithPrefetched is ctx with p: the store's Blocked and MainAddress, asked
-// with it for an address p holds, answer from p instead of reading. A
-// batch passes it to the requests it decides on p; nothing else should.
-func WithPrefetched(ctx context.Context, p *Prefetched) context.Context {
-	return context.WithValue(ctx, prefetchedKey{}, p)
-}
-
-func prefetchedIn(ctx context.Context) *Prefetched {
-	p, _ := ctx.Value(prefetchedKey{}).(*Prefetched)
-	return p
-}
-
 // prefetchRead is one query of a prefetch and what is done with each row.
 type prefetchRead struct {
 	query string

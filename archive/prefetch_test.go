@@ -157,47 +157,17 @@ func TestPrefetchPeople(t *testing.T) {
 		assert.Len(t, got, 2)
 		_, ok := p.NotesOf(99999, "carol@example.org")
 		assert.False(t, ok, "a game not prefetched")
-		pctx := WithPrefetched(ctx, p)
 		for _, a := range addrs[3:] {
 			want, err := s.Blocked(ctx, a)
 			require.NoError(t, err)
 			assert.Equal(t, want, p.Blocked[strings.ToLower(a)], a)
-			b, err := s.Blocked(pctx, a)
-			require.NoError(t, err)
-			assert.Equal(t, want, b, a)
 			main, err := s.MainAddress(ctx, a)
 			require.NoError(t, err)
 			assert.Equal(t, main, p.Main[strings.ToLower(a)], a)
-			m, err := s.MainAddress(pctx, a)
-			require.NoError(t, err)
-			assert.Equal(t, main, m, a)
 		}
 		assert.True(t, p.Blocked["someone@blocked.example"])
 		assert.True(t, p.Blocked["nobody@example.org"])
 		assert.False(t, p.Blocked["alice@example.org"])
 		assert.Equal(t, "alice@example.org", p.Main["alt@example.org"])
 	})
-}
-
-// TestPostgresPrefetchedReads: with a prefetch in the context, Blocked and
-// MainAddress of an address it holds make no round trip; of another they
-// read the store.
-func TestPostgresPrefetchedReads(t *testing.T) {
-	ctx := context.Background()
-	rt := &roundTrips{}
-	s, err := OpenStore(ctx, pgtest.URL(t), &Options{Now: func() time.Time { return t0 }, tracer: rt})
-	require.NoError(t, err)
-	t.Cleanup(func() { s.Close() })
-	p, err := s.Prefetch(ctx, []string{"m@x"}, []string{"alice@example.org"}, nil)
-	require.NoError(t, err)
-	pctx := WithPrefetched(ctx, p)
-	rt.reset()
-	_, err = s.Blocked(pctx, "Alice@example.org")
-	require.NoError(t, err)
-	_, err = s.MainAddress(pctx, "alice@example.org")
-	require.NoError(t, err)
-	assert.Zero(t, rt.total(), "round trips: %v", rt.sql)
-	_, err = s.Blocked(pctx, "bob@example.org")
-	require.NoError(t, err)
-	assert.NotZero(t, rt.total(), "an address not prefetched is read")
 }

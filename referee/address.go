@@ -28,7 +28,7 @@ func (s *session) astore() Store {
 // as the player's: the sender becomes the player's main address (tokens
 // still decide what the mail may do), and so does the reply's recipient.
 func (s *session) mainSender() error {
-	as := s.astore()
+	as := s.store // in a batch, its view answers from the prefetch
 	if s.from.Addr == "" {
 		return nil
 	}

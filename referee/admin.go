@@ -420,14 +420,13 @@ const AdminTokenLife = 24 * time.Hour
 // whose changes hold some not yet committed, the batch is committed first
 // (errFlush), so that a request sees them as it would one by one.
 func (r *Referee) blockedSender(ctx context.Context, st Store, req *Request) (bool, error) {
-	as := r.store
 	if req == nil || req.From.Addr == "" {
 		return false, nil
 	}
 	if operatorsPending(st) {
 		return false, errFlush
 	}
-	return as.Blocked(ctx, normAddr(req.From.Addr))
+	return st.Blocked(ctx, normAddr(req.From.Addr))
 }
 
 // operatorsPending reports whether st is a batch whose changes block or

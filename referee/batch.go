@@ -56,12 +56,12 @@ func (r *Referee) HandleBatch(ctx context.Context, reqs []Request) []error {
 		if v.addresses {
 			flush()
 		}
-		ch, err := r.handle(v.context(ctx), v.store(), reqs[i])
+		ch, err := r.handle(ctx, v.store(), reqs[i])
 		if errors.Is(err, errFlush) {
 			// The request reads what the batch changed and the view
 			// cannot show (a tournament): commit the batch first.
 			flush()
-			ch, err = r.handle(v.context(ctx), v.store(), reqs[i])
+			ch, err = r.handle(ctx, v.store(), reqs[i])
 		}
 		errs[i] = err
 		if ch != nil {
@@ -102,14 +102,27 @@ func (v *view) prefetch(ctx context.Context, reqs []Request) {
 	}
 }
 
-// context is ctx for a request decided on v: with v's prefetch, which
-// answers the store's reads that go past the view (the blocked list, a
-// sender's main address) for the addresses it holds.
-func (v *view) context(ctx context.Context) context.Context {
-	if v.pre == nil {
-		return ctx
+// Blocked answers from the prefetch for a sender it holds: the batch is
+// committed before any request after an operator's change (errFlush), so
+// the prefetch is as current as the store for this batch.
+func (v *view) Blocked(ctx context.Context, addr string) (bool, error) {
+	if v.pre != nil {
+		if b, ok := v.pre.Blocked[strings.ToLower(strings.TrimSpace(addr))]; ok {
+			return b, nil
+		}
 	}
-	return archive.WithPrefetched(ctx, v.pre)
+	return v.Store.Blocked(ctx, addr)
+}
+
+// MainAddress answers from the prefetch for a sender it holds: a batch
+// that changes addresses is committed before the next request.
+func (v *view) MainAddress(ctx context.Context, addr string) (string, error) {
+	if v.pre != nil {
+		if m, ok := v.pre.Main[strings.ToLower(strings.TrimSpace(addr))]; ok {
+			return m, nil
+		}
+	}
+	return v.Store.MainAddress(ctx, addr)
 }
 
 // errFlush is returned by a batch view for a read it cannot answer from the
@@ -267,16 +280,12 @@ func (v *view) Commit(ctx context.Context, c *archive.Change) error {
 	}
 	for _, g := range c.Games {
 		b := cloneGame(g)
-		b.Version++
-		b.Updated = c.At
-		if b.Created.IsZero() {
-			b.Created = c.At
-		}
+		b.Committed(c.At)
 		v.games[g.ID] = b
 	}
 	for _, p := range c.Players {
 		b := *p
-		b.Version++
+		b.Committed()
 		b.Address.Addr = strings.ToLower(b.Address.Addr)
 		v.players[b.Address.Addr] = &b
 	}

@@ -265,6 +265,16 @@ func (c *readCounter) Sender(ctx context.Context, addr string) (*archive.Sender,
 	return c.Store.Sender(ctx, addr)
 }
 
+func (c *readCounter) Blocked(ctx context.Context, addr string) (bool, error) {
+	c.count("Blocked")
+	return c.Store.Blocked(ctx, addr)
+}
+
+func (c *readCounter) MainAddress(ctx context.Context, addr string) (string, error) {
+	c.count("MainAddress")
+	return c.Store.MainAddress(ctx, addr)
+}
+
 func (c *readCounter) Notes(ctx context.Context, gameID int64, addr string) ([]*archive.Note, error) {
 	c.count("Notes")
 	return c.Store.Notes(ctx, gameID, addr)
