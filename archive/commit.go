@@ -219,6 +219,7 @@ func applied(c *Change, d *stored) {
 	at := d.at
 	for _, g := range c.Games {
 		g.Committed(at)
+		g.keepStored()
 	}
 	for _, p := range c.Players {
 		p.Committed()
@@ -299,6 +300,9 @@ WHERE id = ? AND version = ?`,
 			})
 		if err != nil {
 			return err
+		}
+		if g.peopleUnchanged() {
+			return nil // most commits of a game are a move: nobody joined or left
 		}
 		if err := w.exec(ctx, `DELETE FROM seats WHERE game_id = ?`, []any{g.ID}, nil); err != nil {
 			return err

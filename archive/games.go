@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -113,8 +115,55 @@ func (s *Store) games(ctx context.Context, q querier, query string, args ...any)
 		if err := s.people(ctx, q, g); err != nil {
 			return nil, err
 		}
+		g.keepStored()
 	}
 	return gs, nil
+}
+
+// keepStored notes g's seats and observers as those the store holds at
+// g's version.
+func (g *Game) keepStored() { g.stored = storedPeople{g.Version, peopleHash(g)} }
+
+// peopleUnchanged reports whether the store holds g's seats and observers
+// as they are: read at g's version and not changed since.
+func (g *Game) peopleUnchanged() bool {
+	return g.stored.version != 0 && g.stored.version == g.Version && g.stored.hash == peopleHash(g)
+}
+
+// peopleHash hashes every field of g's seats and observers that the store
+// writes (addresses as written, in lower case).
+func peopleHash(g *Game) uint64 {
+	h := fnv.New64a()
+	var b []byte
+	field := func(s string) {
+		b = strconv.AppendInt(b[:0], int64(len(s)), 10)
+		b = append(b, ':')
+		b = append(b, s...)
+		h.Write(b)
+	}
+	flag := func(v bool) {
+		if v {
+			field("1")
+		} else {
+			field("0")
+		}
+	}
+	field(strconv.Itoa(len(g.Seats)))
+	for _, st := range g.Seats {
+		field(st.Side)
+		field(strings.ToLower(st.Player.Addr))
+		field(st.Player.Name)
+		field(st.Token)
+		flag(st.Joined)
+	}
+	field(strconv.Itoa(len(g.Observers)))
+	for _, o := range g.Observers {
+		field(strings.ToLower(o.Addr))
+		field(o.Name)
+		field(o.Token)
+		flag(o.Confirmed)
+	}
+	return h.Sum64()
 }
 
 // scanGame reads a row of gameColumns (and, when joined, pgPeople's two
@@ -136,6 +185,7 @@ func scanGame(scan func(dest ...any) error, joined bool) (*Game, error) {
 		if err := g.unmarshalPeople(seats, observers); err != nil {
 			return nil, fmt.Errorf("archive: game %d: %w", g.ID, err)
 		}
+		g.keepStored()
 	}
 	if err := json.Unmarshal([]byte(opts), &g.Options); err != nil {
 		return nil, fmt.Errorf("archive: game %d options: %w", g.ID, err)

@@ -67,6 +67,18 @@ type Game struct {
 	// yet. Commit refuses a game whose Version is not the stored one
 	// (ErrConflict) and increments it.
 	Version int64
+
+	// stored is what the store holds of the seats and observers, as of
+	// the version read; a commit of that version that leaves them as they
+	// were does not write them again.
+	stored storedPeople
+}
+
+// storedPeople is a hash of a game's seats and observers as the store held
+// them at a version (0: unknown, always written).
+type storedPeople struct {
+	version int64
+	hash    uint64
 }
 
 // GameOptions are the choices made when a game was created.
