@@ -129,16 +129,91 @@ func NewLine(s State) *Line { return NewLineFor(s, 0) }
 
 // NewLineFor starts a line at s that is expected to run about plies plies:
 // its history is sized for them up front.
-func NewLineFor(s State, plies int) *Line {
-	l := &Line{state: s, reps: 1}
-	l.hash, l.key = hashOf(s)
+func NewLineFor(s State, plies int) *Line { return NewLineIn(nil, s, plies) }
+
+// NewLineIn is NewLineFor taking the memory of the line, of its history
+// and of the lines played straight on from it (as many as plies) from m;
+// a nil m allocates as NewLineFor does.
+func NewLineIn(m *LineMem, s State, plies int) *Line {
 	slots := 16
 	for slots < 2*(plies+1) {
 		slots *= 2
 	}
-	l.hist = &history{slots: make([]int32, slots), lines: make([]*Line, 0, plies+1), want: plies + 1}
+	var l *Line
+	if m == nil {
+		l = &Line{}
+		l.hist = &history{slots: make([]int32, slots), lines: make([]*Line, 0, plies+1)}
+	} else {
+		l = takeOne(&m.lines, memLines)
+		l.hist = takeOne(&m.hists, memHists)
+		l.hist.slots = takeN(&m.slots, slots, memSlots)[:slots]
+		l.hist.lines = takeN(&m.ptrs, plies+1, memLines)
+		l.hist.slab = takeN(&m.lines, min(plies, memLines/4), memLines)
+	}
+	l.state, l.reps = s, 1
+	l.hash, l.key = hashOf(s)
+	l.hist.want = plies + 1
 	l.hist.add(l)
 	return l
+}
+
+// LineMem is memory for the lines of games, reused from game to game by a
+// caller that keeps none of them: NewLineIn takes a game's lines from it,
+// as many as were expected, and Reset hands the same memory out again.
+// Lines taken from a LineMem are as immutable as any until Reset, after
+// which none of them may be used. A LineMem is not safe for concurrent
+// use (the lines taken from it are).
+type LineMem struct {
+	lines []Line
+	hists []history
+	slots []int32
+	ptrs  []*Line
+}
+
+// Caps on what a LineMem keeps: a game longer than a quarter of them
+// gets memory of its own, left to the collector.
+const (
+	memLines = 1 << 12
+	memHists = 1 << 7
+	memSlots = 1 << 14
+)
+
+// Reset clears what m has handed out (so that it holds no state of the
+// games it served) and makes it ready to hand it out again: every line
+// taken from m is then invalid.
+func (m *LineMem) Reset() {
+	clear(m.lines)
+	m.lines = m.lines[:0]
+	clear(m.hists)
+	m.hists = m.hists[:0]
+	clear(m.slots)
+	m.slots = m.slots[:0]
+	clear(m.ptrs)
+	m.ptrs = m.ptrs[:0]
+}
+
+// takeN returns the next n zero elements of *s as an empty slice of
+// capacity n, or a new slice when *s has no room for them (a new array of
+// room replaces *s when n is at most a quarter of it).
+func takeN[T any](s *[]T, n, room int) []T {
+	if len(*s)+n > cap(*s) {
+		if n > room/4 {
+			return make([]T, 0, n)
+		}
+		*s = make([]T, 0, room)
+	}
+	i := len(*s)
+	*s = (*s)[:i+n]
+	return (*s)[i : i : i+n]
+}
+
+// takeOne returns a pointer to the next zero element of *s.
+func takeOne[T any](s *[]T, room int) *T {
+	if len(*s) == cap(*s) {
+		*s = make([]T, 0, room)
+	}
+	*s = (*s)[:len(*s)+1]
+	return &(*s)[len(*s)-1]
 }
 
 // State is the current position.

@@ -233,7 +233,7 @@ func check(m *gameMem, r *Record, lookup Lookup, canon bool) (*Game, []*Problem)
 		start, g.Position, c.setUp = set, text, true
 	}
 	c.mainBad = -1
-	main, ok := c.line(r.Main, engine.NewLineFor(start, len(r.Main.Plies)), 0, -1, 0, &g.Moves)
+	main, ok := c.line(r.Main, m.newLine(start, len(r.Main.Plies)), 0, -1, 0, &g.Moves)
 	problems = append(problems, c.problems...)
 	g.Lines = main // main[0] is the start
 	c.problems = nil
