@@ -215,17 +215,22 @@ func (l *lexState) token() lexer.Token { return *l.tokenRef() }
 // tokenRef is token without the copy: the token it points to may change
 // at the next call.
 func (l *lexState) tokenRef() *lexer.Token {
-	for l.qi == len(l.queue) {
-		l.skipSpace()
-		if l.off >= len(l.data) && !l.more() {
-			l.queue, l.qi = append(l.queue[:0], lexer.Token{Type: tEOF, Pos: l.pos()}), 0
-			break
-		}
-		l.queue, l.qi = l.next(l.queue[:0]), 0
+	if l.qi == len(l.queue) {
+		l.queue, l.qi = l.lex(l.queue[:0]), 0
 	}
 	t := &l.queue[l.qi]
 	l.qi++
 	return t
+}
+
+// lex appends the next tokens to toks: at least one, EOF at the end of
+// the input (repeatedly).
+func (l *lexState) lex(toks []lexer.Token) []lexer.Token {
+	l.skipSpace()
+	if l.off >= len(l.data) && !l.more() {
+		return append(toks, lexer.Token{Type: tEOF, Pos: l.pos()})
+	}
+	return l.next(toks)
 }
 
 type lexState struct {
