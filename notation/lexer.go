@@ -3,6 +3,7 @@ package notation
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -366,21 +367,39 @@ func (l *lexState) word() int {
 	}
 }
 
-func (l *lexState) emit(toks []lexer.Token, typ lexer.TokenType, n int) []lexer.Token {
-	p := l.pos()
-	v := l.data[l.off : l.off+n]
-	l.advance(n)
+// put appends a token of value v at off, filled in place: a token is
+// large, and building it apart to copy it costs more than its fields.
+func (l *lexState) put(toks []lexer.Token, typ lexer.TokenType, v string) []lexer.Token {
+	if len(toks) == cap(toks) {
+		toks = slices.Grow(toks, 1)
+	}
+	toks = toks[:len(toks)+1]
+	t := &toks[len(toks)-1]
+	t.Type, t.Value = typ, v
+	t.Pos.Filename, t.Pos.Offset, t.Pos.Line, t.Pos.Column = l.file, l.base+l.off, l.line, l.col
 	l.prev, l.last = l.last, typ
-	return append(toks, lexer.Token{Type: typ, Value: v, Pos: p})
+	return toks
+}
+
+// emit appends the token of the n bytes at off and moves over them.
+func (l *lexState) emit(toks []lexer.Token, typ lexer.TokenType, n int) []lexer.Token {
+	toks = l.put(toks, typ, l.data[l.off:l.off+n])
+	if typ == tComment {
+		l.advance(n)
+	} else {
+		// No other token spans a line break.
+		l.col += n
+		l.off += n
+	}
+	return toks
 }
 
 // emitAs is emit for a token whose value is not the n bytes it spans (a
 // word or tag value read through typography.go).
 func (l *lexState) emitAs(toks []lexer.Token, typ lexer.TokenType, n int, v string) []lexer.Token {
-	p := l.pos()
+	toks = l.put(toks, typ, v)
 	l.advance(n)
-	l.prev, l.last = l.last, typ
-	return append(toks, lexer.Token{Type: typ, Value: v, Pos: p})
+	return toks
 }
 
 // bad emits n bytes as a tInvalid token that says what was wrong. Its value
