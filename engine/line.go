@@ -230,19 +230,25 @@ func (l *Line) Parent() *Line { return l.parent }
 func (l *Line) Repeats() int { return l.reps }
 
 // Outcome is the game's own outcome, or a settlement by threefold repetition.
-func (l *Line) Outcome() Outcome {
+func (l *Line) Outcome() Outcome { return *l.settled() }
+
+// Over reports whether the game has ended: Outcome().Over, without a copy
+// of the outcome.
+func (l *Line) Over() bool { return l.settled().Over }
+
+// settled returns the outcome, decided at the first call.
+func (l *Line) settled() *Outcome {
 	if o := l.out.Load(); o != nil {
-		return *o
+		return o
 	}
 	o := l.outcome()
+	p := &ongoing // shared: most positions go on
 	if o.Over {
-		p := new(Outcome)
+		p = new(Outcome)
 		*p = o
-		l.out.Store(p)
-	} else {
-		l.out.Store(&ongoing) // shared: most positions go on
 	}
-	return o
+	l.out.Store(p)
+	return p
 }
 
 var ongoing = Ongoing
@@ -259,8 +265,8 @@ func (l *Line) outcome() Outcome {
 
 // Play applies m. It refuses any move once the game is over.
 func (l *Line) Play(m Move) (*Line, error) {
-	if o := l.Outcome(); o.Over {
-		return nil, Illegal("the game is over (%s)", o.Reason)
+	if l.Over() {
+		return nil, Illegal("the game is over (%s)", l.Outcome().Reason)
 	}
 	s, err := l.state.Apply(m)
 	if err != nil {
@@ -274,8 +280,8 @@ func (l *Line) Play(m Move) (*Line, error) {
 // whose decoding walks the whole turn reaches it on the way). It refuses
 // any move once the game is over.
 func (l *Line) Played(next State) (*Line, error) {
-	if o := l.Outcome(); o.Over {
-		return nil, Illegal("the game is over (%s)", o.Reason)
+	if l.Over() {
+		return nil, Illegal("the game is over (%s)", l.Outcome().Reason)
 	}
 	return l.extend(next), nil
 }

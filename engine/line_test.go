@@ -80,7 +80,7 @@ func repeatsOnBranches(t *testing.T, start State, newLine func(game int) *Line) 
 			if got, want := next.Repeats(), naive(next); got != want {
 				t.Fatalf("game %d after %d plies: Repeats() = %d, want %d", game, next.Plies(), got, want)
 			}
-			if o := next.Outcome(); o.Over != (next.Repeats() >= Repetitions) {
+			if o := next.Outcome(); o.Over != (next.Repeats() >= Repetitions) || next.Over() != o.Over {
 				t.Fatalf("game %d: Outcome %+v with %d repeats", game, o, next.Repeats())
 			}
 			lines = append(lines, next)

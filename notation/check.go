@@ -374,8 +374,8 @@ func (c *checker) line(l *Line, at *engine.Line, base, prevMover, prevRound int,
 		for _, v := range p.Variations {
 			c.line(v, at, ply-1, prevMover, prevRound, nil)
 		}
-		if o := at.Outcome(); o.Over {
-			c.add(p.Pos, ply, p.Text, "illegal: the game is already over (%s); no ply may follow", o.Reason)
+		if at.Over() {
+			c.add(p.Pos, ply, p.Text, "illegal: the game is already over (%s); no ply may follow", at.Outcome().Reason)
 			return lines, false
 		}
 		mover := s.ToMove()
