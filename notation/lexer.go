@@ -374,11 +374,15 @@ func (l *lexState) put(toks []lexer.Token, typ lexer.TokenType, v string) []lexe
 		toks = slices.Grow(toks, 1)
 	}
 	toks = toks[:len(toks)+1]
-	t := &toks[len(toks)-1]
-	t.Type, t.Value = typ, v
-	t.Pos.Filename, t.Pos.Offset, t.Pos.Line, t.Pos.Column = l.file, l.base+l.off, l.line, l.col
+	fill(&toks[len(toks)-1], typ, v, l.file, l.base+l.off, l.line, l.col)
 	l.prev, l.last = l.last, typ
 	return toks
+}
+
+// fill sets every field of *t.
+func fill(t *lexer.Token, typ lexer.TokenType, v, file string, off, line, col int) {
+	t.Type, t.Value = typ, v
+	t.Pos.Filename, t.Pos.Offset, t.Pos.Line, t.Pos.Column = file, off, line, col
 }
 
 // emit appends the token of the n bytes at off and moves over them.
@@ -610,13 +614,14 @@ func (l *lexState) tagLine(toks []lexer.Token) ([]lexer.Token, bool) {
 	if j+1 >= len(d) || d[j] != '"' || d[j+1] != ']' || j+1-v > MaxText {
 		return toks, false
 	}
-	p := l.pos()
-	at := func(k int) lexer.Position { q := p; q.Offset += k; q.Column += k; return q }
-	toks = append(toks,
-		lexer.Token{Type: tLBrack, Value: d[:1], Pos: p},
-		lexer.Token{Type: tWord, Value: d[1:i], Pos: at(1)},
-		lexer.Token{Type: tString, Value: d[v : j+1], Pos: at(v)},
-		lexer.Token{Type: tRBrack, Value: d[j+1 : j+2], Pos: at(j + 1)})
+	// The tokens are filled in place (see put).
+	k := len(toks)
+	toks = slices.Grow(toks, 4)[:k+4]
+	off, col := l.base+l.off, l.col
+	fill(&toks[k], tLBrack, d[:1], l.file, off, l.line, col)
+	fill(&toks[k+1], tWord, d[1:i], l.file, off+1, l.line, col+1)
+	fill(&toks[k+2], tString, d[v:j+1], l.file, off+v, l.line, col+v)
+	fill(&toks[k+3], tRBrack, d[j+1:j+2], l.file, off+j+1, l.line, col+j+1)
 	l.off += j + 2
 	l.col += j + 2
 	l.prev, l.last = tString, tRBrack
