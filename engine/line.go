@@ -41,6 +41,21 @@ type history struct {
 	slots []int32
 	slab  []Line // room for the next lines of the tip, allocated together
 	want  int    // lines the game is expected to reach (NewLineFor)
+	// local: the lines are used by one goroutine at a time (they come
+	// from a LineMem), so that extending them takes no lock.
+	local bool
+}
+
+func (h *history) lock() {
+	if !h.local {
+		h.mu.Lock()
+	}
+}
+
+func (h *history) unlock() {
+	if !h.local {
+		h.mu.Unlock()
+	}
 }
 
 // slabLines is how many lines of one game are allocated at once.
@@ -133,7 +148,8 @@ func NewLineFor(s State, plies int) *Line { return NewLineIn(nil, s, plies) }
 
 // NewLineIn is NewLineFor taking the memory of the line, of its history
 // and of the lines played straight on from it (as many as plies) from m;
-// a nil m allocates as NewLineFor does.
+// a nil m allocates as NewLineFor does. The lines played from a line of
+// m are for one goroutine at a time, as m is.
 func NewLineIn(m *LineMem, s State, plies int) *Line {
 	slots := 16
 	for slots < 2*(plies+1) {
@@ -149,6 +165,7 @@ func NewLineIn(m *LineMem, s State, plies int) *Line {
 		l.hist.slots = takeN(&m.slots, slots, memSlots)[:slots]
 		l.hist.lines = takeN(&m.ptrs, plies+1, memLines)
 		l.hist.slab = takeN(&m.lines, min(plies, memLines/4), memLines)
+		l.hist.local = true
 	}
 	l.state, l.reps = s, 1
 	l.hash, l.key = hashOf(s)
@@ -162,7 +179,8 @@ func NewLineIn(m *LineMem, s State, plies int) *Line {
 // as many as were expected, and Reset hands the same memory out again.
 // Lines taken from a LineMem are as immutable as any until Reset, after
 // which none of them may be used. A LineMem is not safe for concurrent
-// use (the lines taken from it are).
+// use, and neither are the lines taken from it: like it, they are used by
+// one goroutine at a time (playing on from them takes no lock).
 type LineMem struct {
 	lines []Line
 	hists []history
@@ -290,7 +308,7 @@ func (l *Line) Played(next State) (*Line, error) {
 func (l *Line) extend(s State) *Line {
 	hash, key := hashOf(s)
 	if h := l.hist; h != nil {
-		h.mu.Lock()
+		h.lock()
 		if len(h.lines) == l.plies+1 && h.lines[l.plies] == l {
 			// l is the tip: every line of the history is an ancestor of n.
 			n := h.alloc()
@@ -300,10 +318,10 @@ func (l *Line) extend(s State) *Line {
 			}
 			h.add(n)
 			n.hist = h
-			h.mu.Unlock()
+			h.unlock()
 			return n
 		}
-		h.mu.Unlock()
+		h.unlock()
 	}
 	n := &Line{state: s, parent: l, plies: l.plies + 1, reps: 1, hash: hash, key: key}
 	n.reps = repeats(n, l)
