@@ -41,6 +41,21 @@ type history struct {
 	slots []int32
 	slab  []Line // room for the next lines of the tip, allocated together
 	want  int    // lines the game is expected to reach (NewLineFor)
+	// local: the lines are used by one goroutine at a time (they come
+	// from a LineMem), so that extending them takes no lock.
+	local bool
+}
+
+func (h *history) lock() {
+	if !h.local {
+		h.mu.Lock()
+	}
+}
+
+func (h *history) unlock() {
+	if !h.local {
+		h.mu.Unlock()
+	}
 }
 
 // slabLines is how many lines of one game are allocated at once.
@@ -129,16 +144,94 @@ func NewLine(s State) *Line { return NewLineFor(s, 0) }
 
 // NewLineFor starts a line at s that is expected to run about plies plies:
 // its history is sized for them up front.
-func NewLineFor(s State, plies int) *Line {
-	l := &Line{state: s, reps: 1}
-	l.hash, l.key = hashOf(s)
+func NewLineFor(s State, plies int) *Line { return NewLineIn(nil, s, plies) }
+
+// NewLineIn is NewLineFor taking the memory of the line, of its history
+// and of the lines played straight on from it (as many as plies) from m;
+// a nil m allocates as NewLineFor does. The lines played from a line of
+// m are for one goroutine at a time, as m is.
+func NewLineIn(m *LineMem, s State, plies int) *Line {
 	slots := 16
 	for slots < 2*(plies+1) {
 		slots *= 2
 	}
-	l.hist = &history{slots: make([]int32, slots), lines: make([]*Line, 0, plies+1), want: plies + 1}
+	var l *Line
+	if m == nil {
+		l = &Line{}
+		l.hist = &history{slots: make([]int32, slots), lines: make([]*Line, 0, plies+1)}
+	} else {
+		l = takeOne(&m.lines, memLines)
+		l.hist = takeOne(&m.hists, memHists)
+		l.hist.slots = takeN(&m.slots, slots, memSlots)[:slots]
+		l.hist.lines = takeN(&m.ptrs, plies+1, memLines)
+		l.hist.slab = takeN(&m.lines, min(plies, memLines/4), memLines)
+		l.hist.local = true
+	}
+	l.state, l.reps = s, 1
+	l.hash, l.key = hashOf(s)
+	l.hist.want = plies + 1
 	l.hist.add(l)
 	return l
+}
+
+// LineMem is memory for the lines of games, reused from game to game by a
+// caller that keeps none of them: NewLineIn takes a game's lines from it,
+// as many as were expected, and Reset hands the same memory out again.
+// Lines taken from a LineMem are as immutable as any until Reset, after
+// which none of them may be used. A LineMem is not safe for concurrent
+// use, and neither are the lines taken from it: like it, they are used by
+// one goroutine at a time (playing on from them takes no lock).
+type LineMem struct {
+	lines []Line
+	hists []history
+	slots []int32
+	ptrs  []*Line
+}
+
+// Caps on what a LineMem keeps: a game longer than a quarter of them
+// gets memory of its own, left to the collector.
+const (
+	memLines = 1 << 12
+	memHists = 1 << 7
+	memSlots = 1 << 14
+)
+
+// Reset clears what m has handed out (so that it holds no state of the
+// games it served) and makes it ready to hand it out again: every line
+// taken from m is then invalid.
+func (m *LineMem) Reset() {
+	clear(m.lines)
+	m.lines = m.lines[:0]
+	clear(m.hists)
+	m.hists = m.hists[:0]
+	clear(m.slots)
+	m.slots = m.slots[:0]
+	clear(m.ptrs)
+	m.ptrs = m.ptrs[:0]
+}
+
+// takeN returns the next n zero elements of *s as an empty slice of
+// capacity n, or a new slice when *s has no room for them (a new array of
+// room replaces *s when n is at most a quarter of it).
+func takeN[T any](s *[]T, n, room int) []T {
+	if len(*s)+n > cap(*s) {
+		if n > room/4 {
+			return make([]T, 0, n)
+		}
+		*s = make([]T, 0, room)
+	}
+	i := len(*s)
+	*s = (*s)[:i+n]
+	return (*s)[i : i : i+n]
+}
+
+// takeOne returns a pointer to the next zero element of *s.
+func takeOne[T any](s *[]T, room int) *T {
+	if len(*s) == cap(*s) {
+		*s = make([]T, 0, room)
+	}
+	*s = (*s)[:len(*s)+1]
+	return &(*s)[len(*s)-1]
 }
 
 // State is the current position.
@@ -155,19 +248,25 @@ func (l *Line) Parent() *Line { return l.parent }
 func (l *Line) Repeats() int { return l.reps }
 
 // Outcome is the game's own outcome, or a settlement by threefold repetition.
-func (l *Line) Outcome() Outcome {
+func (l *Line) Outcome() Outcome { return *l.settled() }
+
+// Over reports whether the game has ended: Outcome().Over, without a copy
+// of the outcome.
+func (l *Line) Over() bool { return l.settled().Over }
+
+// settled returns the outcome, decided at the first call.
+func (l *Line) settled() *Outcome {
 	if o := l.out.Load(); o != nil {
-		return *o
+		return o
 	}
 	o := l.outcome()
+	p := &ongoing // shared: most positions go on
 	if o.Over {
-		p := new(Outcome)
+		p = new(Outcome)
 		*p = o
-		l.out.Store(p)
-	} else {
-		l.out.Store(&ongoing) // shared: most positions go on
 	}
-	return o
+	l.out.Store(p)
+	return p
 }
 
 var ongoing = Ongoing
@@ -184,8 +283,8 @@ func (l *Line) outcome() Outcome {
 
 // Play applies m. It refuses any move once the game is over.
 func (l *Line) Play(m Move) (*Line, error) {
-	if o := l.Outcome(); o.Over {
-		return nil, Illegal("the game is over (%s)", o.Reason)
+	if l.Over() {
+		return nil, Illegal("the game is over (%s)", l.Outcome().Reason)
 	}
 	s, err := l.state.Apply(m)
 	if err != nil {
@@ -199,8 +298,8 @@ func (l *Line) Play(m Move) (*Line, error) {
 // whose decoding walks the whole turn reaches it on the way). It refuses
 // any move once the game is over.
 func (l *Line) Played(next State) (*Line, error) {
-	if o := l.Outcome(); o.Over {
-		return nil, Illegal("the game is over (%s)", o.Reason)
+	if l.Over() {
+		return nil, Illegal("the game is over (%s)", l.Outcome().Reason)
 	}
 	return l.extend(next), nil
 }
@@ -209,7 +308,7 @@ func (l *Line) Played(next State) (*Line, error) {
 func (l *Line) extend(s State) *Line {
 	hash, key := hashOf(s)
 	if h := l.hist; h != nil {
-		h.mu.Lock()
+		h.lock()
 		if len(h.lines) == l.plies+1 && h.lines[l.plies] == l {
 			// l is the tip: every line of the history is an ancestor of n.
 			n := h.alloc()
@@ -219,10 +318,10 @@ func (l *Line) extend(s State) *Line {
 			}
 			h.add(n)
 			n.hist = h
-			h.mu.Unlock()
+			h.unlock()
 			return n
 		}
-		h.mu.Unlock()
+		h.unlock()
 	}
 	n := &Line{state: s, parent: l, plies: l.plies + 1, reps: 1, hash: hash, key: key}
 	n.reps = repeats(n, l)

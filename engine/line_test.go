@@ -45,14 +45,26 @@ func naive(l *Line) int {
 // checks every count of repetitions against a walk of the whole history.
 func TestRepeatsOnBranches(t *testing.T) {
 	for _, start := range []State{walk{}, hashedWalk{}} {
-		t.Run(fmt.Sprintf("%T", start), func(t *testing.T) { repeatsOnBranches(t, start) })
+		t.Run(fmt.Sprintf("%T", start), func(t *testing.T) {
+			repeatsOnBranches(t, start, func(int) *Line { return NewLine(start) })
+		})
+		// Games in memory reused from game to game, expecting fewer plies
+		// than they run, about as many, and more (beyond what a LineMem
+		// keeps).
+		t.Run(fmt.Sprintf("%T/LineMem", start), func(t *testing.T) {
+			var m LineMem
+			repeatsOnBranches(t, start, func(game int) *Line {
+				m.Reset()
+				return NewLineIn(&m, start, game*game)
+			})
+		})
 	}
 }
 
-func repeatsOnBranches(t *testing.T, start State) {
+func repeatsOnBranches(t *testing.T, start State, newLine func(game int) *Line) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for game := range 50 {
-		lines := []*Line{NewLine(start)}
+		lines := []*Line{newLine(game)}
 		for range 200 {
 			from := lines[len(lines)-1]
 			if r.IntN(4) == 0 {
@@ -68,7 +80,7 @@ func repeatsOnBranches(t *testing.T, start State) {
 			if got, want := next.Repeats(), naive(next); got != want {
 				t.Fatalf("game %d after %d plies: Repeats() = %d, want %d", game, next.Plies(), got, want)
 			}
-			if o := next.Outcome(); o.Over != (next.Repeats() >= Repetitions) {
+			if o := next.Outcome(); o.Over != (next.Repeats() >= Repetitions) || next.Over() != o.Over {
 				t.Fatalf("game %d: Outcome %+v with %d repeats", game, o, next.Repeats())
 			}
 			lines = append(lines, next)

@@ -233,7 +233,7 @@ func check(m *gameMem, r *Record, lookup Lookup, canon bool) (*Game, []*Problem)
 		start, g.Position, c.setUp = set, text, true
 	}
 	c.mainBad = -1
-	main, ok := c.line(r.Main, engine.NewLineFor(start, len(r.Main.Plies)), 0, -1, 0, &g.Moves)
+	main, ok := c.line(r.Main, m.newLine(start, len(r.Main.Plies)), 0, -1, 0, &g.Moves)
 	problems = append(problems, c.problems...)
 	g.Lines = main // main[0] is the start
 	c.problems = nil
@@ -374,8 +374,8 @@ func (c *checker) line(l *Line, at *engine.Line, base, prevMover, prevRound int,
 		for _, v := range p.Variations {
 			c.line(v, at, ply-1, prevMover, prevRound, nil)
 		}
-		if o := at.Outcome(); o.Over {
-			c.add(p.Pos, ply, p.Text, "illegal: the game is already over (%s); no ply may follow", o.Reason)
+		if at.Over() {
+			c.add(p.Pos, ply, p.Text, "illegal: the game is already over (%s); no ply may follow", at.Outcome().Reason)
 			return lines, false
 		}
 		mover := s.ToMove()

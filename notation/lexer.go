@@ -3,6 +3,7 @@ package notation
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -215,17 +216,22 @@ func (l *lexState) token() lexer.Token { return *l.tokenRef() }
 // tokenRef is token without the copy: the token it points to may change
 // at the next call.
 func (l *lexState) tokenRef() *lexer.Token {
-	for l.qi == len(l.queue) {
-		l.skipSpace()
-		if l.off >= len(l.data) && !l.more() {
-			l.queue, l.qi = append(l.queue[:0], lexer.Token{Type: tEOF, Pos: l.pos()}), 0
-			break
-		}
-		l.queue, l.qi = l.next(l.queue[:0]), 0
+	if l.qi == len(l.queue) {
+		l.queue, l.qi = l.lex(l.queue[:0]), 0
 	}
 	t := &l.queue[l.qi]
 	l.qi++
 	return t
+}
+
+// lex appends the next tokens to toks: at least one, EOF at the end of
+// the input (repeatedly).
+func (l *lexState) lex(toks []lexer.Token) []lexer.Token {
+	l.skipSpace()
+	if l.off >= len(l.data) && !l.more() {
+		return append(toks, lexer.Token{Type: tEOF, Pos: l.pos()})
+	}
+	return l.next(toks)
 }
 
 type lexState struct {
@@ -361,21 +367,43 @@ func (l *lexState) word() int {
 	}
 }
 
-func (l *lexState) emit(toks []lexer.Token, typ lexer.TokenType, n int) []lexer.Token {
-	p := l.pos()
-	v := l.data[l.off : l.off+n]
-	l.advance(n)
+// put appends a token of value v at off, filled in place: a token is
+// large, and building it apart to copy it costs more than its fields.
+func (l *lexState) put(toks []lexer.Token, typ lexer.TokenType, v string) []lexer.Token {
+	if len(toks) == cap(toks) {
+		toks = slices.Grow(toks, 1)
+	}
+	toks = toks[:len(toks)+1]
+	fill(&toks[len(toks)-1], typ, v, l.file, l.base+l.off, l.line, l.col)
 	l.prev, l.last = l.last, typ
-	return append(toks, lexer.Token{Type: typ, Value: v, Pos: p})
+	return toks
+}
+
+// fill sets every field of *t.
+func fill(t *lexer.Token, typ lexer.TokenType, v, file string, off, line, col int) {
+	t.Type, t.Value = typ, v
+	t.Pos.Filename, t.Pos.Offset, t.Pos.Line, t.Pos.Column = file, off, line, col
+}
+
+// emit appends the token of the n bytes at off and moves over them.
+func (l *lexState) emit(toks []lexer.Token, typ lexer.TokenType, n int) []lexer.Token {
+	toks = l.put(toks, typ, l.data[l.off:l.off+n])
+	if typ == tComment {
+		l.advance(n)
+	} else {
+		// No other token spans a line break.
+		l.col += n
+		l.off += n
+	}
+	return toks
 }
 
 // emitAs is emit for a token whose value is not the n bytes it spans (a
 // word or tag value read through typography.go).
 func (l *lexState) emitAs(toks []lexer.Token, typ lexer.TokenType, n int, v string) []lexer.Token {
-	p := l.pos()
+	toks = l.put(toks, typ, v)
 	l.advance(n)
-	l.prev, l.last = l.last, typ
-	return append(toks, lexer.Token{Type: typ, Value: v, Pos: p})
+	return toks
 }
 
 // bad emits n bytes as a tInvalid token that says what was wrong. Its value
@@ -586,13 +614,14 @@ func (l *lexState) tagLine(toks []lexer.Token) ([]lexer.Token, bool) {
 	if j+1 >= len(d) || d[j] != '"' || d[j+1] != ']' || j+1-v > MaxText {
 		return toks, false
 	}
-	p := l.pos()
-	at := func(k int) lexer.Position { q := p; q.Offset += k; q.Column += k; return q }
-	toks = append(toks,
-		lexer.Token{Type: tLBrack, Value: d[:1], Pos: p},
-		lexer.Token{Type: tWord, Value: d[1:i], Pos: at(1)},
-		lexer.Token{Type: tString, Value: d[v : j+1], Pos: at(v)},
-		lexer.Token{Type: tRBrack, Value: d[j+1 : j+2], Pos: at(j + 1)})
+	// The tokens are filled in place (see put).
+	k := len(toks)
+	toks = slices.Grow(toks, 4)[:k+4]
+	off, col := l.base+l.off, l.col
+	fill(&toks[k], tLBrack, d[:1], l.file, off, l.line, col)
+	fill(&toks[k+1], tWord, d[1:i], l.file, off+1, l.line, col+1)
+	fill(&toks[k+2], tString, d[v:j+1], l.file, off+v, l.line, col+v)
+	fill(&toks[k+3], tRBrack, d[j+1:j+2], l.file, off+j+1, l.line, col+j+1)
 	l.off += j + 2
 	l.col += j + 2
 	l.prev, l.last = tString, tRBrack

@@ -180,11 +180,14 @@ func eachGame(file string, data []byte, each func(*Record, *Problem)) {
 // (an invalid token, variations nested deeper than MaxDepth, more than
 // MaxGameTokens tokens) and drops the rest of the game: that token is the
 // one reported, and the recursive grammar never sees deep nesting.
+//
+// The lexer writes the tokens straight into the chunk (a token is large to
+// copy); those it lexed past the end of a game (the next game's first tag,
+// or the token after a result) wait in carry for the next chunk.
 type chunker struct {
-	l          *lexState
-	pending    lexer.Token // the first token of the next game, when hasPending
-	hasPending bool
-	buf        []lexer.Token // reused: a chunk is parsed before the next is cut
+	l     *lexState
+	carry []lexer.Token // the first tokens of the next game
+	buf   []lexer.Token // reused: a chunk is parsed before the next is cut
 	// invalid says what is wrong with each tInvalid token of the chunk.
 	invalid map[int]string
 	// typo counts the typographic characters of the chunk (typography.go).
@@ -192,18 +195,22 @@ type chunker struct {
 }
 
 func (c *chunker) next() []lexer.Token {
-	chunk := c.buf[:0]
+	chunk := append(c.buf[:0], c.carry...)
+	c.carry = c.carry[:0]
 	typo := c.l.typo
 	defer func() { c.buf, c.typo = chunk[:0], c.l.typo-typo }()
 	clear(c.invalid)
 	depth, movetext, inTag, broken, count := 0, false, false, false, 0
-	for {
-		var t *lexer.Token // valid until the next token is read
-		if c.hasPending {
-			t, c.hasPending = &c.pending, false
-		} else {
-			t = c.l.tokenRef()
+	// chunk[:w] are the tokens kept, chunk[k] the token read; w == k
+	// until the game is broken, and the tokens dropped after that are
+	// dropped from chunk as soon as they are read (so that a broken game
+	// of any length takes little room).
+	w := 0
+	for k := 0; ; k++ {
+		for k == len(chunk) {
+			chunk = c.l.lex(chunk)
 		}
+		t := &chunk[k] // valid until more tokens are lexed
 		msg := ""
 		if t.Type == tInvalid {
 			msg = c.l.invalid[t.Pos.Offset]
@@ -211,14 +218,17 @@ func (c *chunker) next() []lexer.Token {
 		}
 		switch t.Type {
 		case tEOF:
-			if len(chunk) == 0 {
+			if w == 0 {
 				return nil
 			}
-			return append(chunk, *t)
+			chunk[w] = *t
+			return chunk[:w+1]
 		case tLBrack:
 			if movetext {
-				c.pending, c.hasPending = *t, true
-				return append(chunk, lexer.Token{Type: tEOF, Value: "[", Pos: t.Pos})
+				pos := t.Pos
+				c.carry = append(c.carry, chunk[k:]...)
+				chunk[w] = lexer.Token{Type: tEOF, Value: "[", Pos: pos}
+				return chunk[:w+1]
 			}
 			inTag = true
 		case tRBrack:
@@ -235,10 +245,14 @@ func (c *chunker) next() []lexer.Token {
 		case tResult:
 			if depth == 0 && !inTag {
 				if !broken {
-					chunk = append(chunk, *t)
+					w++ // w == k+1
 				}
-				c.pending, c.hasPending = c.l.token(), true
-				return append(chunk, lexer.Token{Type: tEOF, Pos: c.pending.Pos})
+				for len(chunk) == k+1 {
+					chunk = c.l.lex(chunk)
+				}
+				c.carry = append(c.carry, chunk[k+1:]...)
+				chunk[w] = lexer.Token{Type: tEOF, Pos: c.carry[0].Pos}
+				return chunk[:w+1]
 			}
 		case tWord, tString, tInvalid:
 			if !inTag {
@@ -248,6 +262,9 @@ func (c *chunker) next() []lexer.Token {
 			movetext = true
 		}
 		if broken {
+			if k+1 == len(chunk) {
+				chunk, k = chunk[:w], w-1
+			}
 			continue
 		}
 		if count++; count > MaxGameTokens && t.Type != tInvalid {
@@ -260,7 +277,7 @@ func (c *chunker) next() []lexer.Token {
 			c.invalid[t.Pos.Offset] = msg
 			broken = true
 		}
-		chunk = append(chunk, *t)
+		w++
 	}
 }
 

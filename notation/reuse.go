@@ -17,6 +17,7 @@ type gameMem struct {
 	mains []Line
 	games []Game
 	chkrs []checker
+	play  engine.LineMem // the engine.Lines of the games
 }
 
 // Caps on what a gameMem keeps for the next batch: a batch with a long
@@ -66,6 +67,7 @@ func (m *gameMem) reset() {
 	resetSlab(&m.mains)
 	resetSlab(&m.games)
 	resetSlab(&m.chkrs)
+	m.play.Reset()
 }
 
 func resetSlab[T any](s *[]T) {
@@ -139,4 +141,13 @@ func (m *gameMem) checker() *checker {
 		return new(checker)
 	}
 	return one(&m.chkrs, memGames)
+}
+
+// newLine starts the main line of a game at s, expected to run plies
+// plies.
+func (m *gameMem) newLine(s engine.State, plies int) *engine.Line {
+	if m == nil {
+		return engine.NewLineFor(s, plies)
+	}
+	return engine.NewLineIn(&m.play, s, plies)
 }

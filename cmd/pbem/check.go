@@ -21,13 +21,16 @@ import (
 // checkMemLimit caps what it may cost (the collector runs when the heap
 // nears it), so that the memory of `pbem check` stays flat whatever the
 // size of its input. checkReuseGCPercent is the setting of `pbem check`,
-// which reuses its games' memory (notation.Checker.Reuse) and so allocates
-// half as much: there the lazier setting saved fewer collections than its
-// larger heap cost in page faults (the castles corpus: 6% more CPU time,
-// 72 MB resident instead of 53).
+// which reuses its games' memory (notation.Checker.Reuse), their
+// engine.Lines included, and so allocates less than half as much: there a
+// lazier setting saves fewer collections than its larger heap costs in
+// page faults (at 1000 the castles corpus took 6% more CPU time than at
+// 300, 72 MB resident instead of 53; at 300, 5 to 13% more than at 200
+// for castles, ziggurat, elevation and ziggurat43, 55 MB instead of 46;
+// rpp, whose games hold more, is alike at 200 and 300 and slower at 100).
 const (
 	checkGCPercent      = 1000
-	checkReuseGCPercent = 300
+	checkReuseGCPercent = 200
 	checkMemLimit       = 64 << 20
 )
 
