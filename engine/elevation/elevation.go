@@ -12,8 +12,6 @@ package elevation
 import (
 	"encoding/binary"
 	"fmt"
-	"math/bits"
-	"math/rand/v2"
 	"strings"
 
 	"pbem/engine"
@@ -348,12 +346,12 @@ func (s *State) Hash() uint64 {
 	h, c := &s.h, &s.cell
 	tail := uint64(binary.LittleEndian.Uint32(h[32:])) | cells(c, 32)<<32
 	k := &hashSeeds
-	x := mum(binary.LittleEndian.Uint64(h[0:])^k[0], binary.LittleEndian.Uint64(h[8:])^k[1]) ^
-		mum(binary.LittleEndian.Uint64(h[16:])^k[2], binary.LittleEndian.Uint64(h[24:])^k[3]) ^
-		mum(cells(c, 0)^k[4], cells(c, 8)^k[5]) ^
-		mum(cells(c, 16)^k[6], cells(c, 24)^k[7]) ^
-		mum(tail^k[8], uint64(s.toMove)^k[9])
-	return mum(x^k[10], k[11])
+	x := engine.Mix(binary.LittleEndian.Uint64(h[0:])^k[0], binary.LittleEndian.Uint64(h[8:])^k[1]) ^
+		engine.Mix(binary.LittleEndian.Uint64(h[16:])^k[2], binary.LittleEndian.Uint64(h[24:])^k[3]) ^
+		engine.Mix(cells(c, 0)^k[4], cells(c, 8)^k[5]) ^
+		engine.Mix(cells(c, 16)^k[6], cells(c, 24)^k[7]) ^
+		engine.Mix(tail^k[8], uint64(s.toMove)^k[9])
+	return engine.Mix(x^k[10], k[11])
 }
 
 // cells reads the pieces of c from i, eight of them or up to the end, as a
@@ -367,19 +365,8 @@ func cells(c *[NumSquares]Piece, i int) uint64 {
 	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24
 }
 
-// mum folds the 128-bit product of a and b into 64 bits.
-func mum(a, b uint64) uint64 {
-	hi, lo := bits.Mul64(a, b)
-	return hi ^ lo
-}
-
 // hashSeeds make hashes differ from one run to the next.
-var hashSeeds = func() (k [12]uint64) {
-	for i := range k {
-		k[i] = rand.Uint64() | 1
-	}
-	return k
-}()
+var hashSeeds = engine.HashKeys()
 
 // key writes Key into b.
 func (s *State) key(b *[2*NumSquares + 1]byte) {

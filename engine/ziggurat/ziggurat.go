@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
-	"math/rand/v2"
 
 	"pbem/engine"
 )
@@ -671,10 +670,10 @@ func (s *State) Hash() uint64 {
 	}
 	rest |= uint64(s.toMove) << 24
 	b, k := &s.board, &hashSeeds
-	x := mum(stacks(b, 0)^k[0], stacks(b, 4)^k[1]) ^ mum(stacks(b, 8)^k[2], stacks(b, 12)^k[3]) ^
-		mum(stacks(b, 16)^k[4], stacks(b, 20)^k[5]) ^ mum(stacks(b, 24)^k[6], stacks(b, 28)^k[7]) ^
-		mum(stacks(b, 32)^k[8], rest^k[9])
-	return mum(x^k[10], k[11])
+	x := engine.Mix(stacks(b, 0)^k[0], stacks(b, 4)^k[1]) ^ engine.Mix(stacks(b, 8)^k[2], stacks(b, 12)^k[3]) ^
+		engine.Mix(stacks(b, 16)^k[4], stacks(b, 20)^k[5]) ^ engine.Mix(stacks(b, 24)^k[6], stacks(b, 28)^k[7]) ^
+		engine.Mix(stacks(b, 32)^k[8], rest^k[9])
+	return engine.Mix(x^k[10], k[11])
 }
 
 // stacks reads the four stacks of b from i as one number.
@@ -683,19 +682,8 @@ func stacks(b *[NumSquares]Stack, i int) uint64 {
 	return uint64(w[0]) | uint64(w[1])<<16 | uint64(w[2])<<32 | uint64(w[3])<<48
 }
 
-// mum folds the 128-bit product of a and b into 64 bits.
-func mum(a, b uint64) uint64 {
-	hi, lo := bits.Mul64(a, b)
-	return hi ^ lo
-}
-
 // hashSeeds make hashes differ from one run to the next.
-var hashSeeds = func() (k [12]uint64) {
-	for i := range k {
-		k[i] = rand.Uint64() | 1
-	}
-	return k
-}()
+var hashSeeds = engine.HashKeys()
 
 // key writes Key into b.
 func (s *State) key(b *[2*NumSquares + 4]byte) {
