@@ -259,3 +259,37 @@ func TestLegalIsAppendLegalBoxed(t *testing.T) {
 		}
 	}
 }
+
+// TestBoxedIsTheMove: Boxed hands back the move it is given, from the
+// board's table for a pass and every step to a neighbour (no allocation),
+// and boxed anew for anything else.
+func TestBoxedIsTheMove(t *testing.T) {
+	for _, n := range []int{2, 4, 8} {
+		st, err := Rules{}.Start(engine.Options{Players: n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := st.(*State)
+		b := s.board()
+		for c := range b.names {
+			for _, to := range b.adj[c] {
+				for z := Small; z <= Large; z++ {
+					m := Move{Piece: z, From: Cell(c), To: to}
+					if got := s.Boxed(m); got != engine.Move(m) {
+						t.Fatalf("Boxed(%v) = %v", m, got)
+					}
+				}
+			}
+		}
+		odd := []Move{Pass, {Pass: true, Piece: Small}, {Piece: 0, From: 0, To: b.adj[0][0]}, {Piece: 4, From: 0, To: b.adj[0][0]},
+			{Piece: Small, From: 0, To: 0}, {Piece: Small, From: Cell(len(b.names)), To: 0}}
+		for _, m := range odd {
+			if got := s.Boxed(m); got != engine.Move(m) {
+				t.Fatalf("Boxed(%v) = %v", m, got)
+			}
+		}
+		if a := testing.AllocsPerRun(100, func() { _ = s.Boxed(Move{Piece: Large, From: 0, To: b.adj[0][0]}) }); a != 0 {
+			t.Errorf("Boxed of a step allocates %v times", a)
+		}
+	}
+}

@@ -306,6 +306,24 @@ func (s *State) PickLegal(r *rand.Rand) (engine.Move, int) {
 	return boxMove(b, boxedMoves(b), m), len(ms)
 }
 
+// Boxed returns m as an engine.Move without allocating when it can: a
+// pass, or a step of a piece to an adjacent cell, comes from the board's
+// table (boxedMoves); anything else is boxed anew.
+func (s *State) Boxed(m Move) engine.Move {
+	if m == Pass {
+		return boxedPass
+	}
+	b := s.board()
+	if m.Pass || m.Piece < Small || m.Piece > Large || int(m.From) >= len(b.names) {
+		return m
+	}
+	k := slices.Index(b.adj[m.From], m.To)
+	if k < 0 {
+		return m
+	}
+	return boxedMoves(b)[m.From][3*k+int(m.Piece)-1]
+}
+
 // boxedPass is Pass as an engine.Move, boxed once.
 var boxedPass engine.Move = Pass
 

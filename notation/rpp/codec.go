@@ -276,7 +276,7 @@ func (c *Codec) Decode(es engine.State, text string) (engine.Move, error) {
 		if o := s.Outcome(); o.Over {
 			return nil, engine.Illegal("the game is over (%s)", o.Reason)
 		}
-		return rpp.Pass, nil
+		return s.Boxed(rpp.Pass), nil
 	}
 	b := s.Board()
 	from, ok := b.CellAt(p.from.letter, p.from.number)
@@ -308,7 +308,7 @@ func (c *Codec) Decode(es engine.State, text string) (engine.Move, error) {
 	case p.star && eff != rpp.Captured:
 		return nil, engine.Illegal("* says the mover is captured on arrival, but %s is not", c.Encode(s, m))
 	}
-	return m, nil
+	return s.Boxed(m), nil // no allocation: a legal step is in the board's table
 }
 
 // leaveText reads a seat's leave as the record writes it: Y:resign or
