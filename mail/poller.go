@@ -127,7 +127,9 @@ type PollerOptions struct {
 	// message is still retried, never rejected for its failures alone: an
 	// outage of the store must not lose mail.
 	StuckAfter int
-	// BatchSize is the most messages fetched at once (default 50).
+	// BatchSize is the most messages fetched and handed over at once
+	// (default 50); the copies of the referee's replies (Copies), known
+	// by their envelope and never fetched, are not counted.
 	BatchSize int
 	// MaxMessageBytes rejects larger messages (default 10 MiB), by the
 	// size the server reports (RFC822.SIZE), without fetching their body.
