@@ -304,17 +304,7 @@ const maxPieceMoves = 8
 func (s *State) pieceMoves(from Square, buf []Move) []Move {
 	p := s.board[from]
 	side := int(s.toMove)
-	var targets []Square
-	switch p.Kind() {
-	case King:
-		targets = kingSteps[from]
-	case Horse:
-		targets = horseLeaps[from]
-	case Chariot:
-		targets = chariotMoves[from]
-	case Spearman:
-		targets = spearSteps[side][from]
-	case Archer:
+	if p.Kind() == Archer {
 		for _, t := range archerSteps[from] {
 			if s.board[t] == Empty {
 				buf = append(buf, Move{From: from, To: t})
@@ -332,7 +322,7 @@ func (s *State) pieceMoves(from Square, buf []Move) []Move {
 		}
 		return buf
 	}
-	for _, t := range targets {
+	for _, t := range stepTargets(p.Kind(), side, from) {
 		// Empty or an enemy piece.
 		if q := s.board[t]; q == Empty || q.Side() != side {
 			buf = append(buf, Move{From: from, To: t})
@@ -433,17 +423,7 @@ func (s *State) hasMove() bool {
 // pieceHasMove reports whether pieceMoves lists a move of the piece p of
 // side on from.
 func (s *State) pieceHasMove(from Square, p Piece, side int) bool {
-	var targets []Square
-	switch p.Kind() {
-	case King:
-		targets = kingSteps[from]
-	case Horse:
-		targets = horseLeaps[from]
-	case Chariot:
-		targets = chariotMoves[from]
-	case Spearman:
-		targets = spearSteps[side][from]
-	case Archer:
+	if p.Kind() == Archer {
 		for _, t := range archerSteps[from] {
 			if s.board[t] == Empty {
 				return true
@@ -461,12 +441,29 @@ func (s *State) pieceHasMove(from Square, p Piece, side int) bool {
 		}
 		return false
 	}
-	for _, t := range targets {
+	for _, t := range stepTargets(p.Kind(), side, from) {
 		if q := s.board[t]; q == Empty || q.Side() != side {
 			return true
 		}
 	}
 	return false
+}
+
+// stepTargets are the squares a king, horse, chariot or spearman of side
+// on from may move to when each is empty or holds an enemy piece (the
+// archer, which steps and shoots, is apart).
+func stepTargets(k Kind, side int, from Square) []Square {
+	switch k {
+	case King:
+		return kingSteps[from]
+	case Horse:
+		return horseLeaps[from]
+	case Chariot:
+		return chariotMoves[from]
+	case Spearman:
+		return spearSteps[side][from]
+	}
+	return nil
 }
 
 // legal reports whether m is generated in s: it reads only what pieceMoves
