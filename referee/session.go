@@ -85,12 +85,14 @@ func (d *draft) add(format string, args ...any) {
 // whose tags must stay on one line).
 const preformatted = "\x01"
 
-// addPre adds a paragraph that is written exactly as given.
-// prose is the draft's paragraphs as text: each wrapped, a preformatted
-// one as written, a blank line between them.
-func (d *draft) prose() string {
+// prose is the draft's paragraphs as text (paragraphs).
+func (d *draft) prose() string { return paragraphs(d.paras) }
+
+// paragraphs writes paras as text: each wrapped, a preformatted one as
+// written, a blank line between them.
+func paragraphs(paras []string) string {
 	var b strings.Builder
-	for i, p := range d.paras {
+	for i, p := range paras {
 		if i > 0 {
 			b.WriteString("\n\n")
 		}
@@ -103,6 +105,7 @@ func (d *draft) prose() string {
 	return b.String()
 }
 
+// addPre adds a paragraph that is written exactly as given.
 func (d *draft) addPre(text string) { d.paras = append(d.paras, preformatted+text) }
 
 func (d *draft) show(g *game) {
